@@ -1,0 +1,7 @@
+"""Maximum Margin Interval Trees: interval regression with trees and forests."""
+
+from ._optimal_costs import compute_optimal_costs
+
+__version__ = "0.1.0.dev0"
+
+__all__ = ["compute_optimal_costs"]

@@ -1,0 +1,73 @@
+# Declarations of the interval solver: a sum of hinge losses kept as a
+# convex piecewise function, with a pointer on the piece holding its minimum.
+# See _solver.pyx for the algorithm.
+
+from libc.stdint cimport int32_t, int64_t, uint64_t
+
+ctypedef Py_ssize_t intp_t
+
+cdef extern from *:
+    """
+    #ifdef MMIT_DEBUG
+    #include <stdio.h>
+    #include <stdlib.h>
+    #define mmit_check_index(index, size) do { \\
+        if ((index) < 0 || (index) >= (size)) { \\
+            fprintf(stderr, "mmit: index %ld outside [0, %ld) at %s:%d\\n", \\
+                    (long)(index), (long)(size), __FILE__, __LINE__); \\
+            abort(); \\
+        } \\
+    } while (0)
+    #else
+    #define mmit_check_index(index, size) ((void)0)
+    #endif
+    """
+    # Debug builds (MMIT_DEBUG=1) abort with a message when a raw-pointer
+    # index leaves [0, size); release builds compile it to nothing.
+    void check_index "mmit_check_index"(intp_t index, intp_t size) noexcept nogil
+
+cdef enum:
+    NO_SLOT = -1            # "no such slot": no piece to that side, infinite bound
+
+
+ctypedef struct Slot:
+    double jump               # change of the piece coefficient when crossing rightwards
+    int64_t count_jump        # change of the number of non-zero hinges when crossing rightwards
+
+
+ctypedef struct HingeSolver:
+    # Configuration and buffers (owned by a SolverWorkspace)
+    bint squared              # squared hinge loss if true, linear hinge otherwise
+    intp_t capacity           # number of slots the buffers hold
+    Slot* slots               # per-slot jumps, valid for active slots
+    uint64_t* active          # bitset: slots holding at least one inserted hinge
+    # Slots in use: one per distinct breakpoint position
+    const double* slot_pos    # increasing position of each slot (borrowed from the caller)
+    intp_t n_slots            # slots in use since the last reset
+    # The piece holding the minimum, P(x) = a*(x - center)**2 + b*(x - center) + c
+    intp_t ptr                # active slot at its left end, NO_SLOT for the leftmost piece
+    intp_t nxt                # active slot at its right end, NO_SLOT for the rightmost piece
+    double center             # expansion point of the coefficients
+    double a                  # curvature (squared hinge; 0 for the linear hinge)
+    double b                  # slope at `center`
+    double c                  # value at `center`
+    double slope_left         # linear hinge: slope of the piece left of `ptr`
+    int64_t n_active          # hinges that are non-zero on the current piece
+    double max_weight         # largest weight inserted
+    double tolerance          # linear hinge: slopes within +-tolerance count as flat
+    intp_t n_hinges           # hinges inserted since the last reset
+
+
+cdef class SolverWorkspace:
+    cdef HingeSolver state    # the solver; its buffers live in the arrays below
+    cdef object _buffer       # ndarray holding state.slots and state.active
+
+
+cdef void solver_reset(HingeSolver* solver, const double* slot_pos,
+                       intp_t n_slots) noexcept nogil
+cdef intp_t solver_add(HingeSolver* solver,
+                       intp_t lower_slot, double lower_position,
+                       intp_t upper_slot, double upper_position,
+                       double weight) noexcept nogil
+cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
+                         double* cost) noexcept nogil

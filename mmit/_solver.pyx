@@ -1,0 +1,645 @@
+"""Dynamic-programming solver for sums of interval hinge losses.
+
+This is the kernel of Maximum Margin Interval Trees (Drouin, Hocking and
+Laviolette, NIPS 2017, section 4). Each finite interval bound contributes
+one hinge with a breakpoint: a lower bound ``l`` at ``l + margin`` (loss to
+its left), an upper bound ``u`` at ``u - margin`` (loss to its right); an
+exact value (``l == u``) uses margin 0. Their weighted sum ``P`` is convex
+and piecewise linear (linear hinge) or piecewise quadratic (squared hinge).
+
+Data structure
+--------------
+The positions of all breakpoints are known in advance, so they are ranked
+once: each distinct position is a *slot* (equal breakpoints share a slot,
+which makes the results independent of insertion order). Inserting a hinge
+activates its slot in a bitset and adds its weight to the slot's *jump*, the
+change of the piece coefficient when crossing the slot rightwards. A pointer
+stays on the piece holding the minimum together with that piece's
+coefficients; after an insertion the pointer moves to a neighbouring active
+slot (count-trailing-zeros scan of the bitset) until the minimum is back in
+its piece. Every operation is O(1) amortised and allocation free.
+
+Numerics
+--------
+The coefficients are expanded around the last breakpoint the pointer crossed,
+so values stay on the scale of the costs rather than of the squared
+positions, and consecutive moves read bit-identical derivatives (the pointer
+never oscillates). An exact integer count of the hinges that are non-zero on
+the current piece detects zero-cost pieces exactly and resets the drifting
+coefficients there. Flat linear pieces are recognised with a tolerance
+derived from the rounding-error bound of the running slope.
+
+Minimiser conventions
+---------------------
+A unique minimum is reported as is; a flat minimum between two breakpoints by
+their midpoint; a minimum flat to the right of all breakpoints by the
+rightmost one, flat to the left by the leftmost one. Without any hinge the
+cost is 0 and there is no minimiser (the caller chooses a fallback).
+"""
+
+from libc.float cimport DBL_EPSILON
+from libc.math cimport INFINITY, isfinite
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy, memset
+
+import numpy as np
+
+cdef extern from *:
+    """
+    #include <algorithm>
+    #include <utility>
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static inline int mmit_ctz64(unsigned long long x) {
+        unsigned long i; _BitScanForward64(&i, x); return (int)i;
+    }
+    static inline int mmit_clz64(unsigned long long x) {
+        unsigned long i; _BitScanReverse64(&i, x); return 63 - (int)i;
+    }
+    #else
+    static inline int mmit_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    static inline int mmit_clz64(unsigned long long x) { return __builtin_clzll(x); }
+    #endif
+    #ifdef MMIT_DEBUG
+    #define MMIT_DEBUG_BUILD 1
+    #else
+    #define MMIT_DEBUG_BUILD 0
+    #endif
+    #if !defined(__GNUC__) && !defined(__clang__)
+    #define __builtin_prefetch(address, rw, locality) ((void)0)
+    #endif
+    typedef std::pair<double, Py_ssize_t> mmit_value_index;
+    static inline void mmit_sort_value_index(mmit_value_index* first, Py_ssize_t n) {
+        std::sort(first, first + n);
+    }
+    """
+    int mmit_ctz64(uint64_t x) noexcept nogil
+    void __builtin_prefetch(const void* address, int rw, int locality) noexcept nogil
+    int mmit_clz64(uint64_t x) noexcept nogil
+    bint MMIT_DEBUG_BUILD
+    ctypedef struct mmit_value_index:
+        double first
+        intp_t second
+    void mmit_sort_value_index(mmit_value_index* first, intp_t n) noexcept nogil
+
+
+#: True when compiled with MMIT_DEBUG=1 (bounds and index checks on).
+DEBUG_BUILD = MMIT_DEBUG_BUILD
+
+# A linear piece is flat when |slope| is within this many rounding errors of
+# the running slope (each bounded by one unit roundoff of the largest weight
+# per update).
+cdef double SLOPE_TOLERANCE_FACTOR = 16.0 * DBL_EPSILON
+
+cdef enum:
+    PREFETCH_ROWS = 8       # rows looked ahead when prefetching slot records
+    PREFETCH_KEYS = 16      # sorted keys looked ahead when prefetching ranks
+
+
+# ---------------------------------------------------------------------------
+# Bitset of active slots
+# ---------------------------------------------------------------------------
+
+cdef inline intp_t next_active(const uint64_t* bits, intp_t slot,
+                               intp_t n_slots) noexcept nogil:
+    """Smallest active slot greater than ``slot``, or NO_SLOT."""
+    cdef intp_t start = slot + 1
+    if start >= n_slots:
+        return NO_SLOT
+    cdef intp_t word = start >> 6
+    cdef intp_t last_word = (n_slots - 1) >> 6
+    cdef uint64_t bits_here = bits[word] & (~(<uint64_t>0) << (start & 63))
+    while bits_here == 0:
+        word += 1
+        if word > last_word:
+            return NO_SLOT
+        bits_here = bits[word]
+    return (word << 6) + mmit_ctz64(bits_here)
+
+
+cdef inline intp_t previous_active(const uint64_t* bits, intp_t slot) noexcept nogil:
+    """Largest active slot smaller than ``slot``, or NO_SLOT."""
+    if slot <= 0:
+        return NO_SLOT
+    cdef intp_t end = slot - 1
+    cdef intp_t word = end >> 6
+    cdef uint64_t bits_here = bits[word] & (~(<uint64_t>0) >> (63 - (end & 63)))
+    while bits_here == 0:
+        word -= 1
+        if word < 0:
+            return NO_SLOT
+        bits_here = bits[word]
+    return (word << 6) + 63 - mmit_clz64(bits_here)
+
+
+# ---------------------------------------------------------------------------
+# Solver
+# ---------------------------------------------------------------------------
+
+cdef void solver_init(HingeSolver* solver, Slot* slots, uint64_t* active,
+                      intp_t capacity, bint squared) noexcept nogil:
+    """Set up a solver over caller-owned buffers for ``capacity`` slots.
+
+    ``slots`` holds ``capacity`` records (any content); ``active`` holds
+    ``(capacity + 63) // 64`` words, which must be zero.
+    """
+    solver.squared = squared
+    solver.capacity = capacity
+    solver.slots = slots
+    solver.active = active
+    solver.n_slots = 0
+    solver_reset(solver, NULL, 0)
+
+
+cdef class SolverWorkspace:
+    """An interval solver for up to ``capacity`` slots, with its buffers.
+
+    The slot records and the bitset share one numpy buffer, allocated with
+    the GIL held; the solver itself, ``state``, is used without the GIL
+    through the ``solver_*`` functions.
+    """
+
+    def __cinit__(self, intp_t capacity, bint squared):
+        capacity = max(capacity, 1)
+        cdef intp_t n_words = (capacity + 63) >> 6
+        # 2 words per Slot record, then the bitset; only the bitset needs zeros
+        self._buffer = np.empty(2 * capacity + n_words, dtype=np.uint64)
+        cdef uint64_t[::1] words = self._buffer
+        memset(&words[2 * capacity], 0, n_words * sizeof(uint64_t))
+        solver_init(&self.state, <Slot*> &words[0], &words[2 * capacity],
+                    capacity, squared)
+
+
+cdef void solver_reset(HingeSolver* solver, const double* slot_pos,
+                       intp_t n_slots) noexcept nogil:
+    """Empty the solver and give it the increasing positions of its slots.
+
+    ``n_slots`` must not exceed the capacity. Only the bitset is cleared (a
+    slot record is overwritten when its slot is first activated), and only
+    as far as the previous use reached: O(previous n_slots / 64).
+    """
+    memset(solver.active, 0, ((solver.n_slots + 63) >> 6) * sizeof(uint64_t))
+    solver.slot_pos = slot_pos
+    solver.n_slots = n_slots
+    solver.ptr = NO_SLOT
+    solver.nxt = NO_SLOT
+    solver.center = 0.0
+    solver.a = 0.0
+    solver.b = 0.0
+    solver.c = 0.0
+    solver.slope_left = 0.0
+    solver.n_active = 0
+    solver.max_weight = 0.0
+    solver.tolerance = 0.0
+    solver.n_hinges = 0
+
+
+cdef inline bint insert_hinge(HingeSolver* solver, intp_t slot, double position,
+                              double weight, bint upper, bint squared) noexcept nogil:
+    """Add one hinge to the function, leaving the pointer where it is.
+
+    Returns whether the hinge's breakpoint split the current piece.
+
+    ``position`` is ``slot_pos[slot]``, passed by the caller, which reads it
+    sequentially: the only random memory access is the slot record. Whether
+    the hinge is non-zero on the current piece is a coin flip, so the piece
+    update is written without branches. ``upper`` and ``squared`` are
+    literals at every call, so each variant compiles to straight-line code.
+    """
+    check_index(slot, solver.n_slots)
+    cdef Slot* record = &solver.slots[slot]
+    cdef uint64_t* word = &solver.active[slot >> 6]
+    cdef uint64_t bit = (<uint64_t>1) << (slot & 63)
+    cdef int sign = 1 if upper else -1
+    # an upper hinge is non-zero right of its slot, a lower hinge left of it
+    cdef int on_piece = (slot <= solver.ptr) if upper else (slot > solver.ptr)
+    cdef double on_weight = on_piece * weight
+    cdef double offset = position - solver.center
+    cdef double jump = sign * weight if squared else weight
+    # a breakpoint inside the current piece becomes its right end; one
+    # unsigned comparison tests ptr < slot < nxt (NO_SLOT wraps to the top)
+    cdef bint split = <size_t>(slot - solver.ptr - 1) < <size_t>(solver.nxt - solver.ptr - 1)
+
+    if split:
+        solver.nxt = slot
+    if word[0] & bit:
+        record.jump += jump
+        record.count_jump += sign
+    else:
+        # first hinge in this slot: records of inactive slots are stale
+        word[0] |= bit
+        record.jump = jump
+        record.count_jump = sign
+    solver.n_active += on_piece
+    if squared:
+        solver.a += on_weight
+        solver.b -= 2.0 * on_weight * offset
+        solver.c += on_weight * offset * offset
+    else:
+        solver.b += sign * on_weight
+        solver.c -= sign * on_weight * offset
+        # the piece left of ptr sees upper hinges left of ptr, lower ones from ptr on
+        if upper:
+            solver.slope_left += weight * (slot < solver.ptr)
+        else:
+            solver.slope_left -= weight * (slot >= solver.ptr)
+    return split
+
+
+cdef inline bint insert_interval(HingeSolver* solver,
+                                 intp_t lower_slot, double lower_position,
+                                 intp_t upper_slot, double upper_position,
+                                 double weight, bint squared) noexcept nogil:
+    """Insert both hinges of an interval; return whether the upper one split
+    the current piece."""
+    cdef bint upper_split = False
+    if solver.n_hinges == 0:
+        solver.center = lower_position if lower_slot != NO_SLOT else upper_position
+    if weight > solver.max_weight:
+        solver.max_weight = weight
+    if lower_slot != NO_SLOT:
+        insert_hinge(solver, lower_slot, lower_position, weight, False, squared)
+        solver.n_hinges += 1
+    if upper_slot != NO_SLOT:
+        upper_split = insert_hinge(solver, upper_slot, upper_position, weight, True,
+                                   squared)
+        solver.n_hinges += 1
+    solver.tolerance = SLOPE_TOLERANCE_FACTOR * solver.n_hinges * solver.max_weight
+    return upper_split
+
+
+cdef inline void clear_if_zero_piece(HingeSolver* solver) noexcept nogil:
+    """No hinge is non-zero on the piece: its coefficients are exactly 0."""
+    if solver.n_active == 0:
+        solver.a = 0.0
+        solver.b = 0.0
+        solver.c = 0.0
+
+
+cdef intp_t restore_linear(HingeSolver* solver) noexcept nogil:
+    """Move to the leftmost piece whose slope is >= 0 (within tolerance).
+
+    A right move leaves ``slope_left`` equal to the slope that triggered it
+    and a left move leaves ``b`` equal to the slope that triggered it, so
+    the pointer never moves back within one call.
+    """
+    cdef double tolerance = solver.tolerance
+    cdef double position
+    cdef intp_t moves = 0
+    while True:
+        if solver.b < -tolerance and solver.nxt != NO_SLOT:
+            check_index(solver.nxt, solver.n_slots)
+            position = solver.slot_pos[solver.nxt]
+            solver.c += solver.b * (position - solver.center)
+            solver.center = position
+            solver.slope_left = solver.b
+            solver.b += solver.slots[solver.nxt].jump
+            solver.n_active += solver.slots[solver.nxt].count_jump
+            solver.ptr = solver.nxt
+            solver.nxt = next_active(solver.active, solver.ptr, solver.n_slots)
+        elif solver.ptr != NO_SLOT and solver.slope_left >= -tolerance:
+            check_index(solver.ptr, solver.n_slots)
+            position = solver.slot_pos[solver.ptr]
+            solver.c += solver.b * (position - solver.center)
+            solver.center = position
+            solver.b = solver.slope_left
+            solver.n_active -= solver.slots[solver.ptr].count_jump
+            solver.nxt = solver.ptr
+            solver.ptr = previous_active(solver.active, solver.ptr)
+        else:
+            return moves
+        moves += 1
+        clear_if_zero_piece(solver)
+        if solver.ptr != NO_SLOT:
+            solver.slope_left = solver.b - solver.slots[solver.ptr].jump
+
+
+cdef intp_t restore_squared(HingeSolver* solver, bint check_right,
+                            bint check_left) noexcept nogil:
+    """Move until the derivative changes sign within the current piece.
+
+    A piece next to a zero-cost piece is left for it (the zero-cost piece is
+    the whole set of minimisers). A lower hinge only lowers derivatives, so
+    the minimum can only move right; an upper hinge only raises them, so it
+    can only move left, or right when its breakpoint split the piece: the
+    caller says which sides need a check. After a move the
+    coefficients are expanded around the crossed breakpoint, so the
+    derivative there is the very value that triggered the move and the
+    pointer never moves back.
+    """
+    cdef double offset, derivative
+    cdef intp_t moves = 0
+    while check_right and solver.nxt != NO_SLOT:
+        check_index(solver.nxt, solver.n_slots)
+        offset = solver.slot_pos[solver.nxt] - solver.center
+        derivative = solver.b + 2.0 * solver.a * offset
+        if not (derivative < 0.0 or
+                solver.n_active + solver.slots[solver.nxt].count_jump == 0):
+            break
+        solver.c += (solver.b + solver.a * offset) * offset
+        solver.b = derivative
+        solver.center += offset
+        solver.a += solver.slots[solver.nxt].jump
+        solver.n_active += solver.slots[solver.nxt].count_jump
+        solver.ptr = solver.nxt
+        solver.nxt = next_active(solver.active, solver.ptr, solver.n_slots)
+        clear_if_zero_piece(solver)
+        moves += 1
+    if moves > 0:
+        return moves
+    while check_left and solver.ptr != NO_SLOT:
+        check_index(solver.ptr, solver.n_slots)
+        offset = solver.slot_pos[solver.ptr] - solver.center
+        derivative = solver.b + 2.0 * solver.a * offset
+        if not (derivative > 0.0 or
+                solver.n_active - solver.slots[solver.ptr].count_jump == 0):
+            break
+        solver.c += (solver.b + solver.a * offset) * offset
+        solver.b = derivative
+        solver.center += offset
+        solver.a -= solver.slots[solver.ptr].jump
+        solver.n_active -= solver.slots[solver.ptr].count_jump
+        solver.nxt = solver.ptr
+        solver.ptr = previous_active(solver.active, solver.ptr)
+        clear_if_zero_piece(solver)
+        moves += 1
+    return moves
+
+
+cdef intp_t solver_add(HingeSolver* solver,
+                       intp_t lower_slot, double lower_position,
+                       intp_t upper_slot, double upper_position,
+                       double weight) noexcept nogil:
+    """Insert the hinges of one interval and return the pointer moves.
+
+    ``lower_slot`` / ``upper_slot`` are the slots of the interval's lower and
+    upper breakpoints (NO_SLOT for an infinite bound) and ``*_position``
+    their positions. ``weight`` must be > 0. O(1) amortised.
+    """
+    if lower_slot == NO_SLOT and upper_slot == NO_SLOT:
+        return 0
+    cdef bint upper_split
+    if solver.squared:
+        upper_split = insert_interval(solver, lower_slot, lower_position, upper_slot,
+                                      upper_position, weight, True)
+        return restore_squared(solver, lower_slot != NO_SLOT or upper_split,
+                               upper_slot != NO_SLOT)
+    insert_interval(solver, lower_slot, lower_position, upper_slot,
+                    upper_position, weight, False)
+    return restore_linear(solver)
+
+
+cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
+                         double* cost) noexcept nogil:
+    """Write the minimal value of the function and its conventional minimiser.
+
+    Returns False (and a cost of 0, no prediction) when no hinge has been
+    inserted. O(1).
+    """
+    cdef double left, right, x, offset, value
+    cdef bint flat
+    if solver.n_hinges == 0:
+        cost[0] = 0.0
+        return False
+    left = solver.slot_pos[solver.ptr] if solver.ptr != NO_SLOT else -INFINITY
+    right = solver.slot_pos[solver.nxt] if solver.nxt != NO_SLOT else INFINITY
+    if solver.squared:
+        flat = solver.n_active == 0
+    else:
+        flat = -solver.tolerance <= solver.b <= solver.tolerance
+
+    if flat:
+        if solver.ptr == NO_SLOT:
+            x = right
+        elif solver.nxt == NO_SLOT:
+            x = left
+        else:
+            x = 0.5 * (left + right)
+    elif solver.squared:
+        x = solver.center - solver.b / (2.0 * solver.a)
+        if x < left:
+            x = left
+        elif x > right:
+            x = right
+    else:
+        # slope > 0 on the leftmost piece with slope >= 0: minimum at its left end
+        x = left if solver.ptr != NO_SLOT else right
+
+    offset = x - solver.center
+    value = solver.c + (solver.b + solver.a * offset) * offset
+    prediction[0] = x
+    cost[0] = value if value > 0.0 else 0.0
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Breakpoints and their ranks
+# ---------------------------------------------------------------------------
+
+cdef inline double breakpoint(double lower, double upper, intp_t is_upper,
+                              double margin) noexcept nogil:
+    """Breakpoint of the lower (``is_upper == 0``) or upper hinge of an interval.
+
+    ``lower + margin`` or ``upper - margin``; an exact value (``lower ==
+    upper``) uses margin 0. Written without a branch on ``is_upper``, which
+    is random when hinges are visited in breakpoint order.
+    """
+    cdef double bounds[2]
+    bounds[0] = lower
+    bounds[1] = upper
+    return bounds[is_upper] + (1 - 2 * is_upper) * (margin if lower != upper else 0.0)
+
+
+cdef inline uint64_t bits_of(double value) noexcept nogil:
+    cdef uint64_t bits
+    value = value + 0.0  # -0.0 and +0.0 share their bits
+    memcpy(&bits, &value, sizeof(double))
+    return bits
+
+
+cdef inline double double_of(uint64_t bits) noexcept nogil:
+    cdef double value
+    memcpy(&value, &bits, sizeof(double))
+    return value
+
+
+cdef intp_t pack_hinge_keys(const double* lower, const double* upper,
+                            const double* weight, intp_t n, double margin,
+                            uint64_t index_mask, double* keys,
+                            int32_t* low_bits) noexcept nogil:
+    """Write one key per finite bound of a positive-weight row; return the count.
+
+    A key is the bound's breakpoint with its lowest bits replaced by the
+    hinge index ``2 * row + is_upper``; the replaced bits go to
+    ``low_bits[hinge]`` (0 for bounds that get no key). IEEE doubles are
+    sign-magnitude, so truncating the magnitude keeps the order of the high
+    bits: sorting the keys as doubles (numpy's fastest sort) orders them by
+    breakpoint up to ties in the kept bits.
+    """
+    cdef intp_t i, t, hinge, n_hinges = 0
+    cdef uint64_t bits, keep
+    for i in range(n):
+        for t in range(2):
+            # branch-free: censoring patterns are random; a key that is not
+            # kept is overwritten by the next one
+            hinge = 2 * i + t
+            keep = (weight[i] > 0.0) & (isfinite(upper[i] if t else lower[i]) != 0)
+            bits = bits_of(breakpoint(lower[i], upper[i], t, margin))
+            keys[n_hinges] = double_of((bits & ~index_mask) | <uint64_t>hinge)
+            low_bits[hinge] = <int32_t>(bits & index_mask & (0 - keep))
+            n_hinges += keep
+    return n_hinges
+
+
+cdef intp_t rank_sorted_keys(uint64_t* keys, intp_t n_keys, uint64_t index_mask,
+                             int32_t* ranks, intp_t n_bounds) noexcept nogil:
+    """Give each hinge the dense rank of its breakpoint; return the number of ranks.
+
+    ``keys`` (the bits of the packed keys, sorted) are in breakpoint order
+    except among keys that agree in the kept high bits (ties, or breakpoints
+    closer than the dropped bits): such runs are ordered exactly here. On
+    entry ``ranks[hinge]`` (``hinge < n_bounds``) holds the dropped low bits
+    of the hinge's breakpoint, so each key costs one random read-modify-write
+    (prefetched).
+    The distinct breakpoints are written, in increasing order, over the
+    front of ``keys`` (as doubles): rank r is written only after key r has
+    been read.
+    """
+    cdef intp_t start = 0, end, k, hinge
+    cdef int32_t rank = -1
+    cdef uint64_t high_mask = ~index_mask, first_key
+    cdef double position
+    cdef mmit_value_index* run = NULL
+    while start < n_keys:
+        if start + PREFETCH_KEYS < n_keys:
+            __builtin_prefetch(&ranks[keys[start + PREFETCH_KEYS] & index_mask], 1, 3)
+        first_key = keys[start]
+        end = start + 1
+        while end < n_keys and ((keys[end] ^ first_key) & high_mask) == 0:
+            end += 1
+        if end == start + 1:
+            hinge = <intp_t>(first_key & index_mask)
+            check_index(hinge, n_bounds)
+            position = double_of((first_key & high_mask) | <uint64_t>ranks[hinge])
+            rank += 1
+            ranks[hinge] = rank
+            memcpy(&keys[rank], &position, sizeof(double))
+        else:
+            if run == NULL:
+                run = <mmit_value_index*> malloc(n_keys * sizeof(mmit_value_index))
+            for k in range(end - start):
+                hinge = <intp_t>(keys[start + k] & index_mask)
+                check_index(hinge, n_bounds)
+                run[k].first = double_of((keys[start + k] & high_mask)
+                                         | <uint64_t>ranks[hinge])
+                run[k].second = hinge
+            mmit_sort_value_index(run, end - start)
+            for k in range(end - start):
+                if k == 0 or run[k].first != run[k - 1].first:
+                    rank += 1
+                    memcpy(&keys[rank], &run[k].first, sizeof(double))
+                ranks[run[k].second] = rank
+        start = end
+    free(run)
+    return rank + 1
+
+
+# ---------------------------------------------------------------------------
+# Python entry points (inputs are validated by the callers in mmit)
+# ---------------------------------------------------------------------------
+
+def hinge_positions(const double[::1] lower, const double[::1] upper, double margin):
+    """Breakpoints of the lower and upper hinges (infinite bounds stay infinite).
+
+    A lower bound ``l`` has its breakpoint at ``l + margin``, an upper bound
+    ``u`` at ``u - margin``; an exact value (``l == u``) uses margin 0.
+    """
+    cdef intp_t n = lower.shape[0], i
+    lower_pos_array = np.empty(n, dtype=np.float64)
+    upper_pos_array = np.empty(n, dtype=np.float64)
+    cdef double[::1] lower_pos = lower_pos_array
+    cdef double[::1] upper_pos = upper_pos_array
+    with nogil:
+        for i in range(n):
+            lower_pos[i] = breakpoint(lower[i], upper[i], 0, margin)
+            upper_pos[i] = breakpoint(lower[i], upper[i], 1, margin)
+    return lower_pos_array, upper_pos_array
+
+
+
+
+def optimal_costs(const double[::1] lower, const double[::1] upper, double margin,
+                  bint squared, const double[::1] sample_weight,
+                  double fallback=0.0):
+    """Optimal prediction and cost after each insertion, and pointer moves.
+
+    Rows are inserted in order; rows with zero weight change nothing. Before
+    the first finite bound the prediction is ``fallback`` and the cost 0.
+    See :func:`mmit.compute_optimal_costs` for the validated public API.
+
+    The breakpoints are ranked by one ``numpy.sort`` of packed keys (the
+    breakpoint's high bits and the hinge index, as doubles), so ordering runs
+    at the speed of numpy's vectorised sort rather than of ``argsort``; then each row costs
+    O(1) amortised. Memory: 8 bytes per hinge for the keys (reused for the
+    slot positions), 4 per bound for the ranks, 16 per slot.
+    """
+    cdef intp_t n = lower.shape[0], i, n_hinges, n_slots = 0
+    if 2 * n >= 2**31:
+        raise ValueError("optimal_costs handles fewer than 2**30 rows")
+    cdef uint64_t index_mask = (<uint64_t>1 << max(1, int(2 * n - 1).bit_length())) - 1
+    # All scratch memory in one allocation (the allocator can recycle it from
+    # call to call), written only as far as it is used: a packed key per
+    # finite bound, an int32 rank per bound (plus zeros to prefetch past the
+    # end), a slot record per slot, the bitset of active slots.
+    cdef intp_t n_words = (2 * n + 63) >> 6
+    buffer = np.empty(2 * n + (n + PREFETCH_ROWS) + 4 * n + n_words, dtype=np.uint64)
+    keys_array = buffer[:2 * n].view(np.float64)
+    ranks_array = buffer[2 * n:3 * n + PREFETCH_ROWS].view(np.int32)
+    ranks_array[2 * n:] = 0
+    buffer[7 * n + PREFETCH_ROWS:] = 0
+    cdef double[::1] keys = keys_array
+    cdef int32_t[::1] ranks = ranks_array
+    cdef uint64_t[::1] words = buffer
+    cdef HingeSolver solver_state
+    cdef HingeSolver* solver = &solver_state
+    if n == 0:
+        return np.empty(0), np.empty(0), np.empty(0, dtype=np.intp)
+    with nogil:
+        n_hinges = pack_hinge_keys(&lower[0], &upper[0], &sample_weight[0], n,
+                                   margin, index_mask, &keys[0], &ranks[0])
+    keys_array[:n_hinges].sort()
+    if n_hinges > 0:
+        with nogil:
+            n_slots = rank_sorted_keys(<uint64_t*> &keys[0], n_hinges, index_mask,
+                                       &ranks[0], 2 * n)
+    slot_pos_array = keys_array[:n_slots]
+    cdef const double[::1] slot_pos = slot_pos_array
+    solver_init(solver, <Slot*> &words[3 * n + PREFETCH_ROWS],
+                &words[7 * n + PREFETCH_ROWS], max(2 * n, 1), squared)
+
+    predictions_array = np.empty(n, dtype=np.float64)
+    costs_array = np.empty(n, dtype=np.float64)
+    moves_array = np.zeros(n, dtype=np.intp)
+    cdef double[::1] predictions = predictions_array
+    cdef double[::1] costs = costs_array
+    cdef intp_t[::1] moves = moves_array
+    cdef intp_t lower_slot, upper_slot
+    cdef double prediction = fallback
+    with nogil:
+        solver_reset(solver, &slot_pos[0] if n_slots > 0 else NULL, n_slots)
+        for i in range(n):
+            # ranks of rows not inserted are 0: prefetching them is harmless
+            __builtin_prefetch(&solver.slots[ranks[2 * (i + PREFETCH_ROWS)]], 1, 3)
+            __builtin_prefetch(&solver.slots[ranks[2 * (i + PREFETCH_ROWS) + 1]], 1, 3)
+            if sample_weight[i] > 0.0:
+                lower_slot = ranks[2 * i] if isfinite(lower[i]) else NO_SLOT
+                upper_slot = ranks[2 * i + 1] if isfinite(upper[i]) else NO_SLOT
+                moves[i] = solver_add(
+                    solver,
+                    lower_slot, breakpoint(lower[i], upper[i], 0, margin),
+                    upper_slot, breakpoint(lower[i], upper[i], 1, margin),
+                    sample_weight[i])
+            solver_minimum(solver, &prediction, &costs[i])
+            predictions[i] = prediction
+    return predictions_array, costs_array, moves_array

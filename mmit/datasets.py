@@ -1,0 +1,171 @@
+"""Interval-regression data sets: bundled benchmark sets and a folder loader.
+
+Every data set uses the layout of the MMIT paper's benchmark: a folder with
+``features.csv`` (header, one row of numeric features per example),
+``targets.csv`` (header, then ``lower,upper``; infinite bounds spelled
+``inf``/``Inf``/``-inf``/``-Inf``) and ``folds.csv`` (header ``fold``, the
+cross-validation fold of each example). Files may be gzip-compressed
+(``.csv.gz``).
+"""
+
+import csv
+import gzip
+import io
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from ._validation import check_bounds
+
+__all__ = ["load_dataset", "load_folder", "list_datasets"]
+
+_SOURCE = (
+    "Source: the public benchmark of Drouin, Hocking and Laviolette, "
+    '"Maximum Margin Interval Trees", NIPS 2017 '
+    "(https://github.com/aldro61/mmit), with its 5-fold split."
+)
+
+_BUNDLED = {
+    "H3K27ac-H3K4me3_TDHAM_BP_FPOP": (
+        "Histone ChIP-seq penalty learning (the paper's 'histone' set): log "
+        "penalties of an optimal changepoint model for H3K27ac and H3K4me3 "
+        "ChIP-seq profiles; the targets are intervals of penalties with the "
+        "minimal number of annotation errors."
+    ),
+    "H3K4me3_TDH_other_FPOP": (
+        "Histone ChIP-seq penalty learning for H3K4me3 profiles of other cell "
+        "types; many targets are one-sided (censored) intervals."
+    ),
+    "servo": (
+        "UCI servo data: rise time of a servomechanism, turned into censored "
+        "intervals by the paper's protocol."
+    ),
+}
+
+
+def list_datasets():
+    """Names of the data sets bundled with mmit.
+
+    Examples
+    --------
+    >>> from mmit.datasets import list_datasets
+    >>> "servo" in list_datasets()
+    True
+    """
+    return sorted(_BUNDLED)
+
+
+def load_dataset(name="H3K27ac-H3K4me3_TDHAM_BP_FPOP", *, as_frame=False):
+    """Load a bundled interval-regression data set.
+
+    Parameters
+    ----------
+    name : str, default="H3K27ac-H3K4me3_TDHAM_BP_FPOP"
+        One of :func:`list_datasets`; the default is the paper's histone set.
+    as_frame : bool, default=False
+        Return pandas objects (requires pandas): ``data`` a DataFrame,
+        ``target`` a DataFrame with columns ``lower`` and ``upper``, ``folds``
+        a Series.
+
+    Returns
+    -------
+    data : :class:`~sklearn.utils.Bunch`
+        ``data`` (n_samples, n_features), ``target`` (n_samples, 2) of lower
+        and upper bounds, ``folds`` (n_samples,) fold ids, ``feature_names``,
+        ``DESCR`` and ``name``.
+
+    Examples
+    --------
+    >>> from mmit.datasets import load_dataset
+    >>> servo = load_dataset("servo")
+    >>> servo.data.shape, servo.target.shape
+    ((167, 19), (167, 2))
+    """
+    if name not in _BUNDLED:
+        raise ValueError(f"Unknown data set {name!r}; choose one of {list_datasets()}.")
+    folder = resources.files("mmit").joinpath("data", name)
+    bunch = _read_folder(folder, name, as_frame)
+    bunch.DESCR = f"{name}\n\n{_BUNDLED[name]}\n\n{_SOURCE}\n{_shape_line(bunch)}"
+    return bunch
+
+
+def load_folder(path, *, as_frame=False):
+    """Load a data set from a folder in the three-CSV benchmark layout.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Folder holding ``features.csv``, ``targets.csv`` and, optionally,
+        ``folds.csv`` (each may be ``.csv.gz``).
+    as_frame : bool, default=False
+        Return pandas objects, as :func:`load_dataset`.
+
+    Returns
+    -------
+    data : :class:`~sklearn.utils.Bunch`
+        As :func:`load_dataset`; ``folds`` is None without ``folds.csv``.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a folder.")
+    bunch = _read_folder(folder, folder.name, as_frame)
+    bunch.DESCR = f"{folder.name}\n\nLoaded from {folder}.\n{_shape_line(bunch)}"
+    return bunch
+
+
+def _read_folder(folder, name, as_frame):
+    feature_names, features = _read_csv(folder, "features", required=True)
+    _, targets = _read_csv(folder, "targets", required=True)
+    fold_header, folds = _read_csv(folder, "folds", required=False)
+    if targets.shape[1] != 2:
+        raise ValueError(f"targets of {name} must have two columns (lower, upper).")
+    if features.shape[0] != targets.shape[0]:
+        raise ValueError(
+            f"{name}: {features.shape[0]} rows of features but {targets.shape[0]} of targets."
+        )
+    lower, upper = check_bounds(targets[:, 0], targets[:, 1])
+    target = np.column_stack([lower, upper])
+    if folds is not None:
+        if folds.shape != (features.shape[0], 1):
+            raise ValueError(f"folds of {name} must hold one fold id per example.")
+        folds = folds[:, 0].astype(np.int64)
+    bunch = Bunch(data=features, target=target, folds=folds,
+                  feature_names=np.array(feature_names, dtype=object), name=name)
+    if as_frame:
+        import pandas as pd
+
+        bunch.data = pd.DataFrame(features, columns=feature_names)
+        bunch.target = pd.DataFrame(target, columns=["lower", "upper"])
+        if folds is not None:
+            bunch.folds = pd.Series(folds, name="fold")
+    return bunch
+
+
+def _read_csv(folder, stem, required):
+    """Header and float matrix of ``stem.csv`` or ``stem.csv.gz`` in ``folder``."""
+    plain, packed = folder.joinpath(f"{stem}.csv"), folder.joinpath(f"{stem}.csv.gz")
+    if plain.is_file():
+        text = plain.read_text()
+    elif packed.is_file():
+        text = gzip.decompress(packed.read_bytes()).decode()
+    elif required:
+        raise ValueError(f"{folder} has no {stem}.csv.")
+    else:
+        return None, None
+    rows = [row for row in csv.reader(io.StringIO(text)) if row]
+    header = [name.strip() for name in rows[0]]
+    try:
+        values = np.array([[float(value) for value in row] for row in rows[1:]],
+                          dtype=np.float64)
+    except ValueError as error:
+        raise ValueError(f"{folder}/{stem}: non-numeric value ({error}).") from None
+    if values.ndim != 2 or values.shape[1] != len(header):
+        raise ValueError(f"{folder}/{stem}: every row must have {len(header)} values.")
+    return header, values
+
+
+def _shape_line(bunch):
+    n_samples, n_features = bunch.data.shape
+    return f"{n_samples} examples, {n_features} features."

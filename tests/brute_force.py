@@ -1,0 +1,86 @@
+"""Brute-force evaluation of the sum of interval hinge losses (test oracle).
+
+Independent of the solver: it evaluates the objective directly at every
+candidate minimiser (all breakpoints, plus the stationary point of every
+quadratic piece) in O(n^2).
+"""
+
+import math
+
+import numpy as np
+
+
+def breakpoints(lower, upper, margin):
+    exact = lower == upper
+    lower_bp = np.where(exact, lower, lower + margin)
+    upper_bp = np.where(exact, upper, upper - margin)
+    return lower_bp, upper_bp
+
+
+def objective(mu, lower, upper, margin, loss, weight):
+    """Total weighted hinge loss of predicting ``mu`` (scalar)."""
+    lower_bp, upper_bp = breakpoints(lower, upper, margin)
+    with np.errstate(invalid="ignore"):
+        below = np.where(np.isfinite(lower_bp), np.maximum(lower_bp - mu, 0.0), 0.0)
+        above = np.where(np.isfinite(upper_bp), np.maximum(mu - upper_bp, 0.0), 0.0)
+    if loss == "squared_hinge":
+        below, above = below**2, above**2
+    return math.fsum(weight * below) + math.fsum(weight * above)
+
+
+def minimum(lower, upper, margin, loss, weight):
+    """Minimal value and minimiser set ``(value, left, right)`` of the objective.
+
+    ``left``/``right`` are the ends of the (closed) set of minimisers, possibly
+    infinite; ``None`` for both when there is no finite bound with weight > 0.
+    """
+    lower = np.asarray(lower, float)
+    upper = np.asarray(upper, float)
+    weight = np.asarray(weight, float)
+    keep = weight > 0
+    lower, upper, weight = lower[keep], upper[keep], weight[keep]
+    lower_bp, upper_bp = breakpoints(lower, upper, margin)
+    points = np.unique(np.concatenate([lower_bp, upper_bp]))
+    points = points[np.isfinite(points)]
+    if points.size == 0:
+        return 0.0, None, None
+    candidates = list(points)
+    if loss == "squared_hinge":
+        # stationary point of the quadratic on each piece
+        edges = np.concatenate([[points[0] - 1.0], points, [points[-1] + 1.0]])
+        for left, right in zip(edges[:-1], edges[1:]):
+            mid = 0.5 * (left + right)
+            a = b = 0.0
+            for lo, up, w in zip(lower_bp, upper_bp, weight):
+                if np.isfinite(lo) and mid < lo:
+                    a += w
+                    b -= 2 * w * lo
+                if np.isfinite(up) and mid > up:
+                    a += w
+                    b -= 2 * w * up
+            if a > 0:
+                candidates.append(-b / (2 * a))
+
+    def f(mu):
+        return objective(mu, lower, upper, margin, loss, weight)
+
+    values = np.array([f(c) for c in candidates])
+    best = values.min()
+    tol = 1e-11 * (best + np.max(weight))
+    attaining = np.array(candidates)[values <= best + tol]
+    left, right = attaining.min(), attaining.max()
+    span = float(right - left) + 1.0
+    if f(left - span) <= best + tol:
+        left = -np.inf
+    if f(right + span) <= best + tol:
+        right = np.inf
+    return best, left, right
+
+
+def conventional_minimiser(left, right):
+    """The prediction the library's conventions give for a minimiser set."""
+    if left == -np.inf:
+        return right
+    if right == np.inf:
+        return left
+    return 0.5 * (left + right)

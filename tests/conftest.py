@@ -1,0 +1,51 @@
+"""Shared fixtures: where the reference outputs and benchmark data live.
+
+``../shared`` beside the checkout holds the paper's data sets and the outputs
+of the authors' implementation. Tests that need it skip cleanly when it is
+absent (set ``MMIT_SHARED_DIR`` to point elsewhere).
+"""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED_DIR = Path(
+    os.environ.get("MMIT_SHARED_DIR", Path(__file__).resolve().parents[1].parent / "shared")
+)
+
+
+def _shared_path(*parts):
+    path = SHARED_DIR.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is not available")
+    return path
+
+
+def load_reference(name):
+    """Load ``reference/<name>`` with "inf"/"-inf" strings turned into floats."""
+
+    def decode(value):
+        if isinstance(value, str) and value.lower() in ("inf", "-inf"):
+            return float(value)
+        if isinstance(value, list):
+            return [decode(v) for v in value]
+        if isinstance(value, dict):
+            return {k: decode(v) for k, v in value.items()}
+        return value
+
+    with open(_shared_path("reference", name)) as f:
+        return decode(json.load(f))
+
+
+@pytest.fixture
+def reference():
+    """Loader of the reference outputs (skips when they are absent)."""
+    return load_reference
+
+
+@pytest.fixture
+def shared_data_dir():
+    """Directory of the benchmark data sets (skips when absent)."""
+    return _shared_path("data")

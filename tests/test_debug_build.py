@@ -1,0 +1,58 @@
+"""The test suites again, against extensions compiled with checks on.
+
+Release builds run the hot loops with bounds checks off; this compiles the
+extensions with ``MMIT_DEBUG=1`` (Cython's bounds, wraparound and
+initialisation checks, plus index checks on every raw-pointer access that
+abort with a message) and runs the kernel test modules against that build.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITES = ["test_solver.py"]
+
+
+@pytest.fixture(scope="session")
+def debug_build(tmp_path_factory):
+    if not (ROOT / "setup.py").exists():
+        pytest.skip("needs the source tree")
+    build = tmp_path_factory.mktemp("debug_build")
+    shutil.copytree(
+        ROOT / "mmit", build / "mmit",
+        ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "*.cpp", "__pycache__"),
+    )
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, build / name)
+    result = subprocess.run(
+        [sys.executable, "setup.py", "build_ext", "--inplace"],
+        cwd=build, env=dict(os.environ, MMIT_DEBUG="1"), capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return build
+
+
+def run_in_build(build, *args):
+    return subprocess.run(
+        [sys.executable, *args], cwd=build, capture_output=True, text=True,
+        env=dict(os.environ, PYTHONPATH=str(build)),
+    )
+
+
+def test_debug_build_has_checks_on(debug_build):
+    result = run_in_build(debug_build, "-c", "import mmit._solver as s; print(s.DEBUG_BUILD, s.__file__)")
+    assert result.returncode == 0, result.stderr
+    flag, path = result.stdout.split()
+    assert flag == "True" and path.startswith(str(debug_build))
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_suite_passes_with_checks_on(debug_build, suite):
+    result = run_in_build(debug_build, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          str(ROOT / "tests" / suite))
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
