@@ -7,9 +7,10 @@ For n = 1e3 ... 1e7 finite limits in random order, two distributions:
 - ``ties``: bounds on a coarse integer grid, so most breakpoints are shared.
 
 Prints, per loss, the median time of ``mmit.compute_optimal_costs`` over
-several runs, the median time of ``np.sort`` of n float64 values measured in
-the same run, their ratio, and the mean and maximum pointer moves per
-insertion (the paper's Figure 3). The paper's C++ solver needs 2.1 s for 1e6
+several runs, the median time of ``np.sort`` of n float64 values (timed in
+turn with it, so both see the same machine), their ratio, and the mean and
+maximum pointer moves per insertion (the paper's Figure 3). The paper's C++ solver
+needs 2.1 s for 1e6
 jittered limits on this machine (figure given in the project's issue).
 
 Usage: python benchmarks/bench_solver.py [--max-n 1e7] [--repeats 7]
@@ -17,6 +18,7 @@ Usage: python benchmarks/bench_solver.py [--max-n 1e7] [--repeats 7]
 
 import argparse
 import time
+from functools import partial
 
 import numpy as np
 
@@ -51,13 +53,19 @@ def tied_targets(n_limits, rng):
     return lower, upper
 
 
-def median_time(function, repeats):
-    times = []
+def interleaved_medians(functions, repeats):
+    """Median seconds of each function, timed in turn within every repeat.
+
+    Interleaving makes the ratios robust to the machine's speed drifting
+    during the run.
+    """
+    times = [[] for _ in functions]
     for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)), result
+        for function, samples in zip(functions, times, strict=True):
+            start = time.perf_counter()
+            function()
+            samples.append(time.perf_counter() - start)
+    return [float(np.median(samples)) for samples in times]
 
 
 def main():
@@ -76,10 +84,12 @@ def main():
             lower, upper = make(n, rng)
             n_limits = int(np.isfinite(lower).sum() + np.isfinite(upper).sum())
             values = rng.normal(size=n_limits)
-            sort_time, _ = median_time(lambda: np.sort(values), repeats)
             for loss in ("linear_hinge", "squared_hinge"):
-                solver_time, (_, _, moves) = median_time(
-                    lambda: compute_optimal_costs(lower, upper, 0.1, loss), repeats)
+                sort_time, solver_time = interleaved_medians(
+                    [partial(np.sort, values),
+                     partial(compute_optimal_costs, lower, upper, 0.1, loss)],
+                    repeats)
+                _, _, moves = compute_optimal_costs(lower, upper, 0.1, loss)
                 print(f"{n_limits:>9.0e} {name:>7} {loss.split('_')[0]:>8} "
                       f"{1e3 * solver_time:>10.2f} {1e3 * sort_time:>8.2f} "
                       f"{solver_time / sort_time:>6.2f} {moves.mean():>10.3f} "
@@ -88,7 +98,6 @@ def main():
                     speedup = PAPER_SECONDS_1E6 / solver_time
                     print(f"{'':>9} {'':>7} {'':>8} {speedup:>10.0f}x faster than the "
                           f"paper's solver ({PAPER_SECONDS_1E6} s)")
-
 
 if __name__ == "__main__":
     main()

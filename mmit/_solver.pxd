@@ -32,7 +32,7 @@ cdef enum:
 
 ctypedef struct Slot:
     double jump               # change of the piece coefficient when crossing rightwards
-    int64_t count_jump        # change of the number of non-zero hinges when crossing rightwards
+    int64_t count_jump        # change of the count of non-zero hinges, crossing rightwards
 
 
 ctypedef struct HingeSolver:
@@ -46,7 +46,9 @@ ctypedef struct HingeSolver:
     intp_t n_slots            # slots in use since the last reset
     # The piece holding the minimum, P(x) = a*(x - center)**2 + b*(x - center) + c
     intp_t ptr                # active slot at its left end, NO_SLOT for the leftmost piece
-    intp_t nxt                # active slot at its right end, NO_SLOT for the rightmost piece
+    intp_t nxt                # active slot at its right end, NO_SLOT for the last piece
+    double left_pos           # position of ptr (-inf for NO_SLOT)
+    double right_pos          # position of nxt (+inf for NO_SLOT)
     double center             # expansion point of the coefficients
     double a                  # curvature (squared hinge; 0 for the linear hinge)
     double b                  # slope at `center`

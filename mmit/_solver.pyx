@@ -184,6 +184,8 @@ cdef void solver_reset(HingeSolver* solver, const double* slot_pos,
     solver.n_slots = n_slots
     solver.ptr = NO_SLOT
     solver.nxt = NO_SLOT
+    solver.left_pos = -INFINITY
+    solver.right_pos = INFINITY
     solver.center = 0.0
     solver.a = 0.0
     solver.b = 0.0
@@ -219,10 +221,12 @@ cdef inline bint insert_hinge(HingeSolver* solver, intp_t slot, double position,
     cdef double jump = sign * weight if squared else weight
     # a breakpoint inside the current piece becomes its right end; one
     # unsigned comparison tests ptr < slot < nxt (NO_SLOT wraps to the top)
-    cdef bint split = <size_t>(slot - solver.ptr - 1) < <size_t>(solver.nxt - solver.ptr - 1)
+    cdef bint split = (<size_t>(slot - solver.ptr - 1)
+                       < <size_t>(solver.nxt - solver.ptr - 1))
 
     if split:
         solver.nxt = slot
+        solver.right_pos = position
     if word[0] & bit:
         record.jump += jump
         record.count_jump += sign
@@ -269,6 +273,22 @@ cdef inline bint insert_interval(HingeSolver* solver,
     return upper_split
 
 
+cdef inline void step_right(HingeSolver* solver) noexcept nogil:
+    """Make the right neighbour of the current piece current (positions only)."""
+    solver.ptr = solver.nxt
+    solver.left_pos = solver.right_pos
+    solver.nxt = next_active(solver.active, solver.ptr, solver.n_slots)
+    solver.right_pos = solver.slot_pos[solver.nxt] if solver.nxt != NO_SLOT else INFINITY
+
+
+cdef inline void step_left(HingeSolver* solver) noexcept nogil:
+    """Make the left neighbour of the current piece current (positions only)."""
+    solver.nxt = solver.ptr
+    solver.right_pos = solver.left_pos
+    solver.ptr = previous_active(solver.active, solver.ptr)
+    solver.left_pos = solver.slot_pos[solver.ptr] if solver.ptr != NO_SLOT else -INFINITY
+
+
 cdef inline void clear_if_zero_piece(HingeSolver* solver) noexcept nogil:
     """No hinge is non-zero on the piece: its coefficients are exactly 0."""
     if solver.n_active == 0:
@@ -277,7 +297,7 @@ cdef inline void clear_if_zero_piece(HingeSolver* solver) noexcept nogil:
         solver.c = 0.0
 
 
-cdef intp_t restore_linear(HingeSolver* solver) noexcept nogil:
+cdef inline intp_t restore_linear(HingeSolver* solver) noexcept nogil:
     """Move to the leftmost piece whose slope is >= 0 (within tolerance).
 
     A right move leaves ``slope_left`` equal to the slope that triggered it
@@ -285,28 +305,23 @@ cdef intp_t restore_linear(HingeSolver* solver) noexcept nogil:
     the pointer never moves back within one call.
     """
     cdef double tolerance = solver.tolerance
-    cdef double position
     cdef intp_t moves = 0
     while True:
         if solver.b < -tolerance and solver.nxt != NO_SLOT:
             check_index(solver.nxt, solver.n_slots)
-            position = solver.slot_pos[solver.nxt]
-            solver.c += solver.b * (position - solver.center)
-            solver.center = position
+            solver.c += solver.b * (solver.right_pos - solver.center)
+            solver.center = solver.right_pos
             solver.slope_left = solver.b
             solver.b += solver.slots[solver.nxt].jump
             solver.n_active += solver.slots[solver.nxt].count_jump
-            solver.ptr = solver.nxt
-            solver.nxt = next_active(solver.active, solver.ptr, solver.n_slots)
+            step_right(solver)
         elif solver.ptr != NO_SLOT and solver.slope_left >= -tolerance:
             check_index(solver.ptr, solver.n_slots)
-            position = solver.slot_pos[solver.ptr]
-            solver.c += solver.b * (position - solver.center)
-            solver.center = position
+            solver.c += solver.b * (solver.left_pos - solver.center)
+            solver.center = solver.left_pos
             solver.b = solver.slope_left
             solver.n_active -= solver.slots[solver.ptr].count_jump
-            solver.nxt = solver.ptr
-            solver.ptr = previous_active(solver.active, solver.ptr)
+            step_left(solver)
         else:
             return moves
         moves += 1
@@ -315,8 +330,8 @@ cdef intp_t restore_linear(HingeSolver* solver) noexcept nogil:
             solver.slope_left = solver.b - solver.slots[solver.ptr].jump
 
 
-cdef intp_t restore_squared(HingeSolver* solver, bint check_right,
-                            bint check_left) noexcept nogil:
+cdef inline intp_t restore_squared(HingeSolver* solver, bint check_right,
+                                   bint check_left) noexcept nogil:
     """Move until the derivative changes sign within the current piece.
 
     A piece next to a zero-cost piece is left for it (the zero-cost piece is
@@ -330,9 +345,23 @@ cdef intp_t restore_squared(HingeSolver* solver, bint check_right,
     """
     cdef double offset, derivative
     cdef intp_t moves = 0
+    # common case first, with a single branch: no move on either side
+    cdef bint right = check_right & (solver.nxt != NO_SLOT)
+    cdef bint left = check_left & (solver.ptr != NO_SLOT)
+    cdef intp_t nxt = solver.nxt if right else 0
+    cdef intp_t ptr = solver.ptr if left else 0
+    cdef double right_derivative = (solver.b + 2.0 * solver.a
+                                    * (solver.right_pos - solver.center))
+    cdef double left_derivative = (solver.b + 2.0 * solver.a
+                                   * (solver.left_pos - solver.center))
+    if not ((right & ((right_derivative < 0.0)
+                      | (solver.n_active + solver.slots[nxt].count_jump == 0)))
+            | (left & ((left_derivative > 0.0)
+                       | (solver.n_active - solver.slots[ptr].count_jump == 0)))):
+        return 0
     while check_right and solver.nxt != NO_SLOT:
         check_index(solver.nxt, solver.n_slots)
-        offset = solver.slot_pos[solver.nxt] - solver.center
+        offset = solver.right_pos - solver.center
         derivative = solver.b + 2.0 * solver.a * offset
         if not (derivative < 0.0 or
                 solver.n_active + solver.slots[solver.nxt].count_jump == 0):
@@ -342,15 +371,14 @@ cdef intp_t restore_squared(HingeSolver* solver, bint check_right,
         solver.center += offset
         solver.a += solver.slots[solver.nxt].jump
         solver.n_active += solver.slots[solver.nxt].count_jump
-        solver.ptr = solver.nxt
-        solver.nxt = next_active(solver.active, solver.ptr, solver.n_slots)
+        step_right(solver)
         clear_if_zero_piece(solver)
         moves += 1
     if moves > 0:
         return moves
     while check_left and solver.ptr != NO_SLOT:
         check_index(solver.ptr, solver.n_slots)
-        offset = solver.slot_pos[solver.ptr] - solver.center
+        offset = solver.left_pos - solver.center
         derivative = solver.b + 2.0 * solver.a * offset
         if not (derivative > 0.0 or
                 solver.n_active - solver.slots[solver.ptr].count_jump == 0):
@@ -360,11 +388,60 @@ cdef intp_t restore_squared(HingeSolver* solver, bint check_right,
         solver.center += offset
         solver.a -= solver.slots[solver.ptr].jump
         solver.n_active -= solver.slots[solver.ptr].count_jump
-        solver.nxt = solver.ptr
-        solver.ptr = previous_active(solver.active, solver.ptr)
+        step_left(solver)
         clear_if_zero_piece(solver)
         moves += 1
     return moves
+
+
+cdef inline intp_t add_interval(HingeSolver* solver,
+                                intp_t lower_slot, double lower_position,
+                                intp_t upper_slot, double upper_position,
+                                double weight, bint squared) noexcept nogil:
+    """solver_add for a loss known at compile time (``squared`` a literal)."""
+    if lower_slot == NO_SLOT and upper_slot == NO_SLOT:
+        return 0
+    cdef bint upper_split = insert_interval(solver, lower_slot, lower_position,
+                                            upper_slot, upper_position, weight, squared)
+    if squared:
+        return restore_squared(solver, lower_slot != NO_SLOT or upper_split,
+                               upper_slot != NO_SLOT)
+    return restore_linear(solver)
+
+
+cdef inline bint minimum_of(const HingeSolver* solver, double* prediction,
+                            double* cost, bint squared) noexcept nogil:
+    """solver_minimum for a loss known at compile time (``squared`` a literal)."""
+    cdef double left = solver.left_pos, right = solver.right_pos, x, offset, value
+    cdef bint flat
+    if solver.n_hinges == 0:
+        cost[0] = 0.0
+        return False
+    if squared:
+        flat = solver.n_active == 0
+    else:
+        flat = -solver.tolerance <= solver.b <= solver.tolerance
+    if flat:
+        if solver.ptr == NO_SLOT:
+            x = right
+        elif solver.nxt == NO_SLOT:
+            x = left
+        else:
+            x = 0.5 * (left + right)
+    elif squared:
+        x = solver.center - solver.b / (2.0 * solver.a)
+        if x < left:
+            x = left
+        elif x > right:
+            x = right
+    else:
+        # slope > 0 on the leftmost piece with slope >= 0: minimum at its left end
+        x = left if solver.ptr != NO_SLOT else right
+    offset = x - solver.center
+    value = solver.c + (solver.b + solver.a * offset) * offset
+    prediction[0] = x
+    cost[0] = value if value > 0.0 else 0.0
+    return True
 
 
 cdef intp_t solver_add(HingeSolver* solver,
@@ -377,17 +454,11 @@ cdef intp_t solver_add(HingeSolver* solver,
     upper breakpoints (NO_SLOT for an infinite bound) and ``*_position``
     their positions. ``weight`` must be > 0. O(1) amortised.
     """
-    if lower_slot == NO_SLOT and upper_slot == NO_SLOT:
-        return 0
-    cdef bint upper_split
     if solver.squared:
-        upper_split = insert_interval(solver, lower_slot, lower_position, upper_slot,
-                                      upper_position, weight, True)
-        return restore_squared(solver, lower_slot != NO_SLOT or upper_split,
-                               upper_slot != NO_SLOT)
-    insert_interval(solver, lower_slot, lower_position, upper_slot,
-                    upper_position, weight, False)
-    return restore_linear(solver)
+        return add_interval(solver, lower_slot, lower_position, upper_slot,
+                            upper_position, weight, True)
+    return add_interval(solver, lower_slot, lower_position, upper_slot,
+                        upper_position, weight, False)
 
 
 cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
@@ -397,40 +468,9 @@ cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
     Returns False (and a cost of 0, no prediction) when no hinge has been
     inserted. O(1).
     """
-    cdef double left, right, x, offset, value
-    cdef bint flat
-    if solver.n_hinges == 0:
-        cost[0] = 0.0
-        return False
-    left = solver.slot_pos[solver.ptr] if solver.ptr != NO_SLOT else -INFINITY
-    right = solver.slot_pos[solver.nxt] if solver.nxt != NO_SLOT else INFINITY
     if solver.squared:
-        flat = solver.n_active == 0
-    else:
-        flat = -solver.tolerance <= solver.b <= solver.tolerance
-
-    if flat:
-        if solver.ptr == NO_SLOT:
-            x = right
-        elif solver.nxt == NO_SLOT:
-            x = left
-        else:
-            x = 0.5 * (left + right)
-    elif solver.squared:
-        x = solver.center - solver.b / (2.0 * solver.a)
-        if x < left:
-            x = left
-        elif x > right:
-            x = right
-    else:
-        # slope > 0 on the leftmost piece with slope >= 0: minimum at its left end
-        x = left if solver.ptr != NO_SLOT else right
-
-    offset = x - solver.center
-    value = solver.c + (solver.b + solver.a * offset) * offset
-    prediction[0] = x
-    cost[0] = value if value > 0.0 else 0.0
-    return True
+        return minimum_of(solver, prediction, cost, True)
+    return minimum_of(solver, prediction, cost, False)
 
 
 # ---------------------------------------------------------------------------
@@ -492,8 +532,21 @@ cdef intp_t pack_hinge_keys(const double* lower, const double* upper,
     return n_hinges
 
 
+cdef inline bint run_is_one_value(const uint64_t* keys, intp_t start, intp_t end,
+                                  uint64_t index_mask,
+                                  const int32_t* low_bits) noexcept nogil:
+    """Whether the keys in [start, end), which share their high bits, all
+    hold the same breakpoint (same dropped low bits)."""
+    cdef int32_t first = low_bits[keys[start] & index_mask]
+    cdef intp_t k
+    for k in range(start + 1, end):
+        if low_bits[keys[k] & index_mask] != first:
+            return False
+    return True
+
+
 cdef intp_t rank_sorted_keys(uint64_t* keys, intp_t n_keys, uint64_t index_mask,
-                             int32_t* ranks, intp_t n_bounds) noexcept nogil:
+                             int32_t* ranks, intp_t n_bounds) except -1 nogil:
     """Give each hinge the dense rank of its breakpoint; return the number of ranks.
 
     ``keys`` (the bits of the packed keys, sorted) are in breakpoint order
@@ -501,16 +554,17 @@ cdef intp_t rank_sorted_keys(uint64_t* keys, intp_t n_keys, uint64_t index_mask,
     closer than the dropped bits): such runs are ordered exactly here. On
     entry ``ranks[hinge]`` (``hinge < n_bounds``) holds the dropped low bits
     of the hinge's breakpoint, so each key costs one random read-modify-write
-    (prefetched).
-    The distinct breakpoints are written, in increasing order, over the
-    front of ``keys`` (as doubles): rank r is written only after key r has
-    been read.
+    (prefetched); runs of duplicated breakpoints take one scan, only runs of
+    distinct but close breakpoints are sorted. The distinct breakpoints are
+    written, in increasing order, over the front of ``keys`` (as doubles):
+    rank r is written only after key r has been read.
     """
     cdef intp_t start = 0, end, k, hinge
     cdef int32_t rank = -1
     cdef uint64_t high_mask = ~index_mask, first_key
     cdef double position
     cdef mmit_value_index* run = NULL
+    cdef intp_t run_capacity = 0
     while start < n_keys:
         if start + PREFETCH_KEYS < n_keys:
             __builtin_prefetch(&ranks[keys[start + PREFETCH_KEYS] & index_mask], 1, 3)
@@ -525,9 +579,23 @@ cdef intp_t rank_sorted_keys(uint64_t* keys, intp_t n_keys, uint64_t index_mask,
             rank += 1
             ranks[hinge] = rank
             memcpy(&keys[rank], &position, sizeof(double))
+        elif run_is_one_value(keys, start, end, index_mask, ranks):
+            # duplicated breakpoints: one slot
+            position = double_of((first_key & high_mask)
+                                 | <uint64_t>ranks[first_key & index_mask])
+            rank += 1
+            for k in range(start, end):
+                ranks[keys[k] & index_mask] = rank
+            memcpy(&keys[rank], &position, sizeof(double))
         else:
-            if run == NULL:
-                run = <mmit_value_index*> malloc(n_keys * sizeof(mmit_value_index))
+            # distinct breakpoints closer than the dropped bits: sort them
+            if end - start > run_capacity:
+                run_capacity = 2 * (end - start)
+                free(run)
+                run = <mmit_value_index*> malloc(run_capacity * sizeof(mmit_value_index))
+                if run == NULL:
+                    with gil:
+                        raise MemoryError("cannot allocate a run of tied breakpoints")
             for k in range(end - start):
                 hinge = <intp_t>(keys[start + k] & index_mask)
                 check_index(hinge, n_bounds)
@@ -543,6 +611,40 @@ cdef intp_t rank_sorted_keys(uint64_t* keys, intp_t n_keys, uint64_t index_mask,
         start = end
     free(run)
     return rank + 1
+
+
+cdef inline void insert_rows(HingeSolver* solver, const double* lower,
+                             const double* upper, const double* weight, intp_t n,
+                             double margin, const int32_t* ranks, double fallback,
+                             double* predictions, double* costs, intp_t* moves,
+                             bint squared) noexcept nogil:
+    """Insert the rows in order, recording the optimum after each.
+
+    ``ranks[2 * row + is_upper]`` is the slot of each finite bound (and 0,
+    for prefetching, past the last row). The solver's state is copied into a
+    local variable for the loop, so that the compiler can keep it in
+    registers (it cannot prove that the outputs do not alias ``*solver``),
+    and ``squared`` is a literal at each call: the whole per-row path is
+    specialised for one loss.
+    """
+    cdef intp_t i, lower_slot, upper_slot
+    cdef double prediction = fallback
+    cdef HingeSolver state = solver[0]
+    for i in range(n):
+        __builtin_prefetch(&state.slots[ranks[2 * (i + PREFETCH_ROWS)]], 1, 3)
+        __builtin_prefetch(&state.slots[ranks[2 * (i + PREFETCH_ROWS) + 1]], 1, 3)
+        moves[i] = 0
+        if weight[i] > 0.0:
+            lower_slot = ranks[2 * i] if isfinite(lower[i]) else NO_SLOT
+            upper_slot = ranks[2 * i + 1] if isfinite(upper[i]) else NO_SLOT
+            moves[i] = add_interval(
+                &state,
+                lower_slot, breakpoint(lower[i], upper[i], 0, margin),
+                upper_slot, breakpoint(lower[i], upper[i], 1, margin),
+                weight[i], squared)
+        minimum_of(&state, &prediction, &costs[i], squared)
+        predictions[i] = prediction
+    solver[0] = state
 
 
 # ---------------------------------------------------------------------------
@@ -580,34 +682,41 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
 
     The breakpoints are ranked by one ``numpy.sort`` of packed keys (the
     breakpoint's high bits and the hinge index, as doubles), so ordering runs
-    at the speed of numpy's vectorised sort rather than of ``argsort``; then each row costs
-    O(1) amortised. Memory: 8 bytes per hinge for the keys (reused for the
-    slot positions), 4 per bound for the ranks, 16 per slot.
+    at the speed of numpy's vectorised sort rather than of ``argsort``; then
+    each row costs O(1) amortised. Scratch memory: 8 bytes per finite bound
+    for the keys (reused for the slot positions), 4 per bound for the ranks,
+    16 per slot.
     """
-    cdef intp_t n = lower.shape[0], i, n_hinges, n_slots = 0
+    cdef intp_t n = lower.shape[0], i, n_hinges = 0, n_slots = 0
     if 2 * n >= 2**31:
         raise ValueError("optimal_costs handles fewer than 2**30 rows")
+    if n == 0:
+        return np.empty(0), np.empty(0), np.empty(0, dtype=np.intp)
     cdef uint64_t index_mask = (<uint64_t>1 << max(1, int(2 * n - 1).bit_length())) - 1
-    # All scratch memory in one allocation (the allocator can recycle it from
-    # call to call), written only as far as it is used: a packed key per
-    # finite bound, an int32 rank per bound (plus zeros to prefetch past the
-    # end), a slot record per slot, the bitset of active slots.
-    cdef intp_t n_words = (2 * n + 63) >> 6
-    buffer = np.empty(2 * n + (n + PREFETCH_ROWS) + 4 * n + n_words, dtype=np.uint64)
-    keys_array = buffer[:2 * n].view(np.float64)
-    ranks_array = buffer[2 * n:3 * n + PREFETCH_ROWS].view(np.int32)
+    with nogil:
+        for i in range(n):
+            n_hinges += (sample_weight[i] > 0.0) * (isfinite(lower[i]) + isfinite(upper[i]))
+    # All scratch memory in one allocation, sized by what is used, so that
+    # the allocator can recycle it from call to call (64-bit words): a packed
+    # key per finite bound (plus one that packing may overwrite), an int32
+    # rank per bound (plus zeros to prefetch past the end), a slot record
+    # (two words) per possible slot, the bitset of active slots.
+    cdef intp_t ranks_at = n_hinges + 1
+    cdef intp_t slots_at = ranks_at + n + PREFETCH_ROWS
+    cdef intp_t bitset_at = slots_at + 2 * max(n_hinges, 1)
+    buffer = np.empty(bitset_at + ((max(n_hinges, 1) + 63) >> 6), dtype=np.uint64)
+    buffer[bitset_at:] = 0
+    keys_array = buffer[:ranks_at].view(np.float64)
+    ranks_array = buffer[ranks_at:slots_at].view(np.int32)
     ranks_array[2 * n:] = 0
-    buffer[7 * n + PREFETCH_ROWS:] = 0
     cdef double[::1] keys = keys_array
     cdef int32_t[::1] ranks = ranks_array
     cdef uint64_t[::1] words = buffer
     cdef HingeSolver solver_state
     cdef HingeSolver* solver = &solver_state
-    if n == 0:
-        return np.empty(0), np.empty(0), np.empty(0, dtype=np.intp)
     with nogil:
-        n_hinges = pack_hinge_keys(&lower[0], &upper[0], &sample_weight[0], n,
-                                   margin, index_mask, &keys[0], &ranks[0])
+        pack_hinge_keys(&lower[0], &upper[0], &sample_weight[0], n, margin, index_mask,
+                        &keys[0], &ranks[0])
     keys_array[:n_hinges].sort()
     if n_hinges > 0:
         with nogil:
@@ -615,31 +724,21 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
                                        &ranks[0], 2 * n)
     slot_pos_array = keys_array[:n_slots]
     cdef const double[::1] slot_pos = slot_pos_array
-    solver_init(solver, <Slot*> &words[3 * n + PREFETCH_ROWS],
-                &words[7 * n + PREFETCH_ROWS], max(2 * n, 1), squared)
+    solver_init(solver, <Slot*> &words[slots_at], &words[bitset_at], max(n_hinges, 1),
+                squared)
 
     predictions_array = np.empty(n, dtype=np.float64)
     costs_array = np.empty(n, dtype=np.float64)
-    moves_array = np.zeros(n, dtype=np.intp)
+    moves_array = np.empty(n, dtype=np.intp)
     cdef double[::1] predictions = predictions_array
     cdef double[::1] costs = costs_array
     cdef intp_t[::1] moves = moves_array
-    cdef intp_t lower_slot, upper_slot
-    cdef double prediction = fallback
     with nogil:
         solver_reset(solver, &slot_pos[0] if n_slots > 0 else NULL, n_slots)
-        for i in range(n):
-            # ranks of rows not inserted are 0: prefetching them is harmless
-            __builtin_prefetch(&solver.slots[ranks[2 * (i + PREFETCH_ROWS)]], 1, 3)
-            __builtin_prefetch(&solver.slots[ranks[2 * (i + PREFETCH_ROWS) + 1]], 1, 3)
-            if sample_weight[i] > 0.0:
-                lower_slot = ranks[2 * i] if isfinite(lower[i]) else NO_SLOT
-                upper_slot = ranks[2 * i + 1] if isfinite(upper[i]) else NO_SLOT
-                moves[i] = solver_add(
-                    solver,
-                    lower_slot, breakpoint(lower[i], upper[i], 0, margin),
-                    upper_slot, breakpoint(lower[i], upper[i], 1, margin),
-                    sample_weight[i])
-            solver_minimum(solver, &prediction, &costs[i])
-            predictions[i] = prediction
+        if squared:
+            insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
+                        &ranks[0], fallback, &predictions[0], &costs[0], &moves[0], True)
+        else:
+            insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
+                        &ranks[0], fallback, &predictions[0], &costs[0], &moves[0], False)
     return predictions_array, costs_array, moves_array

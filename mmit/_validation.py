@@ -113,6 +113,8 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero=True):
 
 
 def _as_bound_array(values, name):
+    if isinstance(values, np.ndarray) and values.dtype == np.float64 and values.ndim == 1:
+        return np.ascontiguousarray(values)
     array = check_array(
         values, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
         input_name=name, ensure_min_samples=0,
@@ -123,6 +125,11 @@ def _as_bound_array(values, name):
 
 
 def _check_interval_values(lower, upper):
+    # fast path: one comparison (False for NaN) and two reductions
+    if lower.size == 0 or (
+        np.all(lower <= upper) and lower.max() < np.inf and upper.min() > -np.inf
+    ):
+        return
     if np.isnan(lower).any() or np.isnan(upper).any():
         raise ValueError("Interval bounds must not be NaN.")
     bad = np.flatnonzero(lower > upper)
@@ -134,5 +141,4 @@ def _check_interval_values(lower, upper):
         )
     if np.isposinf(lower).any():
         raise ValueError("A lower bound cannot be +inf.")
-    if np.isneginf(upper).any():
-        raise ValueError("An upper bound cannot be -inf.")
+    raise ValueError("An upper bound cannot be -inf.")

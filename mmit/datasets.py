@@ -123,7 +123,8 @@ def _read_folder(folder, name, as_frame):
         raise ValueError(f"targets of {name} must have two columns (lower, upper).")
     if features.shape[0] != targets.shape[0]:
         raise ValueError(
-            f"{name}: {features.shape[0]} rows of features but {targets.shape[0]} of targets."
+            f"{name}: {features.shape[0]} rows of features but "
+            f"{targets.shape[0]} of targets."
         )
     lower, upper = check_bounds(targets[:, 0], targets[:, 1])
     target = np.column_stack([lower, upper])

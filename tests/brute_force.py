@@ -48,10 +48,10 @@ def minimum(lower, upper, margin, loss, weight):
     if loss == "squared_hinge":
         # stationary point of the quadratic on each piece
         edges = np.concatenate([[points[0] - 1.0], points, [points[-1] + 1.0]])
-        for left, right in zip(edges[:-1], edges[1:]):
+        for left, right in zip(edges[:-1], edges[1:], strict=True):
             mid = 0.5 * (left + right)
             a = b = 0.0
-            for lo, up, w in zip(lower_bp, upper_bp, weight):
+            for lo, up, w in zip(lower_bp, upper_bp, weight, strict=True):
                 if np.isfinite(lo) and mid < lo:
                     a += w
                     b -= 2 * w * lo

@@ -45,7 +45,9 @@ def run_in_build(build, *args):
 
 
 def test_debug_build_has_checks_on(debug_build):
-    result = run_in_build(debug_build, "-c", "import mmit._solver as s; print(s.DEBUG_BUILD, s.__file__)")
+    result = run_in_build(
+        debug_build, "-c", "import mmit._solver as s; print(s.DEBUG_BUILD, s.__file__)"
+    )
     assert result.returncode == 0, result.stderr
     flag, path = result.stdout.split()
     assert flag == "True" and path.startswith(str(debug_build))

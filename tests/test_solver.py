@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from brute_force import conventional_minimiser, minimum, objective
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brute_force import conventional_minimiser, minimum, objective
 from mmit import compute_optimal_costs
 
 LOSSES = ["linear_hinge", "squared_hinge"]
@@ -24,7 +24,8 @@ def test_matches_reference_solver_cases(reference):
             case["lower"], case["upper"], margin=case["margin"], loss=case["loss"]
         )
         label = f"{case['name']} ({case['loss']})"
-        np.testing.assert_allclose(costs, case["cost"], rtol=1e-9, atol=1e-12, err_msg=label)
+        np.testing.assert_allclose(costs, case["cost"], rtol=1e-9, atol=1e-12,
+                                   err_msg=label)
         np.testing.assert_allclose(predictions, case["pred"], rtol=1e-9, atol=1e-12,
                                    err_msg=label)
         if case["loss"] == "linear_hinge":
@@ -98,7 +99,10 @@ def test_breakpoints_closer_than_the_packed_key_resolution():
     for stop in range(1, values.size + 1):
         ordered = np.sort(values[:stop])
         middle = stop // 2
-        median = ordered[middle] if stop % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
+        if stop % 2:
+            median = ordered[middle]
+        else:
+            median = 0.5 * (ordered[middle - 1] + ordered[middle])
         assert predictions[stop - 1] == median
 
 
@@ -193,7 +197,7 @@ def test_integer_weights_equal_duplicated_rows(problem, data):
     # compare after the last copy of each row that has copies
     last_copy = np.cumsum(counts) - 1
     rows = np.flatnonzero(counts > 0)
-    for output_w, output_r in zip(weighted[:2], repeated[:2]):
+    for output_w, output_r in zip(weighted[:2], repeated[:2], strict=True):
         np.testing.assert_allclose(output_w[rows], output_r[last_copy[rows]],
                                    rtol=1e-12, atol=1e-12)
 
