@@ -1,7 +1,7 @@
 """Build the Cython extensions of mmit.
 
 Set ``MMIT_DEBUG=1`` to compile with bounds, wraparound, initialisation and
-None checks turned back on (and line tracing for coverage tools).
+None checks turned back on, and index checks on raw-pointer accesses.
 """
 import os
 
@@ -18,11 +18,10 @@ directives = {
     "initializedcheck": DEBUG,
     "nonecheck": DEBUG,
     "cdivision": not DEBUG,
-    "linetrace": DEBUG,
 }
 macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
 if DEBUG:
-    macros += [("MMIT_DEBUG", "1"), ("CYTHON_TRACE_NOGIL", "1")]
+    macros.append(("MMIT_DEBUG", "1"))
 
 extensions = [
     Extension(
@@ -33,7 +32,7 @@ extensions = [
         language="c++",
         extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
     )
-    for name in ("_solver",)
+    for name in ("_solver", "_tree")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

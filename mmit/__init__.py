@@ -1,7 +1,9 @@
 """Maximum Margin Interval Trees: interval regression with trees and forests."""
 
+from ._classes import MMIT, MaxMarginIntervalTree
+from ._export import export_text
 from ._optimal_costs import compute_optimal_costs
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["compute_optimal_costs"]
+__all__ = ["MMIT", "MaxMarginIntervalTree", "compute_optimal_costs", "export_text"]

@@ -60,6 +60,14 @@ ctypedef struct HingeSolver:
     intp_t n_hinges           # hinges inserted since the last reset
 
 
+ctypedef struct Interval:
+    double lower_position     # breakpoint of the lower hinge (-inf for an infinite bound)
+    double upper_position     # breakpoint of the upper hinge (+inf for an infinite bound)
+    double weight             # sample weight, > 0
+    int32_t lower_slot        # slot of the lower breakpoint in the solver, NO_SLOT if none
+    int32_t upper_slot        # slot of the upper breakpoint in the solver, NO_SLOT if none
+
+
 cdef class SolverWorkspace:
     cdef HingeSolver state    # the solver; its buffers live in the arrays below
     cdef object _buffer       # ndarray holding state.slots and state.active
@@ -73,3 +81,7 @@ cdef intp_t solver_add(HingeSolver* solver,
                        double weight) noexcept nogil
 cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
                          double* cost) noexcept nogil
+cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
+                       const int32_t* order, intp_t count, bint reverse,
+                       const unsigned char* report, double* costs,
+                       double* predictions) noexcept nogil

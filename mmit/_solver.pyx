@@ -613,6 +613,45 @@ cdef intp_t rank_sorted_keys(uint64_t* keys, intp_t n_keys, uint64_t index_mask,
     return rank + 1
 
 
+cdef inline void sweep(HingeSolver* solver, const Interval* intervals,
+                       const int32_t* order, intp_t count, bint reverse,
+                       const unsigned char* report, double* costs,
+                       double* predictions, bint squared) noexcept nogil:
+    """solver_sweep for a loss known at compile time (``squared`` a literal)."""
+    cdef intp_t i, t, ahead, step = -1 if reverse else 1
+    cdef intp_t first = count - 1 if reverse else 0
+    cdef const Interval* interval
+    cdef HingeSolver state = solver[0]  # a local copy the compiler can keep in registers
+    for i in range(count):
+        t = first + step * i
+        ahead = t + step * PREFETCH_ROWS
+        if 0 <= ahead < count:
+            __builtin_prefetch(&intervals[order[ahead]], 0, 3)
+        interval = &intervals[order[t]]
+        add_interval(&state, interval.lower_slot, interval.lower_position,
+                     interval.upper_slot, interval.upper_position, interval.weight,
+                     squared)
+        if report[t]:
+            minimum_of(&state, &predictions[t], &costs[t], squared)
+    solver[0] = state
+
+
+cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
+                       const int32_t* order, intp_t count, bint reverse,
+                       const unsigned char* report, double* costs,
+                       double* predictions) noexcept nogil:
+    """Insert ``intervals[order[t]]`` for t = 0 .. count-1 (or back from
+    count-1 when ``reverse``), and after each insertion with ``report[t]``
+    write the optimum to ``costs[t]`` and ``predictions[t]`` (left untouched
+    while no hinge has been inserted). The interval's slots must belong to
+    this solver's slots. O(count) amortised.
+    """
+    if solver.squared:
+        sweep(solver, intervals, order, count, reverse, report, costs, predictions, True)
+    else:
+        sweep(solver, intervals, order, count, reverse, report, costs, predictions, False)
+
+
 cdef inline void insert_rows(HingeSolver* solver, const double* lower,
                              const double* upper, const double* weight, intp_t n,
                              double margin, const int32_t* ranks, double fallback,

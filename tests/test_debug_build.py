@@ -6,6 +6,8 @@ initialisation checks, plus index checks on every raw-pointer access that
 abort with a message) and runs the kernel test modules against that build.
 """
 
+import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = ["test_solver.py"]
+SUITES = ["test_solver.py", "test_tree.py"]
 
 
 @pytest.fixture(scope="session")
@@ -58,3 +60,28 @@ def test_suite_passes_with_checks_on(debug_build, suite):
     result = run_in_build(debug_build, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           str(ROOT / "tests" / suite))
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
+
+
+FIT_AND_HASH = """
+import hashlib, pickle, numpy as np
+from mmit import MMIT
+rng = np.random.default_rng(0)
+X = rng.normal(size=(400, 5))
+lower = np.sin(X[:, 0]) - rng.exponential(0.3, 400)
+upper = lower + rng.exponential(0.5, 400)
+lower[::7] = -np.inf
+upper[::5] = np.inf
+for loss in ("linear_hinge", "squared_hinge"):
+    tree = MMIT(loss=loss, margin=0.1, max_features=3, random_state=0).fit(
+        X, np.column_stack([lower, upper])).tree_
+    print(hashlib.sha256(pickle.dumps(tree.__getstate__())).hexdigest())
+"""
+
+
+def test_tree_is_identical_with_checks_on(debug_build):
+    checked = run_in_build(debug_build, "-c", FIT_AND_HASH)
+    assert checked.returncode == 0, checked.stderr
+    release = io.StringIO()  # the same fits with the build under test
+    with contextlib.redirect_stdout(release):
+        exec(FIT_AND_HASH, {})
+    assert checked.stdout.split() == release.getvalue().split()

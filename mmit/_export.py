@@ -1,0 +1,72 @@
+"""Text rendering of a fitted tree."""
+
+from sklearn.utils.validation import check_is_fitted
+
+from ._tree import TREE_LEAF
+
+
+def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
+    """Rules of a fitted MMIT as indented text.
+
+    Parameters
+    ----------
+    model : MMIT
+        A fitted tree.
+    feature_names : list of str, default=None
+        Names of the features; defaults to ``feature_names_in_`` when the
+        tree was fitted on a DataFrame, else ``x0, x1, ...``.
+    decimals : int, default=3
+        Decimals of thresholds, predictions and costs.
+    show_cost : bool, default=False
+        Also show each leaf's cost and number of samples.
+
+    Returns
+    -------
+    report : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit import MMIT, export_text
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([[0.0, 1.0], [0.0, 1.0], [5.0, 6.0], [5.0, 6.0]])
+    >>> print(export_text(MMIT().fit(X, y), feature_names=["dose"]))
+    |--- dose <= 1.500
+    |   |--- value: 0.500
+    |--- dose >  1.500
+    |   |--- value: 5.500
+    <BLANKLINE>
+    """
+    check_is_fitted(model, "tree_")
+    tree = model.tree_
+    if feature_names is None:
+        feature_names = getattr(model, "feature_names_in_", None)
+    if feature_names is None:
+        feature_names = [f"x{j}" for j in range(tree.n_features)]
+    if len(feature_names) != tree.n_features:
+        raise ValueError(
+            f"feature_names has {len(feature_names)} names for {tree.n_features} features."
+        )
+    left, right = tree.children_left, tree.children_right
+    feature, threshold, value = tree.feature, tree.threshold, tree.value
+    lines = []
+    # pre-order walk; ("gt", node) entries print the "x > t" line between subtrees
+    stack = [("node", 0, 0)]
+    while stack:
+        kind, node, depth = stack.pop()
+        indent = "|   " * depth + "|--- "
+        if kind == "gt":
+            lines.append(f"{indent}{feature_names[feature[node]]} >  "
+                         f"{threshold[node]:.{decimals}f}")
+        elif left[node] == TREE_LEAF:
+            line = f"{indent}value: {value[node]:.{decimals}f}"
+            if show_cost:
+                line += (f" (cost: {tree.cost[node]:.{decimals}f}, "
+                         f"samples: {tree.n_node_samples[node]})")
+            lines.append(line)
+        else:
+            lines.append(f"{indent}{feature_names[feature[node]]} <= "
+                         f"{threshold[node]:.{decimals}f}")
+            stack += [("node", right[node], depth + 1), ("gt", node, depth),
+                      ("node", left[node], depth + 1)]
+    return "\n".join(lines) + "\n"
