@@ -2,8 +2,15 @@
 
 from ._classes import MMIT, MaxMarginIntervalTree
 from ._export import export_text
+from ._forest import MMITForest
 from ._optimal_costs import compute_optimal_costs
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["MMIT", "MaxMarginIntervalTree", "compute_optimal_costs", "export_text"]
+__all__ = [
+    "MMIT",
+    "MMITForest",
+    "MaxMarginIntervalTree",
+    "compute_optimal_costs",
+    "export_text",
+]

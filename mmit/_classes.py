@@ -4,15 +4,15 @@ from math import ceil
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import IntervalRegressorMixin
 from ._presort import presort_features, training_data
 from ._tree import Tree, TreeBuilder, prune, pruning_sequence
 from ._validation import check_interval_target, check_margin, check_sample_weight
-from .metrics import interval_mse
 
 # depth limit standing for "no limit"
 _UNLIMITED_DEPTH = np.iinfo(np.int32).max
@@ -114,7 +114,7 @@ def tree_feature_importances(tree, n_features):
     return importances / total if total > 0 else importances
 
 
-class MMIT(RegressorMixin, BaseEstimator):
+class MMIT(IntervalRegressorMixin, BaseEstimator):
     """Maximum Margin Interval Tree: a regression tree for interval targets.
 
     Each training label is an interval ``[lower, upper]`` (``-inf``/``+inf``
@@ -335,23 +335,6 @@ class MMIT(RegressorMixin, BaseEstimator):
         total_weight = tree.weighted_n_node_samples[0]
         _, alphas, costs, full_cost = pruning_sequence(tree, total_weight)
         return Bunch(ccp_alphas=np.r_[0.0, alphas], costs=np.r_[full_cost, costs])
-
-    def score(self, X, y, sample_weight=None):
-        """Negative interval MSE of the predictions (higher is better).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples, 2) or (n_samples,)
-            Target intervals (or exact values).
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        score : float
-            ``-interval_mse(y, self.predict(X))``.
-        """
-        return -interval_mse(y, self.predict(X), sample_weight=sample_weight)
 
 
 MaxMarginIntervalTree = MMIT

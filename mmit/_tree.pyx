@@ -46,6 +46,9 @@ from ._solver cimport (
 # are ties; a split must lower the node's cost by more than this.
 cdef double SPLIT_RTOL = 1e-10
 
+cdef enum:
+    TRAVERSAL_BLOCK = 16    # rows walked down a tree together
+
 
 # ---------------------------------------------------------------------------
 # Tree storage
@@ -191,36 +194,28 @@ cdef class Tree:
 
     def apply(self, const double[:, ::1] X):
         """Id of the leaf each row of X (float64, C-contiguous) falls in."""
-        cdef intp_t n = X.shape[0], i
-        cdef int64_t node
-        leaves = np.empty(n, dtype=np.intp)
-        cdef intp_t[::1] out = leaves
+        cdef intp_t n = X.shape[0], block, start
+        cdef int64_t[::1] leaves = np.empty(n, dtype=np.int64)
         with nogil:
-            for i in range(n):
-                node = 0
-                while self.nodes[node].left_child != TREE_LEAF:
-                    if X[i, self.nodes[node].feature] <= self.nodes[node].threshold:
-                        node = self.nodes[node].left_child
-                    else:
-                        node = self.nodes[node].right_child
-                out[i] = node
-        return leaves
+            for block in range((n + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
+                start = block * TRAVERSAL_BLOCK
+                find_leaves(self.nodes, X, start, min(TRAVERSAL_BLOCK, n - start),
+                            &leaves[start])
+        return np.asarray(leaves).astype(np.intp, copy=False)
 
     def predict(self, const double[:, ::1] X):
         """Prediction of the leaf of each row of X (float64, C-contiguous)."""
-        cdef intp_t n = X.shape[0], i
-        cdef int64_t node
+        cdef intp_t n = X.shape[0], block, start, k, size
+        cdef int64_t leaves[TRAVERSAL_BLOCK]
         predictions = np.empty(n)
         cdef double[::1] out = predictions
         with nogil:
-            for i in range(n):
-                node = 0
-                while self.nodes[node].left_child != TREE_LEAF:
-                    if X[i, self.nodes[node].feature] <= self.nodes[node].threshold:
-                        node = self.nodes[node].left_child
-                    else:
-                        node = self.nodes[node].right_child
-                out[i] = self.values[node]
+            for block in range((n + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
+                start = block * TRAVERSAL_BLOCK
+                size = min(TRAVERSAL_BLOCK, n - start)
+                find_leaves(self.nodes, X, start, size, leaves)
+                for k in range(size):
+                    out[start + k] = self.values[leaves[k]]
         return predictions
 
     def decision_path(self, const double[:, ::1] X):
@@ -282,6 +277,35 @@ cdef class Tree:
         self.max_depth = state["max_depth"]
 
 
+cdef inline void find_leaves(const Node* nodes, const double[:, ::1] X, intp_t start,
+                             intp_t size, int64_t* leaves) noexcept nogil:
+    """Leaf of rows ``start .. start + size - 1`` of X (size <= TRAVERSAL_BLOCK).
+
+    The rows descend level by level together and the child is selected
+    arithmetically: the loads of different rows overlap, and the coin-flip
+    comparison at every level costs no branch misprediction. A row at a leaf
+    stays there (a leaf's feature, -2, is clamped to a valid column).
+    """
+    cdef intp_t k, n_features = X.shape[1]
+    cdef int64_t left, feature
+    cdef const Node* node
+    cdef const double* rows = &X[start, 0]
+    cdef bint moved = True
+    for k in range(size):
+        leaves[k] = 0
+    while moved:
+        moved = False
+        for k in range(size):
+            node = &nodes[leaves[k]]
+            left = node.left_child
+            feature = node.feature & ~(node.feature >> 63)
+            if left != TREE_LEAF:
+                moved = True
+            leaves[k] = (leaves[k] if left == TREE_LEAF else
+                         left + (rows[k * n_features + feature] > node.threshold)
+                         * (node.right_child - left))
+
+
 # ---------------------------------------------------------------------------
 # Training data: presorted features and hinges
 # ---------------------------------------------------------------------------
@@ -318,6 +342,12 @@ cdef class TrainingData:
         self.lower_position = lower_position
         self.upper_position = upper_position
         self.hinge_order = hinge_order
+
+    def __reduce__(self):
+        return (TrainingData, (np.asarray(self.X), np.asarray(self.order),
+                               np.asarray(self.lower_position),
+                               np.asarray(self.upper_position),
+                               np.asarray(self.hinge_order)))
 
 
 # ---------------------------------------------------------------------------
@@ -754,37 +784,25 @@ cdef class TreeBuilder:
 
     def build(self, Tree tree, TrainingData data, const double[::1] sample_weight):
         """Grow ``tree`` on the samples of ``data`` with positive weight."""
-        cdef intp_t n = data.n_samples, p = data.n_features, i, j, k
-        active_rows = np.flatnonzero(np.asarray(sample_weight) > 0).astype(np.int32)
-        cdef intp_t m = active_rows.shape[0]
-        is_active = np.zeros(n, dtype=bool)
-        is_active[active_rows] = True
-        # working memory, allocated with the GIL; the build itself runs without
-        order = np.asarray(data.order)
-        # each feature's rows with weight > 0, still sorted (a private copy:
-        # the build partitions it in place)
-        samples_array = order[is_active[order]].reshape(p, m)
-        hinge_array = np.asarray(data.hinge_order)
-        hinge_array = np.ascontiguousarray(hinge_array[is_active[hinge_array >> 1]])
-        intervals_array = np.zeros(n, dtype=np.dtype([
+        cdef intp_t n = data.n_samples, p = data.n_features
+        cdef intp_t n_all_hinges = data.hinge_order.shape[0]
+        # working memory, allocated with the GIL (sized for all samples:
+        # pages beyond the positive-weight ones are never touched)
+        samples_array = np.empty(max(n * p, 1), dtype=np.int32)
+        hinges_array = np.empty(max(n_all_hinges, 1), dtype=np.int32)
+        intervals_array = np.empty(max(n, 1), dtype=np.dtype([
             ("lower_position", np.float64), ("upper_position", np.float64),
             ("weight", np.float64), ("lower_slot", np.int32), ("upper_slot", np.int32)]))
-        intervals_array["lower_position"] = data.lower_position
-        intervals_array["upper_position"] = data.upper_position
-        intervals_array["weight"] = sample_weight
-        intervals_array["lower_slot"] = NO_SLOT
-        intervals_array["upper_slot"] = NO_SLOT
-        cdef intp_t n_hinges = hinge_array.shape[0]
-        goes_left_array = np.zeros(n, dtype=np.uint8)
-        scratch_array = np.empty(max(m, n_hinges, 1), dtype=np.int32)
-        slot_pos_array = np.empty(max(n_hinges, 1))
-        boundary_array = np.zeros(m + 1, dtype=np.uint8)
-        sweeps_array = np.empty((4, max(m, 1)))
-        features_array = np.arange(p, dtype=np.intp)
-        workspace = SolverWorkspace(max(n_hinges, 1), self.squared)
+        goes_left_array = np.empty(max(n, 1), dtype=np.uint8)
+        scratch_array = np.empty(max(n, n_all_hinges, 1), dtype=np.int32)
+        slot_pos_array = np.empty(max(n_all_hinges, 1))
+        boundary_array = np.empty(n + 1, dtype=np.uint8)
+        sweeps_array = np.empty((4, max(n, 1)))
+        features_array = np.arange(max(p, 1), dtype=np.intp)
+        workspace = SolverWorkspace(max(n_all_hinges, 1), self.squared)
 
-        cdef int32_t[:, ::1] samples = samples_array
-        cdef int32_t[::1] hinges = hinge_array if n_hinges > 0 else np.empty(1, np.int32)
+        cdef int32_t[::1] samples = samples_array
+        cdef int32_t[::1] hinges = hinges_array
         cdef Interval[::1] intervals = intervals_array
         cdef unsigned char[::1] goes_left = goes_left_array
         cdef int32_t[::1] scratch = scratch_array
@@ -803,11 +821,10 @@ cdef class TreeBuilder:
         state.X = &data.X[0, 0] if n > 0 and p > 0 else NULL
         state.n_samples = n
         state.n_features = p
-        state.n_active = m
-        state.samples = &samples[0, 0] if m > 0 and p > 0 else NULL
+        state.samples = &samples[0]
         state.hinges = &hinges[0]
-        state.intervals = &intervals[0] if n > 0 else NULL
-        state.goes_left = &goes_left[0] if n > 0 else NULL
+        state.intervals = &intervals[0]
+        state.goes_left = &goes_left[0]
         state.scratch = &scratch[0]
         state.slot_pos = &slot_pos[0]
         state.boundary = &boundary[0]
@@ -815,26 +832,58 @@ cdef class TreeBuilder:
         state.left_value = &sweeps[1, 0]
         state.right_cost = &sweeps[2, 0]
         state.right_value = &sweeps[3, 0]
-        state.features = &features[0] if p > 0 else NULL
+        state.features = &features[0]
         state.solver = &workspace.state
 
         cdef NodeRecord root
         cdef double weight
         with nogil:
-            root.start = 0
-            root.end = m
-            root.hinge_start = 0
-            root.hinge_end = n_hinges
-            root.depth = 0
+            prepare_samples(&state, data, &sample_weight[0] if n > 0 else NULL, &root)
             root.value = root_value(&state, &root)
-            root.cost = exact_cost(&state, state.samples, m, root.value, &weight)
-            root.node_id = tree.add_node(-1, False, root.value, root.cost, m, weight, 0)
+            root.cost = exact_cost(&state, state.samples, root.end, root.value, &weight)
+            root.node_id = tree.add_node(-1, False, root.value, root.cost, root.end,
+                                         weight, 0)
             if self.max_leaf_nodes > 0:
                 grow_best_first(&state, tree, &root, self.max_leaf_nodes)
             else:
                 grow_depth_first(&state, tree, &root)
         tree._resize(tree.node_count)
         return tree
+
+
+cdef void prepare_samples(BuildState* state, TrainingData data, const double* weight,
+                          NodeRecord* root) noexcept nogil:
+    """Keep the samples of positive weight in every sorted list, fill their
+    interval records, and describe the root. O(p n)."""
+    cdef intp_t n = state.n_samples, i, j, k, m = 0, n_hinges = 0
+    cdef int32_t row, hinge
+    cdef Interval* interval
+    for i in range(n):
+        interval = &state.intervals[i]
+        interval.lower_position = data.lower_position[i]
+        interval.upper_position = data.upper_position[i]
+        interval.weight = weight[i]
+        interval.lower_slot = NO_SLOT
+        interval.upper_slot = NO_SLOT
+        m += weight[i] > 0.0
+    for j in range(state.n_features):
+        k = 0
+        for i in range(n):
+            row = data.order[j, i]
+            if weight[row] > 0.0:
+                state.samples[j * m + k] = row
+                k += 1
+    for i in range(data.hinge_order.shape[0]):
+        hinge = data.hinge_order[i]
+        if weight[hinge >> 1] > 0.0:
+            state.hinges[n_hinges] = hinge
+            n_hinges += 1
+    state.n_active = m
+    root.start = 0
+    root.end = m
+    root.hinge_start = 0
+    root.hinge_end = n_hinges
+    root.depth = 0
 
 
 cdef double root_value(BuildState* state, const NodeRecord* root) noexcept nogil:

@@ -1,0 +1,28 @@
+"""What every mmit estimator shares."""
+
+from sklearn.base import RegressorMixin
+
+from .metrics import interval_mse
+
+
+class IntervalRegressorMixin(RegressorMixin):
+    """Regressor whose targets may be intervals, scored by the interval MSE."""
+
+    def score(self, X, y, sample_weight=None):
+        """Negative interval MSE of the predictions (higher is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, 2) or (n_samples,)
+            Target intervals (lower, upper; infinite bounds allowed), or
+            exact values.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+            ``-interval_mse(y, self.predict(X))``; 0 when every prediction
+            lies in its interval.
+        """
+        return -interval_mse(y, self.predict(X), sample_weight=sample_weight)

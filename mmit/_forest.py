@@ -1,0 +1,352 @@
+"""MMITForest: bagged, feature-subsampled Maximum Margin Interval Trees."""
+
+import sys
+import time
+import warnings
+from numbers import Integral
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, RealNotInt
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import IntervalRegressorMixin
+from ._classes import (
+    MMIT,
+    TREE_PARAMETER_CONSTRAINTS,
+    grow_tree,
+    make_builder,
+    resolve_max_features,
+    tree_feature_importances,
+    validate_training_data,
+)
+from ._presort import presort_features, training_data
+from .metrics import interval_mse
+
+_MAX_SEED = np.iinfo(np.int32).max
+
+
+def bootstrap_counts(random_state, n_samples, n_samples_bootstrap):
+    """How many times each sample is drawn in one tree's bootstrap sample."""
+    drawn = random_state.randint(0, n_samples, n_samples_bootstrap)
+    return np.bincount(drawn, minlength=n_samples)
+
+
+def _fit_tree(index, tree, params, data, sample_weight, n_samples_bootstrap):
+    """Grow one forest tree (parameters ``params``) on its bootstrap weights
+    (``n_samples_bootstrap`` None: no bootstrap).
+
+    Everything random comes from the tree's own ``random_state`` (an int),
+    so the tree, and its out-of-bag samples, can be regenerated from it.
+    """
+    random_state = check_random_state(tree.random_state)
+    weight = sample_weight
+    if n_samples_bootstrap is not None:
+        weight = sample_weight * bootstrap_counts(random_state, data.n_samples,
+                                                  n_samples_bootstrap)
+    builder = make_builder(params, data.n_features, weight, random_state)
+    tree.tree_ = grow_tree(builder, data, weight, tree.ccp_alpha)
+    return index, tree
+
+
+def _predict_rows(trees, X, rows, out):
+    """Sum of the trees' predictions for a slice of rows, in tree order."""
+    total = np.zeros(rows.stop - rows.start)
+    for tree in trees:
+        total += tree.predict(X[rows])
+    out[rows] = total
+
+
+class _Progress:
+    """Trees done, time elapsed and estimated time left, on stderr."""
+
+    def __init__(self, n_trees, verbose):
+        self.n_trees = n_trees
+        self.verbose = verbose
+        self.done = 0
+        self.start = self.last = time.perf_counter()
+
+    def tree_done(self):
+        self.done += 1
+        now = time.perf_counter()
+        finished = self.done == self.n_trees
+        if not self.verbose or not (finished or now - self.last >= 0.5 or self.verbose > 1):
+            return
+        self.last = now
+        elapsed = now - self.start
+        left = elapsed / self.done * (self.n_trees - self.done)
+        print(f"\r[MMITForest] {self.done}/{self.n_trees} trees, {elapsed:.1f} s "
+              f"elapsed, {left:.1f} s left", end="\n" if finished else "",
+              file=sys.stderr, flush=True)
+
+
+class MMITForest(IntervalRegressorMixin, BaseEstimator):
+    """A random forest of Maximum Margin Interval Trees.
+
+    Each tree is an :class:`MMIT` grown on a bootstrap sample (drawn as
+    integer sample weights, never by copying rows) with ``max_features``
+    features drawn at every node; the forest predicts the mean of its
+    trees. Features and breakpoints are sorted once per fit and shared,
+    read only, by all trees, which grow in parallel threads (the Cython
+    builder releases the GIL). Under ``joblib.parallel_config(backend=
+    "dask")`` the trees grow on a Dask cluster instead.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    margin, loss, max_depth, min_samples_split, min_samples_leaf, \
+max_leaf_nodes, min_cost_decrease, ccp_alpha
+        Parameters of each tree, see :class:`MMIT`.
+    max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
+        Features evaluated per node; None evaluates all.
+    bootstrap : bool, default=True
+        Grow each tree on a bootstrap sample; otherwise on all samples
+        (the trees then differ only through ``max_features``).
+    max_samples : int or float, default=None
+        Size of the bootstrap samples: all ``n_samples`` when None, an
+        int, or a fraction of ``n_samples``.
+    oob_score : bool, default=False
+        Score the out-of-bag predictions (needs ``bootstrap``).
+    n_jobs : int, default=None
+        Parallel jobs for fit and predict (joblib semantics; threads).
+    random_state : int, RandomState instance or None, default=None
+        Draws the seed of every tree (its bootstrap sample and features).
+    verbose : int, default=0
+        With 1 or more, show progress (trees done, elapsed time and time
+        left) on stderr while fitting.
+    warm_start : bool, default=False
+        Keep the fitted trees and add trees up to ``n_estimators``; the
+        forest equals one fitted at once with the same ``random_state``.
+
+    Attributes
+    ----------
+    estimators_ : list of MMIT
+        The fitted trees; each predicts on its own.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X was a DataFrame with string columns.
+    max_features_ : int
+        Number of features evaluated per node.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Mean of the trees' normalised importances.
+    oob_prediction_ : ndarray of shape (n_samples,)
+        Mean prediction of the trees for which a sample was out of bag
+        (NaN if it never was); with ``oob_score=True``.
+    oob_score_ : float
+        Negative interval MSE of ``oob_prediction_`` (the samples with one),
+        like :meth:`score`; with ``oob_score=True``.
+
+    See Also
+    --------
+    MMIT : A single tree.
+
+    Examples
+    --------
+    >>> from mmit import MMITForest
+    >>> from mmit.datasets import load_dataset
+    >>> data = load_dataset("servo")
+    >>> forest = MMITForest(n_estimators=20, random_state=0).fit(data.data, data.target)
+    >>> len(forest.estimators_), forest.predict(data.data[:2]).shape
+    (20, (2,))
+    """
+
+    _parameter_constraints = {
+        **TREE_PARAMETER_CONSTRAINTS,
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "bootstrap": ["boolean"],
+        "max_samples": [
+            None,
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+            Interval(Integral, 1, None, closed="left"),
+        ],
+        "oob_score": ["boolean"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        margin=0.0,
+        loss="linear_hinge",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        max_features="sqrt",
+        max_leaf_nodes=None,
+        min_cost_decrease=0.0,
+        ccp_alpha=0.0,
+        bootstrap=True,
+        max_samples=None,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+    ):
+        self.n_estimators = n_estimators
+        self.margin = margin
+        self.loss = loss
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_cost_decrease = min_cost_decrease
+        self.ccp_alpha = ccp_alpha
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+
+    def _tree_params(self):
+        return {name: getattr(self, name) for name in TREE_PARAMETER_CONSTRAINTS
+                if name != "random_state"}
+
+    def _n_samples_bootstrap(self, n_samples):
+        if not self.bootstrap:
+            if self.max_samples is not None:
+                raise ValueError("max_samples needs bootstrap=True.")
+            return None
+        if self.max_samples is None:
+            return n_samples
+        if isinstance(self.max_samples, Integral):
+            if self.max_samples > n_samples:
+                raise ValueError(f"max_samples={self.max_samples} exceeds the number "
+                                 f"of samples ({n_samples}).")
+            return self.max_samples
+        return max(1, round(self.max_samples * n_samples))
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on interval targets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training features (finite).
+        y : array-like of shape (n_samples, 2) or (n_samples,)
+            Lower and upper bound of each target interval (``-inf``/``+inf``
+            allowed), or exact values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, multiplied by the bootstrap counts.
+
+        Returns
+        -------
+        self : MMITForest
+            The fitted estimator.
+        """
+        X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("Out-of-bag estimates need bootstrap=True.")
+        n_samples_bootstrap = self._n_samples_bootstrap(X.shape[0])
+        self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
+        if not self.warm_start or not hasattr(self, "estimators_"):
+            self.estimators_ = []
+        n_new = self.n_estimators - len(self.estimators_)
+        if n_new < 0:
+            raise ValueError(
+                f"n_estimators={self.n_estimators} must be at least the number of "
+                f"trees already fitted ({len(self.estimators_)}) when warm_start=True."
+            )
+        if n_new == 0:
+            warnings.warn("Warm-start fitting without increasing n_estimators does not "
+                          "fit new trees.", UserWarning, stacklevel=2)
+        else:
+            random_state = check_random_state(self.random_state)
+            # skip the seeds of the trees already grown: the same forest as at once
+            random_state.randint(_MAX_SEED, size=len(self.estimators_))
+            seeds = random_state.randint(_MAX_SEED, size=n_new)
+            trees = [MMIT(**self._tree_params(), random_state=int(seed)) for seed in seeds]
+            data = training_data(presort_features(X), lower, upper, self.margin)
+            self.estimators_.extend(self._grow(trees, data, sample_weight,
+                                               n_samples_bootstrap))
+        if self.oob_score:
+            self._set_oob_score(np.ascontiguousarray(X), np.column_stack([lower, upper]),
+                                sample_weight, n_samples_bootstrap)
+        return self
+
+    def _grow(self, trees, data, sample_weight, n_samples_bootstrap):
+        progress = _Progress(len(trees), self.verbose)
+        params = self._tree_params()
+        jobs = Parallel(n_jobs=self.n_jobs, prefer="threads",
+                        return_as="generator_unordered")(
+            delayed(_fit_tree)(index, tree, params, data, sample_weight,
+                               n_samples_bootstrap)
+            for index, tree in enumerate(trees)
+        )
+        grown = [None] * len(trees)
+        for index, tree in jobs:
+            # a backend in other processes returns copies: keep those
+            tree.n_features_in_ = self.n_features_in_
+            if hasattr(self, "feature_names_in_"):
+                tree.feature_names_in_ = self.feature_names_in_
+            tree.max_features_ = self.max_features_
+            grown[index] = tree
+            progress.tree_done()
+        return grown
+
+    def _set_oob_score(self, X, y, sample_weight, n_samples_bootstrap):
+        n_samples = X.shape[0]
+        total = np.zeros(n_samples)
+        n_predictions = np.zeros(n_samples)
+        for tree in self.estimators_:
+            counts = bootstrap_counts(check_random_state(tree.random_state), n_samples,
+                                      n_samples_bootstrap)
+            out_of_bag = np.flatnonzero(counts == 0)
+            total[out_of_bag] += tree.tree_.predict(X[out_of_bag])
+            n_predictions[out_of_bag] += 1
+        scored = n_predictions > 0
+        if not scored.all():
+            warnings.warn("Some samples were in the bootstrap sample of every tree and "
+                          "have no out-of-bag prediction; use more trees.", UserWarning,
+                          stacklevel=3)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.oob_prediction_ = total / n_predictions
+        self.oob_score_ = -interval_mse(y[scored], self.oob_prediction_[scored],
+                                        sample_weight=sample_weight[scored])
+
+    def predict(self, X):
+        """Mean prediction of the trees.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64, order="C",
+                          ensure_all_finite=True)
+        # parallel over slices of rows, each summing the trees in order: the
+        # result does not depend on n_jobs
+        n_samples = X.shape[0]
+        n_slices = min(n_samples, 4 * effective_n_jobs(self.n_jobs)) or 1
+        bounds = np.linspace(0, n_samples, n_slices + 1).astype(int)
+        total = np.empty(n_samples)
+        trees = [tree.tree_ for tree in self.estimators_]
+        Parallel(n_jobs=self.n_jobs, prefer="threads", require="sharedmem")(
+            delayed(_predict_rows)(trees, X, slice(start, stop), total)
+            for start, stop in zip(bounds[:-1], bounds[1:], strict=True)
+        )
+        return total / len(self.estimators_)
+
+    @property
+    def feature_importances_(self):
+        """Mean of the trees' normalised cost decreases per feature."""
+        check_is_fitted(self)
+        importances = np.mean([tree_feature_importances(tree.tree_, self.n_features_in_)
+                               for tree in self.estimators_], axis=0)
+        total = importances.sum()
+        return importances / total if total > 0 else importances
