@@ -3,14 +3,18 @@
 from ._classes import MMIT, MaxMarginIntervalTree
 from ._export import export_text
 from ._forest import MMITForest
+from ._model_selection import MMITCV
 from ._optimal_costs import compute_optimal_costs
+from ._survival import intervals_from_survival
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "MMIT",
+    "MMITCV",
     "MMITForest",
     "MaxMarginIntervalTree",
     "compute_optimal_costs",
     "export_text",
+    "intervals_from_survival",
 ]

@@ -8,6 +8,13 @@ from .metrics import interval_mse
 class IntervalRegressorMixin(RegressorMixin):
     """Regressor whose targets may be intervals, scored by the interval MSE."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # score() is the negative interval MSE (<= 0), not the R^2 that
+        # scikit-learn's checks compare with 0.5
+        tags.regressor_tags.poor_score = True
+        return tags
+
     def score(self, X, y, sample_weight=None):
         """Negative interval MSE of the predictions (higher is better).
 

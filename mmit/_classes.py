@@ -44,11 +44,13 @@ TREE_PARAMETER_CONSTRAINTS = {
 
 def validate_training_data(estimator, X, y, sample_weight):
     """Checked X (float64), lower and upper bounds, and positive weights."""
+    if y is None:
+        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
+                         "target y is None.")
     X = validate_data(estimator, X, dtype=np.float64, ensure_all_finite=True,
                       ensure_min_samples=1)
     lower, upper = check_interval_target(y, X.shape[0])
     sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
-    check_margin(estimator.margin)
     return X, lower, upper, sample_weight
 
 
@@ -243,6 +245,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             The fitted estimator.
         """
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
+        check_margin(self.margin)
         data = training_data(presort_features(X), lower, upper, self.margin)
         builder = make_builder(self.get_params(), X.shape[1], sample_weight,
                                check_random_state(self.random_state))

@@ -23,6 +23,7 @@ from ._classes import (
     validate_training_data,
 )
 from ._presort import presort_features, training_data
+from ._validation import check_margin
 from .metrics import interval_mse
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -246,6 +247,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
             The fitted estimator.
         """
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
+        check_margin(self.margin)
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out-of-bag estimates need bootstrap=True.")
         n_samples_bootstrap = self._n_samples_bootstrap(X.shape[0])

@@ -1043,3 +1043,46 @@ def prune(Tree tree, const intp_t[::1] pruned):
                     depth[child])
     subtree._resize(subtree.node_count)
     return subtree
+
+
+def subtree_predictions(Tree tree, const double[:, ::1] X, const double[::1] leaf_alpha,
+                        const double[::1] alphas):
+    """Predictions of the pruned subtrees of ``tree`` for each alpha, without refitting.
+
+    ``leaf_alpha[t]`` is the alpha from which node t is a leaf of the pruned
+    subtree (0 for a leaf, +inf for a node only ever removed with an
+    ancestor). For ``alphas`` in increasing order, row i's prediction for
+    ``alphas[k]`` is the value of the shallowest node on its path whose
+    ``leaf_alpha <= alphas[k]``. O(n_rows * (depth + n_alphas)).
+
+    Returns
+    -------
+    predictions : ndarray of shape (n_rows, n_alphas)
+    """
+    cdef intp_t n = X.shape[0], n_alphas = alphas.shape[0], i, k, depth
+    cdef int64_t node
+    cdef const Node* nodes = tree.nodes
+    predictions_array = np.empty((n, n_alphas))
+    cdef double[:, ::1] predictions = predictions_array
+    cdef intp_t[::1] path = np.empty(tree.max_depth + 1, dtype=np.intp)
+    cdef double[::1] prefix_min = np.empty(tree.max_depth + 1)
+    with nogil:
+        for i in range(n):
+            node = 0
+            depth = 0
+            path[0] = 0
+            prefix_min[0] = leaf_alpha[0]
+            while nodes[node].left_child != TREE_LEAF:
+                if X[i, nodes[node].feature] <= nodes[node].threshold:
+                    node = nodes[node].left_child
+                else:
+                    node = nodes[node].right_child
+                depth += 1
+                path[depth] = node
+                prefix_min[depth] = min(prefix_min[depth - 1], leaf_alpha[node])
+            # the shallowest node with leaf_alpha <= alpha rises as alpha grows
+            for k in range(n_alphas):
+                while depth > 0 and prefix_min[depth - 1] <= alphas[k]:
+                    depth -= 1
+                predictions[i, k] = tree.values[path[depth]]
+    return predictions_array

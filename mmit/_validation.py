@@ -5,8 +5,10 @@ trusts its inputs.
 """
 
 import numbers
+import warnings
 
 import numpy as np
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_array
 
 LOSSES = ("linear_hinge", "squared_hinge")
@@ -49,6 +51,12 @@ def check_interval_target(y, n_samples=None):
         input_name="y", ensure_min_samples=0,
     )
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change "
+            "the shape of y to (n_samples,), for example using ravel(); give "
+            "intervals as an (n_samples, 2) array of lower and upper bounds.",
+            DataConversionWarning, stacklevel=3,
+        )
         y = y[:, 0]
     if y.ndim == 1:
         lower = upper = np.ascontiguousarray(y)
@@ -108,7 +116,8 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero=True):
     if np.any(sample_weight < 0):
         raise ValueError("Negative values in sample_weight: weights must be >= 0.")
     if not allow_all_zero and n_samples > 0 and not np.any(sample_weight > 0):
-        raise ValueError("sample_weight must contain at least one positive weight.")
+        raise ValueError("sample_weight must not be all zero: at least one weight must "
+                         "be positive.")
     return np.ascontiguousarray(sample_weight)
 
 

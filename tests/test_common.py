@@ -1,0 +1,37 @@
+"""The scikit-learn estimator contract, for every mmit estimator."""
+
+from sklearn.datasets import make_regression
+from sklearn.metrics import r2_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mmit import MMIT, MMITCV, MMITForest
+
+ESTIMATORS = [MMIT(), MMITForest(n_estimators=10), MMITCV(cv=3)]
+
+
+def expected_failed_checks(estimator):
+    if isinstance(estimator, MMITForest):
+        return {
+            "check_sample_weight_equivalence_on_dense_data": (
+                "bagging draws its bootstrap samples over rows: an integer weight "
+                "and the same row repeated change the draws (as for scikit-learn's "
+                "forests)"
+            ),
+        }
+    return {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+def test_poor_score_tag_reflects_the_score_scale_not_the_fit():
+    # The estimators set the poor_score tag because score() is the negative
+    # interval MSE; on the data of scikit-learn's check their R^2 is good.
+    X, y = make_regression(n_samples=200, n_features=10, n_informative=1, bias=5.0,
+                           noise=20, random_state=42)
+    for estimator in ESTIMATORS:
+        estimator = estimator.set_params(random_state=0)
+        assert r2_score(y, estimator.fit(X, y).predict(X)) > 0.5
+        assert estimator.score(X, y) <= 0.0

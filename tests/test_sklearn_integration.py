@@ -1,0 +1,84 @@
+"""Interval targets through scikit-learn's tools."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.compose import ColumnTransformer
+from sklearn.inspection import permutation_importance
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score, cross_validate
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+from mmit import MMIT, MMITCV, MMITForest
+from mmit.metrics import interval_accuracy_scorer, neg_interval_mse_scorer
+
+pd = pytest.importorskip("pandas")
+
+
+def interval_problem(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    center = 3 * (X[:, 0] > 0) + X[:, 1]
+    y = np.column_stack([center - 0.5, center + 0.5])
+    y[::6, 0] = -np.inf
+    y[::7, 1] = np.inf
+    return X, y
+
+
+@pytest.mark.parametrize("estimator", [MMIT(max_depth=3, random_state=0),
+                                       MMITForest(n_estimators=10, random_state=0)])
+def test_cross_validation_with_interval_targets(estimator):
+    X, y = interval_problem()
+    cv = KFold(4, shuffle=True, random_state=0)
+    scores = cross_val_score(estimator, X, y, cv=cv, scoring=neg_interval_mse_scorer)
+    assert scores.shape == (4,) and np.all(scores <= 0)
+    results = cross_validate(estimator, X, y, cv=cv, return_train_score=True,
+                             scoring={"mse": neg_interval_mse_scorer,
+                                      "accuracy": interval_accuracy_scorer})
+    assert np.all(results["train_accuracy"] >= results["test_accuracy"] - 0.5)
+    np.testing.assert_allclose(results["test_mse"], scores)
+
+
+def test_grid_search_with_interval_targets():
+    X, y = interval_problem()
+    search = GridSearchCV(MMIT(random_state=0), {"margin": [0.0, 0.2], "max_depth": [1, 3]},
+                          cv=3, scoring=interval_accuracy_scorer).fit(X, y)
+    assert search.best_params_["max_depth"] == 3
+    assert search.predict(X).shape == (len(X),)
+
+
+def test_pipeline_on_a_dataframe():
+    X, y = interval_problem()
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame["group"] = np.where(X[:, 0] > 0, "high", "low")
+    preprocess = ColumnTransformer([
+        ("scale", StandardScaler(), ["a", "b", "c"]),
+        ("encode", OneHotEncoder(sparse_output=False), ["group"]),
+    ])
+    for model in (MMIT(random_state=0), MMITForest(n_estimators=5, random_state=0),
+                  MMITCV(cv=3, random_state=0)):
+        pipeline = Pipeline([("preprocess", preprocess), ("model", model)])
+        pipeline.set_output(transform="pandas")
+        pipeline.fit(frame, y)
+        assert list(pipeline[-1].feature_names_in_) == [
+            "scale__a", "scale__b", "scale__c", "encode__group_high", "encode__group_low"]
+        assert pipeline.score(frame, y) <= 0
+        assert cross_val_score(pipeline, frame, y, cv=3).shape == (3,)
+
+
+def test_clone_keeps_parameters_and_drops_the_fit():
+    X, y = interval_problem()
+    model = MMITForest(n_estimators=5, margin=0.3, random_state=1).fit(X, y)
+    copy = clone(model)
+    assert copy.get_params() == model.get_params()
+    assert not hasattr(copy, "estimators_")
+    np.testing.assert_array_equal(copy.fit(X, y).predict(X), model.predict(X))
+
+
+def test_permutation_importance_finds_the_signal():
+    X, y = interval_problem(n=300)
+    model = make_pipeline(StandardScaler(), MMIT(max_depth=4, random_state=0)).fit(X, y)
+    result = permutation_importance(model, X, y, scoring=neg_interval_mse_scorer,
+                                    n_repeats=5, random_state=0)
+    assert result.importances_mean[0] > result.importances_mean[2]
+    assert result.importances_mean[0] > 0
