@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.ensemble import RandomForestRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_tree import MARGIN, interleaved_medians, interval_cart_rows, interval_data  # noqa: E402
+from bench_tree import MARGIN, interleaved_medians, interval_cart_data, interval_data  # noqa: E402
 
 from mmit import MMITForest  # noqa: E402
 
@@ -34,7 +34,7 @@ MEMORY_PROBE = """
 import json, sys
 sys.path.insert(0, {bench_dir!r})
 import numpy as np
-from bench_tree import MARGIN, interval_cart_rows, interval_data
+from bench_tree import MARGIN, interval_cart_data, interval_data
 from sklearn.ensemble import RandomForestRegressor
 from mmit import MMITForest
 
@@ -47,7 +47,7 @@ if {which!r} == "mmit":
     model, args = MMITForest({trees}, margin=MARGIN, n_jobs=2, random_state=0), (X, y)
 else:
     model = RandomForestRegressor({trees}, max_features="sqrt", n_jobs=2, random_state=0)
-    args = interval_cart_rows(X, y, MARGIN)
+    args = interval_cart_data(X, y, MARGIN)
 before = status_kib("VmRSS")
 model.fit(*args)
 print(json.dumps((status_kib("VmHWM") - before) / 1024))
@@ -76,7 +76,7 @@ def main():
           f"{'mmit MB':>8} {'sk MB':>7} {'ratio':>5}")
     for n in sizes:
         X, y = interval_data(n, rng)
-        X_rows, targets = interval_cart_rows(X, y, MARGIN)
+        X_rows, targets = interval_cart_data(X, y, MARGIN)
         repeats = args.repeats if n < 10**5 else 1
         forests = {}
         for n_jobs in (1, 2):

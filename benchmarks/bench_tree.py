@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 
 from mmit import MMIT
+from mmit.baselines import interval_cart_rows
 
 N_FEATURES = 20
 MARGIN = 0.1
@@ -36,13 +37,10 @@ def interval_data(n, rng):
     return X, np.column_stack([lower, upper])
 
 
-def interval_cart_rows(X, y, margin):
-    """One row per finite bound, targeting the bound moved inside by the margin."""
-    finite_lower = np.isfinite(y[:, 0])
-    finite_upper = np.isfinite(y[:, 1])
-    X_rows = np.vstack([X[finite_lower], X[finite_upper]])
-    targets = np.concatenate([y[finite_lower, 0] + margin, y[finite_upper, 1] - margin])
-    return X_rows, targets
+def interval_cart_data(X, y, margin):
+    """X and targets of the Interval-CART transform (one row per finite bound)."""
+    rows, targets = interval_cart_rows(y[:, 0], y[:, 1], margin)
+    return X[rows], targets
 
 
 def interleaved_medians(functions, repeats):
@@ -68,7 +66,7 @@ def main():
           f"{'leaves':>7} {'sk leaves':>9}")
     for n in sizes:
         X, y = interval_data(n, rng)
-        X_rows, targets = interval_cart_rows(X, y, MARGIN)
+        X_rows, targets = interval_cart_data(X, y, MARGIN)
         repeats = args.repeats if n <= 10**5 else max(1, args.repeats // 2)
         for max_depth in (8, None):
             for loss in ("linear_hinge", "squared_hinge"):

@@ -15,11 +15,11 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from sklearn.utils import Bunch
+from sklearn.utils import Bunch, check_random_state
 
 from ._validation import check_bounds
 
-__all__ = ["load_dataset", "load_folder", "list_datasets"]
+__all__ = ["load_dataset", "load_folder", "list_datasets", "make_interval_regression"]
 
 _SOURCE = (
     "Source: the public benchmark of Drouin, Hocking and Laviolette, "
@@ -170,3 +170,73 @@ def _read_csv(folder, stem, required):
 def _shape_line(bunch):
     n_samples, n_features = bunch.data.shape
     return f"{n_samples} examples, {n_features} features."
+
+
+_PATTERNS = {
+    "linear": lambda x: x / 5.0,
+    "sin": np.sin,
+    "abs": lambda x: np.abs(x - 5.0),
+}
+
+
+def make_interval_regression(n_samples=200, n_features=20, pattern="linear", *,
+                             noise=0.3, shift=0.2, n_draws=10, censoring=0.2,
+                             random_state=None):
+    """Simulated interval-regression data, as in the MMIT paper's simulations.
+
+    Features are uniform on [0, 10]; only the first carries the signal
+    ``f(x0)``: ``x0 / 5`` (linear), ``sin(x0)`` or ``|x0 - 5|`` (abs). Each
+    target interval spans ``n_draws`` normal draws around ``f(x0)`` (standard
+    deviation ``noise``), then moves by one normal draw (standard deviation
+    ``shift``); with probability ``censoring`` one of its bounds, lower or
+    upper with equal chance, is dropped (a left- or right-censored label).
+
+    Parameters
+    ----------
+    n_samples : int, default=200
+    n_features : int, default=20
+        Features; all but the first are noise.
+    pattern : {"linear", "sin", "abs"}, default="linear"
+        The signal function.
+    noise : float, default=0.3
+        Spread of the draws that make an interval (its width).
+    shift : float, default=0.2
+        Spread of the shift of each interval.
+    n_draws : int, default=10
+        Draws per interval (at least 2).
+    censoring : float, default=0.2
+        Probability that a label loses one bound.
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples, 2)
+        Lower and upper bounds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit.datasets import make_interval_regression
+    >>> X, y = make_interval_regression(100, 5, pattern="sin", random_state=0)
+    >>> X.shape, y.shape, bool(np.all(y[:, 0] < y[:, 1]))
+    ((100, 5), (100, 2), True)
+    """
+    if pattern not in _PATTERNS:
+        raise ValueError(f"pattern must be one of {sorted(_PATTERNS)}, got {pattern!r}.")
+    if n_samples < 1 or n_features < 1 or n_draws < 2:
+        raise ValueError("n_samples and n_features must be >= 1 and n_draws >= 2.")
+    if not 0.0 <= censoring <= 1.0:
+        raise ValueError(f"censoring must be a probability, got {censoring!r}.")
+    rng = check_random_state(random_state)
+    X = rng.uniform(0.0, 10.0, size=(n_samples, n_features))
+    signal = _PATTERNS[pattern](X[:, 0])
+    draws = rng.normal(signal[:, np.newaxis], noise, size=(n_samples, n_draws))
+    offset = rng.normal(0.0, shift, size=n_samples)
+    lower = draws.min(axis=1) + offset
+    upper = draws.max(axis=1) + offset
+    censored = rng.random_sample(n_samples) < censoring
+    left = rng.random_sample(n_samples) < 0.5
+    lower[censored & left] = -np.inf
+    upper[censored & ~left] = np.inf
+    return X, np.column_stack([lower, upper])
