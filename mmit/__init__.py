@@ -5,6 +5,7 @@ from ._export import export_text
 from ._forest import MMITForest
 from ._model_selection import MMITCV
 from ._optimal_costs import compute_optimal_costs
+from ._persistence import load_model, save_model
 from ._survival import intervals_from_survival
 
 __version__ = "0.1.0.dev0"
@@ -17,4 +18,6 @@ __all__ = [
     "compute_optimal_costs",
     "export_text",
     "intervals_from_survival",
+    "load_model",
+    "save_model",
 ]

@@ -263,18 +263,21 @@ cdef class Tree:
         }
 
     def __setstate__(self, state):
+        """Restore a tree after checking it is one: the arrays may come from a
+        file, and prediction indexes nodes without bounds checks."""
         nodes = np.asarray(state["nodes"])
         values = np.asarray(state["values"])
-        if nodes.dtype != NODE_DTYPE or nodes.ndim != 1:
+        if nodes.dtype != NODE_DTYPE or nodes.ndim != 1 or nodes.shape[0] == 0:
             raise ValueError("Tree state has nodes of the wrong layout.")
         if values.dtype != np.float64 or values.shape != nodes.shape:
             raise ValueError("Tree state has values of the wrong shape or type.")
+        depth = checked_depth(nodes, self.n_features)
         self.node_count = 0
         self._resize(nodes.shape[0])
         self._node_array[:] = nodes
         self._value_array[:] = values
         self.node_count = nodes.shape[0]
-        self.max_depth = state["max_depth"]
+        self.max_depth = depth
 
 
 cdef inline void find_leaves(const Node* nodes, const double[:, ::1] X, intp_t start,
@@ -304,6 +307,32 @@ cdef inline void find_leaves(const Node* nodes, const double[:, ::1] X, intp_t s
             leaves[k] = (leaves[k] if left == TREE_LEAF else
                          left + (rows[k * n_features + feature] > node.threshold)
                          * (node.right_child - left))
+
+
+def checked_depth(nodes, intp_t n_features):
+    """Depth of a tree given as an array of NODE_DTYPE, after checking that it
+    is a binary tree whose children follow their parent (raises ValueError)."""
+    cdef intp_t n = nodes.shape[0], node
+    left, right, feature = nodes["left_child"], nodes["right_child"], nodes["feature"]
+    internal = left != TREE_LEAF
+    ids = np.arange(n)
+    if not (np.array_equal(internal, right != TREE_LEAF)
+            and np.all((left[internal] > ids[internal]) & (left[internal] < n))
+            and np.all((right[internal] > ids[internal]) & (right[internal] < n))
+            and np.all((feature[internal] >= 0) & (feature[internal] < n_features))
+            and np.all(feature[~internal] == TREE_UNDEFINED)
+            and not np.isnan(nodes["threshold"][internal]).any()):
+        raise ValueError("Tree state does not describe a valid tree.")
+    parents = np.full(n, -1, dtype=np.intp)
+    parents[left[internal]] = ids[internal]
+    parents[right[internal]] = ids[internal]
+    if np.count_nonzero(parents == -1) != 1 or parents[0] != -1:
+        raise ValueError("Tree state does not describe a valid tree.")
+    cdef intp_t[::1] parent = parents
+    cdef intp_t[::1] depth = np.zeros(n, dtype=np.intp)
+    for node in range(1, n):
+        depth[node] = depth[parent[node]] + 1
+    return int(np.max(depth))
 
 
 # ---------------------------------------------------------------------------

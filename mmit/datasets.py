@@ -97,7 +97,7 @@ def load_folder(path, *, as_frame=False):
     Parameters
     ----------
     path : str or path-like
-        Folder holding ``features.csv``, ``targets.csv`` and, optionally,
+        Folder holding ``features.csv`` and, optionally, ``targets.csv`` and
         ``folds.csv`` (each may be ``.csv.gz``).
     as_frame : bool, default=False
         Return pandas objects, as :func:`load_dataset`.
@@ -105,7 +105,8 @@ def load_folder(path, *, as_frame=False):
     Returns
     -------
     data : :class:`~sklearn.utils.Bunch`
-        As :func:`load_dataset`; ``folds`` is None without ``folds.csv``.
+        As :func:`load_dataset`; ``target`` is None without ``targets.csv``
+        and ``folds`` None without ``folds.csv``.
     """
     folder = Path(path)
     if not folder.is_dir():
@@ -117,17 +118,19 @@ def load_folder(path, *, as_frame=False):
 
 def _read_folder(folder, name, as_frame):
     feature_names, features = _read_csv(folder, "features", required=True)
-    _, targets = _read_csv(folder, "targets", required=True)
-    fold_header, folds = _read_csv(folder, "folds", required=False)
-    if targets.shape[1] != 2:
-        raise ValueError(f"targets of {name} must have two columns (lower, upper).")
-    if features.shape[0] != targets.shape[0]:
-        raise ValueError(
-            f"{name}: {features.shape[0]} rows of features but "
-            f"{targets.shape[0]} of targets."
-        )
-    lower, upper = check_bounds(targets[:, 0], targets[:, 1])
-    target = np.column_stack([lower, upper])
+    _, targets = _read_csv(folder, "targets", required=False)
+    _, folds = _read_csv(folder, "folds", required=False)
+    target = None
+    if targets is not None:
+        if targets.shape[1] != 2:
+            raise ValueError(f"targets of {name} must have two columns (lower, upper).")
+        if features.shape[0] != targets.shape[0]:
+            raise ValueError(
+                f"{name}: {features.shape[0]} rows of features but "
+                f"{targets.shape[0]} of targets."
+            )
+        lower, upper = check_bounds(targets[:, 0], targets[:, 1])
+        target = np.column_stack([lower, upper])
     if folds is not None:
         if folds.shape != (features.shape[0], 1):
             raise ValueError(f"folds of {name} must hold one fold id per example.")
@@ -138,7 +141,8 @@ def _read_folder(folder, name, as_frame):
         import pandas as pd
 
         bunch.data = pd.DataFrame(features, columns=feature_names)
-        bunch.target = pd.DataFrame(target, columns=["lower", "upper"])
+        if target is not None:
+            bunch.target = pd.DataFrame(target, columns=["lower", "upper"])
         if folds is not None:
             bunch.folds = pd.Series(folds, name="fold")
     return bunch

@@ -1,0 +1,174 @@
+"""The ``mmit`` command line (also ``python -m mmit``)."""
+
+import argparse
+import csv
+import sys
+import time
+
+import numpy as np
+
+from . import __version__
+from ._evaluation import MODEL_GROUPS, cross_validate_models, fold_table, make_model
+from ._persistence import load_model, save_model
+from .datasets import list_datasets, load_dataset, load_folder
+
+DEFAULT_DATASET = "H3K27ac-H3K4me3_TDHAM_BP_FPOP"
+
+
+def _data(args):
+    if getattr(args, "data", None):
+        return load_folder(args.data)
+    return load_dataset(getattr(args, "dataset", None) or DEFAULT_DATASET)
+
+
+def _targets(data):
+    if data.target is None:
+        raise ValueError(f"{data.name} has no targets.csv.")
+    return data.target
+
+
+def run_cv(args):
+    data = _data(args)
+    names = MODEL_GROUPS["all"] if args.model == "all" else (
+        ["Constant", "Interval-CART"] + MODEL_GROUPS[args.model])
+    print(f"{data.name}: {data.data.shape[0]} samples, {data.data.shape[1]} features, "
+          f"{len(np.unique(data.folds))} folds", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    rows = cross_validate_models(data, names, n_jobs=args.n_jobs, progress=True)
+    print(f"done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    print(f"{data.name}: cross-validated test scores "
+          "(hyperparameters by inner 5-fold CV)")
+    print(fold_table(rows))
+    return 0
+
+
+def run_fit(args):
+    data = load_folder(args.data)
+    target = _targets(data)
+    name = "MMIT" if args.model == "tree" else "MMITForest"
+    print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
+          file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    search = make_model(name, target, n_jobs=args.n_jobs).fit(data.data, target)
+    model = search.best_estimator_ if name == "MMIT" else search.forest_
+    save_model(model, args.out)
+    chosen = search.best_params_ if name == "MMIT" else {
+        "margin": float(model.margin), "max_features": model.max_features}
+    print(f"saved {name} {chosen} to {args.out} "
+          f"(training interval MSE {-model.score(data.data, target):.4f}, "
+          f"{time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def run_predict(args):
+    model = load_model(args.model)
+    data = load_folder(args.data)
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None and list(names) != list(data.feature_names):
+        raise ValueError(f"the features of {args.data} are not the ones the model "
+                         f"was fitted on ({', '.join(names)}).")
+    predictions = model.predict(data.data)
+    with open(args.out, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["prediction"])
+        writer.writerows([repr(float(value))] for value in predictions)
+    print(f"wrote {len(predictions)} predictions to {args.out}")
+    return 0
+
+
+def run_plot(args):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from .plot import plot_intervals
+
+    data = load_folder(args.data)
+    target = _targets(data)
+    names = list(data.feature_names)
+    if args.feature not in names:
+        raise ValueError(f"no feature {args.feature!r} in {args.data}; it has "
+                         f"{', '.join(names[:10])}{', ...' if len(names) > 10 else ''}.")
+    if args.model:
+        model, label = load_model(args.model), args.model
+    else:
+        print("fitting an MMIT (margin and pruning by 5-fold CV)...", file=sys.stderr)
+        model, label = make_model("MMIT", target).fit(data.data, target), "MMIT"
+    ax = plot_intervals(data.data[:, names.index(args.feature)], target,
+                        model.predict(data.data), feature_name=args.feature,
+                        model_name=label)
+    ax.set_title(data.name)
+    ax.figure.savefig(args.out, dpi=120, bbox_inches="tight")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="mmit", description="Maximum Margin Interval Trees: interval regression.")
+    parser.add_argument("--version", action="version", version=f"mmit {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
+
+    cv = commands.add_parser(
+        "cv", help="cross-validated scores of MMIT, MMITForest and baselines",
+        description="Each fold of the data set's folds.csv is the test set in turn; every "
+                    "model chooses its hyperparameters by inner 5-fold CV on the other "
+                    "folds. Prints the test interval MSE and accuracy of each model on "
+                    "each fold (baselines: the best constant and Interval-CART).")
+    source = cv.add_mutually_exclusive_group()
+    source.add_argument("--dataset", choices=list_datasets(),
+                        help=f"a bundled data set (default: {DEFAULT_DATASET})")
+    source.add_argument("--data", metavar="DIR",
+                        help="a folder with features.csv, targets.csv and folds.csv")
+    cv.add_argument("--model", choices=["tree", "forest", "all"], default="all",
+                    help="mmit models to compare with the baselines (default: all)")
+    cv.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
+    cv.set_defaults(run=run_cv)
+
+    fit = commands.add_parser(
+        "fit", help="fit a model and save it",
+        description="Fit an MMIT (margin and pruning by 5-fold CV) or an MMITForest "
+                    "(margin and max_features by out-of-bag score) on a data folder, "
+                    "and save it as "
+                    "arrays and JSON (no pickle).")
+    fit.add_argument("--data", metavar="DIR", required=True,
+                     help="a folder with features.csv and targets.csv")
+    fit.add_argument("--out", metavar="MODEL", required=True, help="model file to write")
+    fit.add_argument("--model", choices=["tree", "forest"], default="tree",
+                     help="what to fit (default: tree)")
+    fit.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
+    fit.set_defaults(run=run_fit)
+
+    predict = commands.add_parser(
+        "predict", help="predict with a saved model",
+        description="Predict the rows of a data folder's features.csv with a model "
+                    "saved by 'mmit fit'; writes one prediction per row to a CSV file.")
+    predict.add_argument("--model", metavar="MODEL", required=True, help="saved model")
+    predict.add_argument("--data", metavar="DIR", required=True,
+                         help="a folder with features.csv")
+    predict.add_argument("--out", metavar="CSV", required=True, help="CSV file to write")
+    predict.set_defaults(run=run_predict)
+
+    plot = commands.add_parser(
+        "plot", help="plot target intervals and predictions along a feature",
+        description="Draw each target interval as a vertical segment at its value of "
+                    "one feature, with a model's predictions as a line (the MMIT "
+                    "paper's Figure 4). Needs matplotlib.")
+    plot.add_argument("--data", metavar="DIR", required=True,
+                      help="a folder with features.csv and targets.csv")
+    plot.add_argument("--feature", metavar="NAME", required=True,
+                      help="the feature for the horizontal axis (a column name)")
+    plot.add_argument("--out", metavar="PNG", required=True, help="image file to write")
+    plot.add_argument("--model", metavar="MODEL",
+                      help="a saved model (default: fit an MMIT on the data)")
+    plot.set_defaults(run=run_plot)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (ValueError, OSError, ImportError) as error:
+        print(f"mmit {args.command}: error: {error}", file=sys.stderr)
+        return 2

@@ -1,0 +1,140 @@
+"""The cross-validated comparison behind ``mmit cv`` and benchmarks/accuracy.py.
+
+Each fold of a data set's ``folds`` is in turn the test set; every method
+chooses its hyperparameters by inner cross-validation on the other folds
+(the protocol of the MMIT paper), is refitted on them, and is scored on the
+test fold by the interval MSE and the interval accuracy.
+"""
+
+import sys
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.model_selection import GridSearchCV, KFold
+
+from ._base import IntervalRegressorMixin
+from ._forest import MMITForest
+from ._model_selection import MMITCV, default_margins
+from .baselines import ConstantRegressor, IntervalCART
+from .metrics import interval_accuracy, interval_mse
+
+MODEL_GROUPS = {
+    "tree": ["MMIT"],
+    "forest": ["MMITForest"],
+    "all": ["Constant", "Interval-CART", "MMIT", "MMIT squared", "MMITForest"],
+}
+_DEPTHS = [1, 2, 3, 4, 6, 9, 12, 16]
+
+
+def make_model(name, y_train, *, n_jobs=None, random_state=0):
+    """An unfitted model whose hyperparameters are chosen by inner 5-fold CV."""
+    inner = KFold(5, shuffle=True, random_state=random_state)
+    margins = default_margins(y_train[:, 0], y_train[:, 1])
+    if name == "Constant":
+        return GridSearchCV(ConstantRegressor(), {"margin": margins}, cv=inner,
+                            n_jobs=n_jobs)
+    if name == "Interval-CART":
+        return GridSearchCV(IntervalCART(random_state=random_state),
+                            {"margin": margins, "max_depth": _DEPTHS}, cv=inner,
+                            n_jobs=n_jobs)
+    if name in ("MMIT", "MMIT squared"):
+        loss = "squared_hinge" if name.endswith("squared") else "linear_hinge"
+        return MMITCV(margins=margins, losses=[loss], cv=inner, n_jobs=n_jobs,
+                      random_state=random_state)
+    if name == "MMITForest":
+        return OutOfBagTunedForest(margins=margins[[0, len(margins) // 2, -1]],
+                                   n_jobs=n_jobs, random_state=random_state)
+    raise ValueError(f"Unknown model {name!r}.")
+
+
+class OutOfBagTunedForest(IntervalRegressorMixin, BaseEstimator):
+    """MMITForest whose margin and max_features have the best out-of-bag score.
+
+    Out-of-bag predictions validate a forest without inner folds: one
+    forest per candidate instead of one per candidate and fold. Drawing
+    features per node ("sqrt") suits many informative features; evaluating
+    all of them (None) suits a few among many noise features.
+    """
+
+    def __init__(self, margins=(0.0,), max_features=("sqrt", None), n_estimators=100,
+                 n_jobs=None, random_state=None):
+        self.margins = margins
+        self.max_features = max_features
+        self.n_estimators = n_estimators
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        forests = [MMITForest(self.n_estimators, margin=margin, max_features=features,
+                              oob_score=True, n_jobs=self.n_jobs,
+                              random_state=self.random_state).fit(X, y)
+                   for features in self.max_features for margin in self.margins]
+        self.forest_ = max(forests, key=lambda forest: forest.oob_score_)
+        return self
+
+    def predict(self, X):
+        return self.forest_.predict(X)
+
+
+def cross_validate_models(data, names, *, extra_models=None, n_jobs=None, progress=False):
+    """Test interval MSE and accuracy of each model on each fold of ``data``.
+
+    Parameters
+    ----------
+    data : Bunch
+        From :func:`mmit.datasets.load_dataset` or ``load_folder`` (with folds).
+    names : list of str
+        Models of :func:`make_model`.
+    extra_models : dict, default=None
+        More models, ``name -> factory(y_train)`` returning an unfitted model.
+    n_jobs : int, default=None
+    progress : bool, default=False
+        Report each fitted model on stderr.
+
+    Returns
+    -------
+    rows : list of dict
+        ``fold``, ``model``, ``mse``, ``accuracy`` and ``seconds`` (fit time).
+    """
+    if data.folds is None:
+        raise ValueError(f"{data.name} has no folds.csv: nothing to cross-validate.")
+    factories = {name: (lambda y, name=name: make_model(name, y, n_jobs=n_jobs))
+                 for name in names}
+    factories.update(extra_models or {})
+    rows = []
+    for fold in np.unique(data.folds):
+        test = data.folds == fold
+        for name, factory in factories.items():
+            start = time.perf_counter()
+            model = factory(data.target[~test]).fit(data.data[~test], data.target[~test])
+            seconds = time.perf_counter() - start
+            predictions = model.predict(data.data[test])
+            rows.append({
+                "fold": int(fold), "model": name, "seconds": seconds,
+                "mse": interval_mse(data.target[test], predictions),
+                "accuracy": interval_accuracy(data.target[test], predictions),
+            })
+            if progress:
+                print(f"  fold {fold}: {name} fitted in {seconds:.1f} s", file=sys.stderr,
+                      flush=True)
+    return rows
+
+
+def fold_table(rows):
+    """Per-fold test interval MSE and accuracy of each model, with the mean."""
+    models = list(dict.fromkeys(row["model"] for row in rows))
+    folds = sorted({row["fold"] for row in rows})
+    width = max(len(name) for name in models) + 2
+    lines = [f"{'fold':<6}" + "".join(f"{name:>{width}}" for name in models)]
+    for metric, label in (("mse", "test interval MSE"), ("accuracy", "test accuracy")):
+        lines.append(label)
+        values = {(row["fold"], row["model"]): row[metric] for row in rows}
+        for fold in folds + ["mean"]:
+            cells = []
+            for name in models:
+                value = (np.mean([values[f, name] for f in folds]) if fold == "mean"
+                         else values[fold, name])
+                cells.append(f"{value:>{width}.4f}")
+            lines.append(f"{fold!s:<6}" + "".join(cells))
+    return "\n".join(lines)

@@ -1,0 +1,163 @@
+"""Saving fitted models in a safe format: plain arrays and JSON, no pickle.
+
+A model file is a NumPy ``.npz`` archive holding a JSON document
+(``metadata``: format name and version, estimator class, parameters, feature
+names) and, for each tree, its node array and values. Loading never
+unpickles anything, and checks every part before building the estimator.
+"""
+
+import json
+import zipfile
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ._classes import MMIT
+from ._forest import MMITForest
+from ._tree import Tree
+
+__all__ = ["save_model", "load_model"]
+
+FORMAT = "mmit-model"
+VERSION = 1
+_ESTIMATORS = {"MMIT": MMIT, "MMITForest": MMITForest}
+
+
+def _trees_of(model):
+    if isinstance(model, MMITForest):
+        return [tree.tree_ for tree in model.estimators_]
+    return [model.tree_]
+
+
+def _json_value(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"cannot save the parameter value {value!r} (use plain values).")
+
+
+def save_model(model, path):
+    """Save a fitted :class:`MMIT` or :class:`MMITForest` to ``path``.
+
+    Parameters
+    ----------
+    model : MMIT or MMITForest
+        A fitted estimator (an ``MMITCV`` saves its ``best_estimator_``).
+    path : str or path-like
+        Destination file (NumPy writes ``.npz`` archives).
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> from mmit import MMIT, save_model, load_model
+    >>> X, y = np.arange(6.0).reshape(-1, 1), np.arange(6.0)
+    >>> model = MMIT(max_depth=2).fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+    >>> save_model(model, path)
+    >>> np.array_equal(load_model(path).predict(X), model.predict(X))
+    True
+    """
+    model = getattr(model, "best_estimator_", model)
+    name = type(model).__name__
+    if name not in _ESTIMATORS:
+        raise TypeError(f"save_model saves MMIT or MMITForest models, not {name}.")
+    check_is_fitted(model)
+    trees = _trees_of(model)
+    feature_names = getattr(model, "feature_names_in_", None)
+    metadata = {
+        "format": FORMAT,
+        "version": VERSION,
+        "estimator": name,
+        "params": {key: _json_value(value) for key, value in model.get_params().items()},
+        "n_features_in": int(model.n_features_in_),
+        "feature_names_in": None if feature_names is None else [str(f) for f in
+                                                                 feature_names],
+        "max_features": int(model.max_features_),
+        "n_trees": len(trees),
+        "tree_random_states": ([tree.random_state for tree in model.estimators_]
+                               if name == "MMITForest" else None),
+    }
+    arrays = {"metadata": np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8)}
+    for k, tree in enumerate(trees):
+        state = tree.__getstate__()
+        arrays[f"tree{k}_nodes"] = state["nodes"]
+        arrays[f"tree{k}_values"] = state["values"]
+    with open(path, "wb") as file:
+        np.savez_compressed(file, **arrays)
+
+
+def load_model(path):
+    """Load a model saved by :func:`save_model`.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    model : MMIT or MMITForest
+        The fitted estimator; it predicts as the saved one did.
+
+    Raises
+    ------
+    ValueError
+        If the file is not an mmit model file, or is damaged.
+    """
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path} is not an mmit model file (not an .npz archive).")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError):
+        raise ValueError(f"{path} is a damaged mmit model file (unreadable archive).") \
+            from None
+    try:
+        metadata = json.loads(bytes(arrays.pop("metadata")).decode())
+    except (KeyError, UnicodeDecodeError, json.JSONDecodeError, TypeError):
+        raise ValueError(f"{path} is not an mmit model file (no metadata).") from None
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
+        raise ValueError(f"{path} is not an mmit model file.")
+    if metadata.get("version") != VERSION:
+        raise ValueError(f"{path} has model format version {metadata.get('version')!r}; "
+                         f"this mmit reads version {VERSION}.")
+    try:
+        return _build(metadata, arrays)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"{path} is a damaged mmit model file ({error}).") from None
+
+
+def _build(metadata, arrays):
+    cls = _ESTIMATORS[metadata["estimator"]]
+    n_features = int(metadata["n_features_in"])
+    trees = []
+    for k in range(int(metadata["n_trees"])):
+        tree = Tree(n_features)
+        tree.__setstate__({"max_depth": 0, "nodes": arrays[f"tree{k}_nodes"],
+                           "values": arrays[f"tree{k}_values"]})
+        trees.append(tree)
+    model = cls(**metadata["params"])
+    fitted = [model] if cls is MMIT else [
+        MMIT(**{key: value for key, value in metadata["params"].items()
+                if key in MMIT._parameter_constraints and key != "random_state"},
+             random_state=seed)
+        for seed in metadata["tree_random_states"]
+    ]
+    if len(fitted) != len(trees) or not trees:
+        raise ValueError("the number of trees does not match")
+    names = metadata["feature_names_in"]
+    if names is not None and len(names) != n_features:
+        raise ValueError("the number of feature names does not match")
+    for estimator, tree in zip(fitted, trees, strict=True):
+        estimator.tree_ = tree
+        estimator.n_features_in_ = n_features
+        estimator.max_features_ = int(metadata["max_features"])
+        if names is not None:
+            estimator.feature_names_in_ = np.array(names, dtype=object)
+    if cls is MMITForest:
+        model.estimators_ = fitted
+        model.n_features_in_ = n_features
+        model.max_features_ = int(metadata["max_features"])
+        if names is not None:
+            model.feature_names_in_ = np.array(names, dtype=object)
+    return model

@@ -1,0 +1,154 @@
+"""Plots of interval data and of trees (needs matplotlib: the ``plot`` extra)."""
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ._tree import TREE_LEAF
+from ._validation import check_interval_target
+
+__all__ = ["plot_intervals", "plot_tree"]
+
+
+def _axes(ax):
+    if ax is not None:
+        return ax
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError("mmit.plot needs matplotlib: pip install 'scikit-mmit[plot]'") \
+            from error
+    return plt.figure(figsize=(7, 4)).gca()
+
+
+def plot_intervals(x, y, predictions=None, *, ax=None, feature_name="feature",
+                   model_name="model"):
+    """Target intervals as vertical segments along one feature (the paper's Fig. 4).
+
+    A finite interval is a segment from its lower to its upper bound; a
+    censored bound is drawn as a segment running to the edge of the plot
+    with a triangle marking the open end; an exact value is a dot. When
+    ``predictions`` are given they are drawn, in the order of ``x``, as a
+    step line.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_samples,)
+        The feature.
+    y : array-like of shape (n_samples, 2) or (n_samples,)
+        Target intervals (lower, upper), or exact values.
+    predictions : array-like of shape (n_samples,), default=None
+        A model's predictions for the same samples.
+    ax : matplotlib Axes, default=None
+        Where to draw; a new figure by default.
+    feature_name, model_name : str
+        Axis label and legend entry.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from mmit import MMIT
+    >>> from mmit.datasets import make_interval_regression
+    >>> from mmit.plot import plot_intervals
+    >>> X, y = make_interval_regression(100, 1, pattern="sin", random_state=0)
+    >>> model = MMIT(max_depth=3).fit(X, y)
+    >>> ax = plot_intervals(X[:, 0], y, model.predict(X), feature_name="x0")
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    lower, upper = check_interval_target(y, x.shape[0])
+    ax = _axes(ax)
+    finite = np.concatenate([lower[np.isfinite(lower)], upper[np.isfinite(upper)]])
+    span = finite.max() - finite.min() if finite.size else 1.0
+    bottom = finite.min() - 0.1 * span if finite.size else -1.0
+    top = finite.max() + 0.1 * span if finite.size else 1.0
+    shown_lower = np.where(np.isfinite(lower), lower, bottom)
+    shown_upper = np.where(np.isfinite(upper), upper, top)
+    exact = lower == upper
+    ax.vlines(x[~exact], shown_lower[~exact], shown_upper[~exact], color="0.45",
+              linewidth=1.2, label="target interval")
+    ax.plot(x[exact], lower[exact], ".", color="0.45")
+    ax.plot(x[np.isneginf(lower)], np.full(np.isneginf(lower).sum(), bottom), "v",
+            color="0.45", markersize=4)
+    ax.plot(x[np.isposinf(upper)], np.full(np.isposinf(upper).sum(), top), "^",
+            color="0.45", markersize=4)
+    if predictions is not None:
+        order = np.argsort(x, kind="stable")
+        ax.step(x[order], np.asarray(predictions, dtype=float)[order], where="mid",
+                color="tab:red", linewidth=1.8, label=model_name)
+    ax.set_ylim(bottom, top)
+    ax.set_xlabel(feature_name)
+    ax.set_ylabel("target")
+    ax.legend(loc="best", frameon=False)
+    return ax
+
+
+def plot_tree(model, *, feature_names=None, ax=None, decimals=2):
+    """Draw a fitted MMIT: split rules in the internal nodes, predictions in the leaves.
+
+    Parameters
+    ----------
+    model : MMIT
+        A fitted tree (an ``MMITCV`` draws its ``best_estimator_``).
+    feature_names : list of str, default=None
+        Names of the features (``feature_names_in_`` or ``x0, x1, ...``).
+    ax : matplotlib Axes, default=None
+    decimals : int, default=2
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from mmit import MMIT
+    >>> from mmit.datasets import load_dataset
+    >>> from mmit.plot import plot_tree
+    >>> data = load_dataset("servo")
+    >>> ax = plot_tree(MMIT(max_depth=2).fit(data.data, data.target))
+    """
+    model = getattr(model, "best_estimator_", model)
+    check_is_fitted(model, "tree_")
+    tree = model.tree_
+    if feature_names is None:
+        feature_names = getattr(model, "feature_names_in_", None)
+    if feature_names is None:
+        feature_names = [f"x{j}" for j in range(tree.n_features)]
+    left, right = tree.children_left, tree.children_right
+    # leaves spread left to right in depth-first order, parents over their children
+    x = np.zeros(tree.node_count)
+    depth = np.zeros(tree.node_count, dtype=int)
+    next_leaf = 0.0
+    stack = [(0, False)]
+    while stack:
+        node, children_placed = stack.pop()
+        if left[node] == TREE_LEAF:
+            x[node], next_leaf = next_leaf, next_leaf + 1.0
+        elif children_placed:
+            x[node] = 0.5 * (x[left[node]] + x[right[node]])
+        else:
+            depth[left[node]] = depth[right[node]] = depth[node] + 1
+            stack += [(node, True), (right[node], False), (left[node], False)]
+    ax = _axes(ax)
+    for node in range(tree.node_count):
+        if left[node] != TREE_LEAF:
+            for child in (left[node], right[node]):
+                ax.plot([x[node], x[child]], [-depth[node], -depth[child]], color="0.6",
+                        zorder=1)
+            text = (f"{feature_names[tree.feature[node]]}\n<= "
+                    f"{tree.threshold[node]:.{decimals}f}")
+            box = {"boxstyle": "round", "facecolor": "white", "edgecolor": "0.4"}
+        else:
+            text = f"{tree.value[node]:.{decimals}f}\nn={tree.n_node_samples[node]}"
+            box = {"boxstyle": "round", "facecolor": "#fde0c5", "edgecolor": "0.4"}
+        ax.text(x[node], -depth[node], text, ha="center", va="center", fontsize=8,
+                bbox=box, zorder=2)
+    ax.set_xlim(-0.7, max(next_leaf - 0.3, 0.7))
+    ax.set_ylim(-depth.max() - 0.6, 0.6)
+    ax.set_axis_off()
+    return ax
