@@ -26,7 +26,8 @@ import numpy as np
 from sklearn.ensemble import RandomForestRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_tree import MARGIN, interleaved_medians, interval_cart_data, interval_data  # noqa: E402
+from bench_tree import MARGIN, interval_cart_data, interval_data  # noqa: E402
+from timing import interleaved_medians  # noqa: E402
 
 from mmit import MMITForest  # noqa: E402
 

@@ -17,10 +17,10 @@ Usage: python benchmarks/bench_solver.py [--max-n 1e7] [--repeats 7]
 """
 
 import argparse
-import time
 from functools import partial
 
 import numpy as np
+from timing import interleaved_medians
 
 from mmit import compute_optimal_costs
 from mmit.datasets import load_dataset
@@ -51,21 +51,6 @@ def tied_targets(n_limits, rng):
     lower[censoring < 0.1] = -np.inf
     upper[censoring > 0.9] = np.inf
     return lower, upper
-
-
-def interleaved_medians(functions, repeats):
-    """Median seconds of each function, timed in turn within every repeat.
-
-    Interleaving makes the ratios robust to the machine's speed drifting
-    during the run.
-    """
-    times = [[] for _ in functions]
-    for _ in range(repeats):
-        for function, samples in zip(functions, times, strict=True):
-            start = time.perf_counter()
-            function()
-            samples.append(time.perf_counter() - start)
-    return [float(np.median(samples)) for samples in times]
 
 
 def main():

@@ -13,11 +13,11 @@ Usage: python benchmarks/bench_tree.py [--max-n 1e5] [--repeats 5]
 """
 
 import argparse
-import time
 from functools import partial
 
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
+from timing import interleaved_medians
 
 from mmit import MMIT
 from mmit.baselines import interval_cart_rows
@@ -41,16 +41,6 @@ def interval_cart_data(X, y, margin):
     """X and targets of the Interval-CART transform (one row per finite bound)."""
     rows, targets = interval_cart_rows(y[:, 0], y[:, 1], margin)
     return X[rows], targets
-
-
-def interleaved_medians(functions, repeats):
-    times = [[] for _ in functions]
-    for _ in range(repeats):
-        for function, samples in zip(functions, times, strict=True):
-            start = time.perf_counter()
-            function()
-            samples.append(time.perf_counter() - start)
-    return [float(np.median(samples)) for samples in times]
 
 
 def main():

@@ -1,6 +1,8 @@
 """What every mmit estimator shares."""
 
+import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .metrics import interval_mse
 
@@ -14,6 +16,12 @@ class IntervalRegressorMixin(RegressorMixin):
         # scikit-learn's checks compare with 0.5
         tags.regressor_tags.poor_score = True
         return tags
+
+    def _validate_X_predict(self, X):
+        """X for prediction: fitted estimator, same features, finite float64 rows."""
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=np.float64, order="C",
+                             ensure_all_finite=True)
 
     def score(self, X, y, sample_weight=None):
         """Negative interval MSE of the predictions (higher is better).

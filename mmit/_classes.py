@@ -253,11 +253,6 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         self.tree_ = grow_tree(builder, data, sample_weight, self.ccp_alpha)
         return self
 
-    def _validate_X_predict(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64, order="C",
-                             ensure_all_finite=True)
-
     def predict(self, X):
         """Predicted value (of the leaf reached) for each sample.
 

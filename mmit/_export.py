@@ -5,6 +5,20 @@ from sklearn.utils.validation import check_is_fitted
 from ._tree import TREE_LEAF
 
 
+def resolve_feature_names(model, feature_names):
+    """``feature_names``, else the model's ``feature_names_in_``, else x0, x1, ..."""
+    n_features = model.tree_.n_features
+    if feature_names is None:
+        feature_names = getattr(model, "feature_names_in_", None)
+    if feature_names is None:
+        feature_names = [f"x{j}" for j in range(n_features)]
+    if len(feature_names) != n_features:
+        raise ValueError(
+            f"feature_names has {len(feature_names)} names for {n_features} features."
+        )
+    return feature_names
+
+
 def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     """Rules of a fitted MMIT as indented text.
 
@@ -39,14 +53,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     """
     check_is_fitted(model, "tree_")
     tree = model.tree_
-    if feature_names is None:
-        feature_names = getattr(model, "feature_names_in_", None)
-    if feature_names is None:
-        feature_names = [f"x{j}" for j in range(tree.n_features)]
-    if len(feature_names) != tree.n_features:
-        raise ValueError(
-            f"feature_names has {len(feature_names)} names for {tree.n_features} features."
-        )
+    feature_names = resolve_feature_names(model, feature_names)
     left, right = tree.children_left, tree.children_right
     feature, threshold, value = tree.feature, tree.threshold, tree.value
     lines = []

@@ -10,7 +10,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
 from ._classes import (
@@ -328,9 +328,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, order="C",
-                          ensure_all_finite=True)
+        X = self._validate_X_predict(X)
         # parallel over slices of rows, each summing the trees in order: the
         # result does not depend on n_jobs
         n_samples = X.shape[0]

@@ -10,7 +10,6 @@ from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import IntervalRegressorMixin
 from ._classes import (
@@ -339,7 +338,5 @@ max_leaf_nodes, min_cost_decrease
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, order="C",
-                          ensure_all_finite=True)
+        X = self._validate_X_predict(X)
         return self.best_estimator_.tree_.predict(X)

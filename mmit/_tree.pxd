@@ -36,6 +36,8 @@ cdef class Tree:
     cdef void set_split(self, intp_t node_id, intp_t feature,
                         double threshold) noexcept nogil
     cdef int _resize(self, intp_t capacity) except -1
+    cdef void _descend(self, const double[:, ::1] X, int64_t* leaves,
+                       double* values) noexcept nogil
 
 
 cdef class TrainingData:

@@ -194,29 +194,35 @@ cdef class Tree:
 
     def apply(self, const double[:, ::1] X):
         """Id of the leaf each row of X (float64, C-contiguous) falls in."""
-        cdef intp_t n = X.shape[0], block, start
-        cdef int64_t[::1] leaves = np.empty(n, dtype=np.int64)
+        leaves = np.empty(X.shape[0], dtype=np.int64)
+        cdef int64_t[::1] out = leaves
         with nogil:
-            for block in range((n + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
-                start = block * TRAVERSAL_BLOCK
-                find_leaves(self.nodes, X, start, min(TRAVERSAL_BLOCK, n - start),
-                            &leaves[start])
-        return np.asarray(leaves).astype(np.intp, copy=False)
+            self._descend(X, &out[0] if X.shape[0] > 0 else NULL, NULL)
+        return leaves.astype(np.intp, copy=False)
 
     def predict(self, const double[:, ::1] X):
         """Prediction of the leaf of each row of X (float64, C-contiguous)."""
-        cdef intp_t n = X.shape[0], block, start, k, size
-        cdef int64_t leaves[TRAVERSAL_BLOCK]
-        predictions = np.empty(n)
+        predictions = np.empty(X.shape[0])
         cdef double[::1] out = predictions
         with nogil:
-            for block in range((n + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
-                start = block * TRAVERSAL_BLOCK
-                size = min(TRAVERSAL_BLOCK, n - start)
-                find_leaves(self.nodes, X, start, size, leaves)
-                for k in range(size):
-                    out[start + k] = self.values[leaves[k]]
+            self._descend(X, NULL, &out[0] if X.shape[0] > 0 else NULL)
         return predictions
+
+    cdef void _descend(self, const double[:, ::1] X, int64_t* leaves,
+                       double* values) noexcept nogil:
+        """Write the leaf (if ``leaves``) or the prediction (if ``values``) of
+        every row of X, walking blocks of rows down the tree together."""
+        cdef intp_t n = X.shape[0], block, start, k, size
+        cdef int64_t block_leaves[TRAVERSAL_BLOCK]
+        for block in range((n + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
+            start = block * TRAVERSAL_BLOCK
+            size = min(TRAVERSAL_BLOCK, n - start)
+            find_leaves(self.nodes, X, start, size, block_leaves)
+            for k in range(size):
+                if leaves != NULL:
+                    leaves[start + k] = block_leaves[k]
+                if values != NULL:
+                    values[start + k] = self.values[block_leaves[k]]
 
     def decision_path(self, const double[:, ::1] X):
         """Sparse (n_samples, node_count) indicator of the nodes each row visits."""

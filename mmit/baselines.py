@@ -13,7 +13,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import IntervalRegressorMixin
 from ._classes import validate_training_data
@@ -115,9 +114,7 @@ class ConstantRegressor(IntervalRegressorMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False)
-        return np.full(X.shape[0], self.constant_)
+        return np.full(self._validate_X_predict(X).shape[0], self.constant_)
 
 
 class IntervalCART(IntervalRegressorMixin, BaseEstimator):
@@ -215,6 +212,5 @@ class IntervalCART(IntervalRegressorMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = self._validate_X_predict(X)
         return self.tree_.predict(X)

@@ -3,6 +3,7 @@
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ._export import resolve_feature_names
 from ._tree import TREE_LEAF
 from ._validation import check_interval_target
 
@@ -115,10 +116,7 @@ def plot_tree(model, *, feature_names=None, ax=None, decimals=2):
     model = getattr(model, "best_estimator_", model)
     check_is_fitted(model, "tree_")
     tree = model.tree_
-    if feature_names is None:
-        feature_names = getattr(model, "feature_names_in_", None)
-    if feature_names is None:
-        feature_names = [f"x{j}" for j in range(tree.n_features)]
+    feature_names = resolve_feature_names(model, feature_names)
     left, right = tree.children_left, tree.children_right
     # leaves spread left to right in depth-first order, parents over their children
     x = np.zeros(tree.node_count)
