@@ -39,8 +39,8 @@ cost is 0 and there is no minimiser (the caller chooses a fallback).
 
 from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, isfinite
-from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdint cimport int32_t, uint64_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 import numpy as np

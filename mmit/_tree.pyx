@@ -217,7 +217,7 @@ cdef class Tree:
         for block in range((n + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
             start = block * TRAVERSAL_BLOCK
             size = min(TRAVERSAL_BLOCK, n - start)
-            find_leaves(self.nodes, X, start, size, block_leaves)
+            find_leaves(self.nodes, self.node_count, X, start, size, block_leaves)
             for k in range(size):
                 if leaves != NULL:
                     leaves[start + k] = block_leaves[k]
@@ -286,8 +286,8 @@ cdef class Tree:
         self.max_depth = depth
 
 
-cdef inline void find_leaves(const Node* nodes, const double[:, ::1] X, intp_t start,
-                             intp_t size, int64_t* leaves) noexcept nogil:
+cdef inline void find_leaves(const Node* nodes, intp_t n_nodes, const double[:, ::1] X,
+                             intp_t start, intp_t size, int64_t* leaves) noexcept nogil:
     """Leaf of rows ``start .. start + size - 1`` of X (size <= TRAVERSAL_BLOCK).
 
     The rows descend level by level together and the child is selected
@@ -305,6 +305,7 @@ cdef inline void find_leaves(const Node* nodes, const double[:, ::1] X, intp_t s
     while moved:
         moved = False
         for k in range(size):
+            check_index(leaves[k], n_nodes)
             node = &nodes[leaves[k]]
             left = node.left_child
             feature = node.feature & ~(node.feature >> 63)
@@ -471,6 +472,7 @@ cdef intp_t assign_slots(BuildState* state, const NodeRecord* node) noexcept nog
     cdef double position, previous = -INFINITY
     for k in range(node.hinge_start, node.hinge_end):
         hinge = state.hinges[k]
+        check_index(hinge >> 1, state.n_samples)
         interval = &state.intervals[hinge >> 1]
         position = hinge_position(interval, hinge)
         if n_slots == 0 or position != previous:
@@ -492,6 +494,7 @@ cdef double exact_cost(const BuildState* state, const int32_t* rows, intp_t coun
     cdef double total = 0.0, total_weight = 0.0, below, above
     cdef const Interval* interval
     for k in range(count):
+        check_index(rows[k], state.n_samples)
         interval = &state.intervals[rows[k]]
         below = interval.lower_position - value
         above = value - interval.upper_position
@@ -520,6 +523,7 @@ cdef void evaluate_feature(BuildState* state, intp_t feature, const NodeRecord* 
     state.boundary[0] = 0
     state.boundary[m] = 0
     for k in range(1, m):
+        check_index(rows[k], state.n_samples)
         state.boundary[k] = ((column[rows[k - 1]] < column[rows[k]])
                              & (k >= min_leaf) & (m - k >= min_leaf))
         any_boundary |= state.boundary[k]
@@ -587,13 +591,14 @@ cdef bint find_split(BuildState* state, const NodeRecord* node,
 
 
 cdef intp_t partition(int32_t* rows, intp_t count, const unsigned char* goes_left,
-                      int32_t* scratch, int shift) noexcept nogil:
-    """Stable partition: entries whose row (``entry >> shift``) goes left
-    first. Returns how many go left. O(count)."""
+                      int32_t* scratch, int shift, intp_t n_rows) noexcept nogil:
+    """Stable partition: entries whose row (``entry >> shift``, below
+    ``n_rows``) goes left first. Returns how many go left. O(count)."""
     cdef intp_t k, n_left = 0, n_right = 0
     cdef int32_t entry
     for k in range(count):
         entry = rows[k]
+        check_index(entry >> shift, n_rows)
         if goes_left[entry >> shift]:
             rows[n_left] = entry
             n_left += 1
@@ -616,10 +621,10 @@ cdef int split_node(BuildState* state, Tree tree, const NodeRecord* node,
     for j in range(state.n_features):
         if j != split.feature:
             partition(state.samples + j * state.n_active + node.start, m,
-                      state.goes_left, state.scratch, 0)
+                      state.goes_left, state.scratch, 0, state.n_samples)
     n_left_hinges = partition(state.hinges + node.hinge_start,
                               node.hinge_end - node.hinge_start, state.goes_left,
-                              state.scratch, 1)
+                              state.scratch, 1, state.n_samples)
     tree.set_split(node.node_id, split.feature, split.threshold)
     left.start = node.start
     left.end = node.start + split.position
