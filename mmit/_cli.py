@@ -49,8 +49,10 @@ def run_fit(args):
     print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
-    search = make_model(name, target, n_jobs=args.n_jobs).fit(data.data, target)
-    model = search.best_estimator_ if name == "MMIT" else search.forest_
+    search = make_model(name, target, n_jobs=args.n_jobs, verbose=1).fit(data.data, target)
+    # the saved forest keeps no trace of the command line's verbosity
+    model = (search.best_estimator_ if name == "MMIT"
+             else search.forest_.set_params(verbose=0))
     save_model(model, args.out)
     chosen = search.best_params_ if name == "MMIT" else {
         "margin": float(model.margin), "max_features": model.max_features}

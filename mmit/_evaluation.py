@@ -27,8 +27,11 @@ MODEL_GROUPS = {
 _DEPTHS = [1, 2, 3, 4, 6, 9, 12, 16]
 
 
-def make_model(name, y_train, *, n_jobs=None, random_state=0):
-    """An unfitted model whose hyperparameters are chosen by inner 5-fold CV."""
+def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
+    """An unfitted model whose hyperparameters are chosen by inner 5-fold CV.
+
+    ``verbose`` reports the progress of forests (the long fits) on stderr.
+    """
     inner = KFold(5, shuffle=True, random_state=random_state)
     margins = default_margins(y_train[:, 0], y_train[:, 1])
     if name == "Constant":
@@ -44,7 +47,8 @@ def make_model(name, y_train, *, n_jobs=None, random_state=0):
                       random_state=random_state)
     if name == "MMITForest":
         return OutOfBagTunedForest(margins=margins[[0, len(margins) // 2, -1]],
-                                   n_jobs=n_jobs, random_state=random_state)
+                                   n_jobs=n_jobs, random_state=random_state,
+                                   verbose=verbose)
     raise ValueError(f"Unknown model {name!r}.")
 
 
@@ -58,18 +62,26 @@ class OutOfBagTunedForest(IntervalRegressorMixin, BaseEstimator):
     """
 
     def __init__(self, margins=(0.0,), max_features=("sqrt", None), n_estimators=100,
-                 n_jobs=None, random_state=None):
+                 n_jobs=None, random_state=None, verbose=0):
         self.margins = margins
         self.max_features = max_features
         self.n_estimators = n_estimators
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     def fit(self, X, y):
-        forests = [MMITForest(self.n_estimators, margin=margin, max_features=features,
-                              oob_score=True, n_jobs=self.n_jobs,
-                              random_state=self.random_state).fit(X, y)
-                   for features in self.max_features for margin in self.margins]
+        candidates = [(margin, features) for features in self.max_features
+                      for margin in self.margins]
+        forests = []
+        for number, (margin, features) in enumerate(candidates, start=1):
+            if self.verbose:
+                print(f"forest {number}/{len(candidates)}: margin={margin:.4g}, "
+                      f"max_features={features!r}", file=sys.stderr, flush=True)
+            forests.append(MMITForest(self.n_estimators, margin=margin,
+                                      max_features=features, oob_score=True,
+                                      n_jobs=self.n_jobs, random_state=self.random_state,
+                                      verbose=self.verbose).fit(X, y))
         self.forest_ = max(forests, key=lambda forest: forest.oob_score_)
         return self
 
