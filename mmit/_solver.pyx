@@ -92,6 +92,19 @@ DEBUG_BUILD = MMIT_DEBUG_BUILD
 # per update).
 cdef double SLOPE_TOLERANCE_FACTOR = 16.0 * DBL_EPSILON
 
+# The loss as a type. A function with a ``const Loss*`` parameter (always
+# NULL) is compiled once per loss with every test of the loss (``if Loss is
+# SquaredHinge``) resolved at compile time, whatever the C compiler inlines.
+ctypedef struct LinearHinge:
+    char unused
+ctypedef struct SquaredHinge:
+    char unused
+ctypedef fused Loss:
+    LinearHinge
+    SquaredHinge
+cdef const LinearHinge* LINEAR_HINGE = NULL
+cdef const SquaredHinge* SQUARED_HINGE = NULL
+
 cdef enum:
     PREFETCH_ROWS = 8       # rows looked ahead when prefetching slot records
     PREFETCH_KEYS = 16      # sorted keys looked ahead when prefetching ranks
@@ -198,7 +211,7 @@ cdef void solver_reset(HingeSolver* solver, const double* slot_pos,
 
 
 cdef inline bint insert_hinge(HingeSolver* solver, intp_t slot, double position,
-                              double weight, bint upper, bint squared) noexcept nogil:
+                              double weight, bint upper, const Loss* loss) noexcept nogil:
     """Add one hinge to the function, leaving the pointer where it is.
 
     Returns whether the hinge's breakpoint split the current piece.
@@ -206,8 +219,8 @@ cdef inline bint insert_hinge(HingeSolver* solver, intp_t slot, double position,
     ``position`` is ``slot_pos[slot]``, passed by the caller, which reads it
     sequentially: the only random memory access is the slot record. Whether
     the hinge is non-zero on the current piece is a coin flip, so the piece
-    update is written without branches. ``upper`` and ``squared`` are
-    literals at every call, so each variant compiles to straight-line code.
+    update is written without branches. ``upper`` is a literal at every
+    call, so each variant compiles to straight-line code.
     """
     check_index(slot, solver.n_slots)
     cdef Slot* record = &solver.slots[slot]
@@ -218,7 +231,9 @@ cdef inline bint insert_hinge(HingeSolver* solver, intp_t slot, double position,
     cdef int on_piece = (slot <= solver.ptr) if upper else (slot > solver.ptr)
     cdef double on_weight = on_piece * weight
     cdef double offset = position - solver.center
-    cdef double jump = sign * weight if squared else weight
+    cdef double jump = weight
+    if Loss is SquaredHinge:
+        jump = sign * weight
     # a breakpoint inside the current piece becomes its right end; one
     # unsigned comparison tests ptr < slot < nxt (NO_SLOT wraps to the top)
     cdef bint split = (<size_t>(slot - solver.ptr - 1)
@@ -236,7 +251,7 @@ cdef inline bint insert_hinge(HingeSolver* solver, intp_t slot, double position,
         record.jump = jump
         record.count_jump = sign
     solver.n_active += on_piece
-    if squared:
+    if Loss is SquaredHinge:
         solver.a += on_weight
         solver.b -= 2.0 * on_weight * offset
         solver.c += on_weight * offset * offset
@@ -254,7 +269,7 @@ cdef inline bint insert_hinge(HingeSolver* solver, intp_t slot, double position,
 cdef inline bint insert_interval(HingeSolver* solver,
                                  intp_t lower_slot, double lower_position,
                                  intp_t upper_slot, double upper_position,
-                                 double weight, bint squared) noexcept nogil:
+                                 double weight, const Loss* loss) noexcept nogil:
     """Insert both hinges of an interval; return whether the upper one split
     the current piece."""
     cdef bint upper_split = False
@@ -263,11 +278,11 @@ cdef inline bint insert_interval(HingeSolver* solver,
     if weight > solver.max_weight:
         solver.max_weight = weight
     if lower_slot != NO_SLOT:
-        insert_hinge(solver, lower_slot, lower_position, weight, False, squared)
+        insert_hinge(solver, lower_slot, lower_position, weight, False, loss)
         solver.n_hinges += 1
     if upper_slot != NO_SLOT:
         upper_split = insert_hinge(solver, upper_slot, upper_position, weight, True,
-                                   squared)
+                                   loss)
         solver.n_hinges += 1
     solver.tolerance = SLOPE_TOLERANCE_FACTOR * solver.n_hinges * solver.max_weight
     return upper_split
@@ -397,27 +412,30 @@ cdef inline intp_t restore_squared(HingeSolver* solver, bint check_right,
 cdef inline intp_t add_interval(HingeSolver* solver,
                                 intp_t lower_slot, double lower_position,
                                 intp_t upper_slot, double upper_position,
-                                double weight, bint squared) noexcept nogil:
-    """solver_add for a loss known at compile time (``squared`` a literal)."""
-    if lower_slot == NO_SLOT and upper_slot == NO_SLOT:
-        return 0
-    cdef bint upper_split = insert_interval(solver, lower_slot, lower_position,
-                                            upper_slot, upper_position, weight, squared)
-    if squared:
-        return restore_squared(solver, lower_slot != NO_SLOT or upper_split,
-                               upper_slot != NO_SLOT)
-    return restore_linear(solver)
+                                double weight, const Loss* loss) noexcept nogil:
+    """solver_add for a loss known at compile time."""
+    cdef bint upper_split
+    cdef intp_t moves = 0
+    if lower_slot != NO_SLOT or upper_slot != NO_SLOT:
+        upper_split = insert_interval(solver, lower_slot, lower_position, upper_slot,
+                                      upper_position, weight, loss)
+        if Loss is SquaredHinge:
+            moves = restore_squared(solver, lower_slot != NO_SLOT or upper_split,
+                                    upper_slot != NO_SLOT)
+        else:
+            moves = restore_linear(solver)
+    return moves
 
 
 cdef inline bint minimum_of(const HingeSolver* solver, double* prediction,
-                            double* cost, bint squared) noexcept nogil:
-    """solver_minimum for a loss known at compile time (``squared`` a literal)."""
+                            double* cost, const Loss* loss) noexcept nogil:
+    """solver_minimum for a loss known at compile time."""
     cdef double left = solver.left_pos, right = solver.right_pos, x, offset, value
     cdef bint flat
     if solver.n_hinges == 0:
         cost[0] = 0.0
         return False
-    if squared:
+    if Loss is SquaredHinge:
         flat = solver.n_active == 0
     else:
         flat = -solver.tolerance <= solver.b <= solver.tolerance
@@ -428,7 +446,7 @@ cdef inline bint minimum_of(const HingeSolver* solver, double* prediction,
             x = left
         else:
             x = 0.5 * (left + right)
-    elif squared:
+    elif Loss is SquaredHinge:
         x = solver.center - solver.b / (2.0 * solver.a)
         if x < left:
             x = left
@@ -456,9 +474,9 @@ cdef intp_t solver_add(HingeSolver* solver,
     """
     if solver.squared:
         return add_interval(solver, lower_slot, lower_position, upper_slot,
-                            upper_position, weight, True)
+                            upper_position, weight, SQUARED_HINGE)
     return add_interval(solver, lower_slot, lower_position, upper_slot,
-                        upper_position, weight, False)
+                        upper_position, weight, LINEAR_HINGE)
 
 
 cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
@@ -469,8 +487,8 @@ cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
     inserted. O(1).
     """
     if solver.squared:
-        return minimum_of(solver, prediction, cost, True)
-    return minimum_of(solver, prediction, cost, False)
+        return minimum_of(solver, prediction, cost, SQUARED_HINGE)
+    return minimum_of(solver, prediction, cost, LINEAR_HINGE)
 
 
 # ---------------------------------------------------------------------------
@@ -616,8 +634,8 @@ cdef intp_t rank_sorted_keys(uint64_t* keys, intp_t n_keys, uint64_t index_mask,
 cdef inline void sweep(HingeSolver* solver, const Interval* intervals,
                        const int32_t* order, intp_t count, bint reverse,
                        const unsigned char* report, double* costs,
-                       double* predictions, bint squared) noexcept nogil:
-    """solver_sweep for a loss known at compile time (``squared`` a literal)."""
+                       double* predictions, const Loss* loss) noexcept nogil:
+    """solver_sweep for a loss known at compile time."""
     cdef intp_t i, t, ahead, step = -1 if reverse else 1
     cdef intp_t first = count - 1 if reverse else 0
     cdef const Interval* interval
@@ -630,9 +648,9 @@ cdef inline void sweep(HingeSolver* solver, const Interval* intervals,
         interval = &intervals[order[t]]
         add_interval(&state, interval.lower_slot, interval.lower_position,
                      interval.upper_slot, interval.upper_position, interval.weight,
-                     squared)
+                     loss)
         if report[t]:
-            minimum_of(&state, &predictions[t], &costs[t], squared)
+            minimum_of(&state, &predictions[t], &costs[t], loss)
     solver[0] = state
 
 
@@ -647,24 +665,24 @@ cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
     this solver's slots. O(count) amortised.
     """
     if solver.squared:
-        sweep(solver, intervals, order, count, reverse, report, costs, predictions, True)
+        sweep(solver, intervals, order, count, reverse, report, costs, predictions,
+              SQUARED_HINGE)
     else:
-        sweep(solver, intervals, order, count, reverse, report, costs, predictions, False)
+        sweep(solver, intervals, order, count, reverse, report, costs, predictions,
+              LINEAR_HINGE)
 
 
 cdef inline void insert_rows(HingeSolver* solver, const double* lower,
                              const double* upper, const double* weight, intp_t n,
                              double margin, const int32_t* ranks, double fallback,
                              double* predictions, double* costs, intp_t* moves,
-                             bint squared) noexcept nogil:
+                             const Loss* loss) noexcept nogil:
     """Insert the rows in order, recording the optimum after each.
 
     ``ranks[2 * row + is_upper]`` is the slot of each finite bound (and 0,
     for prefetching, past the last row). The solver's state is copied into a
     local variable for the loop, so that the compiler can keep it in
-    registers (it cannot prove that the outputs do not alias ``*solver``),
-    and ``squared`` is a literal at each call: the whole per-row path is
-    specialised for one loss.
+    registers (it cannot prove that the outputs do not alias ``*solver``).
     """
     cdef intp_t i, lower_slot, upper_slot
     cdef double prediction = fallback
@@ -680,10 +698,24 @@ cdef inline void insert_rows(HingeSolver* solver, const double* lower,
                 &state,
                 lower_slot, breakpoint(lower[i], upper[i], 0, margin),
                 upper_slot, breakpoint(lower[i], upper[i], 1, margin),
-                weight[i], squared)
-        minimum_of(&state, &prediction, &costs[i], squared)
+                weight[i], loss)
+        minimum_of(&state, &prediction, &costs[i], loss)
         predictions[i] = prediction
     solver[0] = state
+
+
+cdef void solver_insert_rows(HingeSolver* solver, const double* lower,
+                             const double* upper, const double* weight, intp_t n,
+                             double margin, const int32_t* ranks, double fallback,
+                             double* predictions, double* costs,
+                             intp_t* moves) noexcept nogil:
+    """insert_rows for the solver's loss."""
+    if solver.squared:
+        insert_rows(solver, lower, upper, weight, n, margin, ranks, fallback,
+                    predictions, costs, moves, SQUARED_HINGE)
+    else:
+        insert_rows(solver, lower, upper, weight, n, margin, ranks, fallback,
+                    predictions, costs, moves, LINEAR_HINGE)
 
 
 # ---------------------------------------------------------------------------
@@ -774,10 +806,6 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     cdef intp_t[::1] moves = moves_array
     with nogil:
         solver_reset(solver, &slot_pos[0] if n_slots > 0 else NULL, n_slots)
-        if squared:
-            insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
-                        &ranks[0], fallback, &predictions[0], &costs[0], &moves[0], True)
-        else:
-            insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
-                        &ranks[0], fallback, &predictions[0], &costs[0], &moves[0], False)
+        solver_insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
+                           &ranks[0], fallback, &predictions[0], &costs[0], &moves[0])
     return predictions_array, costs_array, moves_array
