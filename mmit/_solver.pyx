@@ -275,8 +275,6 @@ cdef inline bint insert_interval(HingeSolver* solver,
     cdef bint upper_split = False
     if solver.n_hinges == 0:
         solver.center = lower_position if lower_slot != NO_SLOT else upper_position
-    if weight > solver.max_weight:
-        solver.max_weight = weight
     if lower_slot != NO_SLOT:
         insert_hinge(solver, lower_slot, lower_position, weight, False, loss)
         solver.n_hinges += 1
@@ -284,7 +282,10 @@ cdef inline bint insert_interval(HingeSolver* solver,
         upper_split = insert_hinge(solver, upper_slot, upper_position, weight, True,
                                    loss)
         solver.n_hinges += 1
-    solver.tolerance = SLOPE_TOLERANCE_FACTOR * solver.n_hinges * solver.max_weight
+    if Loss is LinearHinge:
+        if weight > solver.max_weight:
+            solver.max_weight = weight
+        solver.tolerance = SLOPE_TOLERANCE_FACTOR * solver.n_hinges * solver.max_weight
     return upper_split
 
 
