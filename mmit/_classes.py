@@ -72,8 +72,13 @@ def resolve_max_features(max_features, n_features):
     return max(1, int(max_features * n_features))
 
 
-def make_builder(params, n_features, sample_weight, random_state):
-    """TreeBuilder for a tree's parameters and the training weights."""
+def draw_seed(random_state):
+    """A seed for the tree builder's own generator, drawn from a RandomState."""
+    return int(random_state.randint(1, np.iinfo(np.int32).max))
+
+
+def make_builder(params, n_features, sample_weight, seed):
+    """TreeBuilder for a tree's parameters, the training weights and a seed."""
     n_samples = int(np.count_nonzero(sample_weight > 0))
     split = params["min_samples_split"]
     leaf = params["min_samples_leaf"]
@@ -91,7 +96,7 @@ def make_builder(params, n_features, sample_weight, random_state):
         resolve_max_features(params["max_features"], n_features),
         -1 if max_leaf_nodes is None else max_leaf_nodes,
         params["min_cost_decrease"] * float(np.sum(sample_weight)),
-        int(random_state.randint(1, np.iinfo(np.int32).max)),
+        seed,
     )
 
 
@@ -248,7 +253,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         check_margin(self.margin)
         data = training_data(presort_features(X), lower, upper, self.margin)
         builder = make_builder(self.get_params(), X.shape[1], sample_weight,
-                               check_random_state(self.random_state))
+                               draw_seed(check_random_state(self.random_state)))
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         self.tree_ = grow_tree(builder, data, sample_weight, self.ccp_alpha)
         return self

@@ -29,9 +29,9 @@ from .metrics import interval_mse
 _MAX_SEED = np.iinfo(np.int32).max
 
 
-def bootstrap_counts(random_state, n_samples, n_samples_bootstrap):
+def bootstrap_counts(generator, n_samples, n_samples_bootstrap):
     """How many times each sample is drawn in one tree's bootstrap sample."""
-    drawn = random_state.randint(0, n_samples, n_samples_bootstrap)
+    drawn = generator.integers(0, n_samples, n_samples_bootstrap)
     return np.bincount(drawn, minlength=n_samples)
 
 
@@ -39,15 +39,18 @@ def _fit_tree(index, tree, params, data, sample_weight, n_samples_bootstrap):
     """Grow one forest tree (parameters ``params``) on its bootstrap weights
     (``n_samples_bootstrap`` None: no bootstrap).
 
-    Everything random comes from the tree's own ``random_state`` (an int),
-    so the tree, and its out-of-bag samples, can be regenerated from it.
+    Everything random comes from a numpy Generator seeded by the tree's own
+    ``random_state`` (an int), so the tree, and its out-of-bag samples, can
+    be regenerated from it. (A Generator is set up ten times faster than a
+    RandomState, and this runs with the GIL held, once per tree.)
     """
-    random_state = check_random_state(tree.random_state)
+    generator = np.random.default_rng(tree.random_state)
     weight = sample_weight
     if n_samples_bootstrap is not None:
-        weight = sample_weight * bootstrap_counts(random_state, data.n_samples,
+        weight = sample_weight * bootstrap_counts(generator, data.n_samples,
                                                   n_samples_bootstrap)
-    builder = make_builder(params, data.n_features, weight, random_state)
+    builder = make_builder(params, data.n_features, weight,
+                           int(generator.integers(1, _MAX_SEED)))
     tree.tree_ = grow_tree(builder, data, weight, tree.ccp_alpha)
     return index, tree
 
@@ -302,8 +305,8 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         total = np.zeros(n_samples)
         n_predictions = np.zeros(n_samples)
         for tree in self.estimators_:
-            counts = bootstrap_counts(check_random_state(tree.random_state), n_samples,
-                                      n_samples_bootstrap)
+            counts = bootstrap_counts(np.random.default_rng(tree.random_state),
+                                      n_samples, n_samples_bootstrap)
             out_of_bag = np.flatnonzero(counts == 0)
             total[out_of_bag] += tree.tree_.predict(X[out_of_bag])
             n_predictions[out_of_bag] += 1

@@ -15,6 +15,7 @@ from ._base import IntervalRegressorMixin
 from ._classes import (
     MMIT,
     TREE_PARAMETER_CONSTRAINTS,
+    draw_seed,
     make_builder,
     resolve_max_features,
     validate_training_data,
@@ -62,7 +63,8 @@ class _FixedPredictions(RegressorMixin, BaseEstimator):
 def _grow(data, params, loss, margin, sample_weight, seed):
     """Unpruned tree, as ``MMIT(..., random_state=seed).fit`` would grow it."""
     params = dict(params, loss=loss, margin=margin)
-    builder = make_builder(params, data.n_features, sample_weight, check_random_state(seed))
+    builder = make_builder(params, data.n_features, sample_weight,
+                           draw_seed(check_random_state(seed)))
     return builder.build(Tree(data.n_features), data, sample_weight)
 
 

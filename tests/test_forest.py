@@ -8,7 +8,6 @@ from joblib import parallel_config
 from sklearn.model_selection import GridSearchCV, KFold
 
 from mmit import MMIT, MMITForest
-from mmit._forest import bootstrap_counts
 from mmit.datasets import load_dataset
 from mmit.metrics import interval_mse
 
@@ -82,7 +81,8 @@ def test_oob_score_matches_a_hand_computation():
                         oob_score=True).fit(X, y)
     total, count = np.zeros(40), np.zeros(40)
     for tree in forest.estimators_:
-        drawn = bootstrap_counts(np.random.RandomState(tree.random_state), 40, 28)
+        rows = np.random.default_rng(tree.random_state).integers(0, 40, 28)
+        drawn = np.bincount(rows, minlength=40)
         for i in np.flatnonzero(drawn == 0):
             total[i] += tree.predict(X[i:i + 1])[0]
             count[i] += 1
