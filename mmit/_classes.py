@@ -77,6 +77,15 @@ def draw_seed(random_state):
     return int(random_state.randint(1, np.iinfo(np.int32).max))
 
 
+def set_fitted_attributes(estimator, n_features, feature_names, max_features):
+    """Set what ``fit`` records besides the tree(s), on an estimator assembled
+    from trees grown elsewhere (forest trees, MMITCV's refit, loaded models)."""
+    estimator.n_features_in_ = n_features
+    estimator.max_features_ = max_features
+    if feature_names is not None:
+        estimator.feature_names_in_ = feature_names
+
+
 def make_builder(params, n_features, sample_weight, seed):
     """TreeBuilder for a tree's parameters, the training weights and a seed."""
     n_samples = int(np.count_nonzero(sample_weight > 0))

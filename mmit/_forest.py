@@ -19,6 +19,7 @@ from ._classes import (
     grow_tree,
     make_builder,
     resolve_max_features,
+    set_fitted_attributes,
     tree_feature_importances,
     validate_training_data,
 )
@@ -292,10 +293,9 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         grown = [None] * len(trees)
         for index, tree in jobs:
             # a backend in other processes returns copies: keep those
-            tree.n_features_in_ = self.n_features_in_
-            if hasattr(self, "feature_names_in_"):
-                tree.feature_names_in_ = self.feature_names_in_
-            tree.max_features_ = self.max_features_
+            set_fitted_attributes(tree, self.n_features_in_,
+                                  getattr(self, "feature_names_in_", None),
+                                  self.max_features_)
             grown[index] = tree
             progress.tree_done()
         return grown

@@ -18,6 +18,7 @@ from ._classes import (
     draw_seed,
     make_builder,
     resolve_max_features,
+    set_fitted_attributes,
     validate_training_data,
 )
 from ._presort import presort_features, training_data
@@ -76,22 +77,20 @@ def _leaf_alphas(tree, total_weight):
     return leaf_alpha, np.r_[0.0, alphas]
 
 
-def _full_tree(features, lower, upper, params, loss, margin, sample_weight, seed):
+def _grow_with_path(features, lower, upper, params, loss, margin, sample_weight, seed):
+    """Unpruned tree, its nodes' leaf alphas, its pruning path, seconds taken."""
     start = time.perf_counter()
     data = training_data(features, lower, upper, margin)
     tree = _grow(data, params, loss, margin, sample_weight, seed)
-    _, ccp_alphas = _leaf_alphas(tree, tree.weighted_n_node_samples[0])
-    return tree, ccp_alphas, time.perf_counter() - start
+    leaf_alpha, ccp_alphas = _leaf_alphas(tree, tree.weighted_n_node_samples[0])
+    return tree, leaf_alpha, ccp_alphas, time.perf_counter() - start
 
 
 def _fold_scores(features, lower, upper, X_test, y_test, params, loss, margin,
                  sample_weight, seed, ccp_alphas, scorer):
     """Scores on the test rows of every pruned subtree of one fold's tree."""
-    start = time.perf_counter()
-    data = training_data(features, lower, upper, margin)
-    tree = _grow(data, params, loss, margin, sample_weight, seed)
-    leaf_alpha, _ = _leaf_alphas(tree, tree.weighted_n_node_samples[0])
-    fit_time = time.perf_counter() - start
+    tree, leaf_alpha, _, fit_time = _grow_with_path(
+        features, lower, upper, params, loss, margin, sample_weight, seed)
     scores = np.empty(len(ccp_alphas))
     block = max(1, _PREDICTION_BLOCK // max(len(X_test), 1))
     for first in range(0, len(ccp_alphas), block):
@@ -263,8 +262,8 @@ max_leaf_nodes, min_cost_decrease
 
         features = presort_features(X)
         full = parallel(
-            delayed(_full_tree)(features, lower, upper, params, loss, margin,
-                                sample_weight, seed)
+            delayed(_grow_with_path)(features, lower, upper, params, loss, margin,
+                                     sample_weight, seed)
             for loss, margin in candidates
         )
         fold_features = [presort_features(X[train]) for train, _ in splits]
@@ -273,7 +272,7 @@ max_leaf_nodes, min_cost_decrease
             delayed(_fold_scores)(
                 fold_features[k], lower[train], upper[train], X_contiguous[test],
                 target[test], params, loss, margin, sample_weight[train], seed,
-                full[c][1], scorer)
+                full[c][2], scorer)
             for k, (train, test) in enumerate(splits)
             for c, (loss, margin) in enumerate(candidates)
         )
@@ -285,10 +284,9 @@ max_leaf_nodes, min_cost_decrease
                                                 best_tree.weighted_n_node_samples[0])
         estimator = MMIT(**params, **self.best_params_, random_state=seed)
         estimator.tree_ = prune(best_tree, pruned[alphas <= self.best_params_["ccp_alpha"]])
-        estimator.n_features_in_ = self.n_features_in_
-        if hasattr(self, "feature_names_in_"):
-            estimator.feature_names_in_ = self.feature_names_in_
-        estimator.max_features_ = resolve_max_features(self.max_features, X.shape[1])
+        set_fitted_attributes(estimator, self.n_features_in_,
+                              getattr(self, "feature_names_in_", None),
+                              resolve_max_features(self.max_features, X.shape[1]))
         self.best_estimator_ = estimator
         return self
 
@@ -296,7 +294,7 @@ max_leaf_nodes, min_cost_decrease
         n_candidates = len(candidates)
         losses, margins, alphas, fit_times, split_scores = [], [], [], [], []
         for c, (loss, margin) in enumerate(candidates):
-            ccp_alphas = full[c][1]
+            ccp_alphas = full[c][2]
             losses += [loss] * len(ccp_alphas)
             margins += [margin] * len(ccp_alphas)
             alphas.append(ccp_alphas)

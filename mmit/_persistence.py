@@ -12,7 +12,7 @@ import zipfile
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._classes import MMIT
+from ._classes import MMIT, set_fitted_attributes
 from ._forest import MMITForest
 from ._tree import Tree
 
@@ -148,16 +148,12 @@ def _build(metadata, arrays):
     names = metadata["feature_names_in"]
     if names is not None and len(names) != n_features:
         raise ValueError("the number of feature names does not match")
+    names = None if names is None else np.array(names, dtype=object)
     for estimator, tree in zip(fitted, trees, strict=True):
         estimator.tree_ = tree
-        estimator.n_features_in_ = n_features
-        estimator.max_features_ = int(metadata["max_features"])
-        if names is not None:
-            estimator.feature_names_in_ = np.array(names, dtype=object)
     if cls is MMITForest:
         model.estimators_ = fitted
-        model.n_features_in_ = n_features
-        model.max_features_ = int(metadata["max_features"])
-        if names is not None:
-            model.feature_names_in_ = np.array(names, dtype=object)
+        fitted = [*fitted, model]
+    for estimator in fitted:
+        set_fitted_attributes(estimator, n_features, names, int(metadata["max_features"]))
     return model
