@@ -55,7 +55,7 @@ ctypedef struct HingeSolver:
     double c                  # value at `center`
     double slope_left         # linear hinge: slope of the piece left of `ptr`
     int64_t n_active          # hinges that are non-zero on the current piece
-    double max_weight         # linear hinge: largest weight inserted
+    double max_weight         # largest weight inserted (scale of rounding errors)
     double tolerance          # linear hinge: slopes within +-tolerance count as flat
     intp_t n_hinges           # hinges inserted since the last reset
 

@@ -26,8 +26,13 @@ so values stay on the scale of the costs rather than of the squared
 positions, and consecutive moves read bit-identical derivatives (the pointer
 never oscillates). An exact integer count of the hinges that are non-zero on
 the current piece detects zero-cost pieces exactly and resets the drifting
-coefficients there. Flat linear pieces are recognised with a tolerance
-derived from the rounding-error bound of the running slope.
+coefficients there. Flat pieces are recognised with a tolerance derived
+from the rounding-error bound of the running sums: a linear piece whose
+slope, or a quadratic piece whose curvature, is within that bound of zero is
+flat. (Weights of very different magnitudes cancel in the running curvature:
+after ``1 + 1e-45 - 1`` it is 0, or even slightly negative after ``0.3 - 0.1
+- 0.2``, while hinges are still active; dividing by it gave infinite or
+arbitrary minimisers.)
 
 Minimiser conventions
 ---------------------
@@ -87,10 +92,10 @@ cdef extern from *:
 #: True when compiled with MMIT_DEBUG=1 (bounds and index checks on).
 DEBUG_BUILD = MMIT_DEBUG_BUILD
 
-# A linear piece is flat when |slope| is within this many rounding errors of
-# the running slope (each bounded by one unit roundoff of the largest weight
-# per update).
-cdef double SLOPE_TOLERANCE_FACTOR = 16.0 * DBL_EPSILON
+# A linear piece is flat when |slope|, a quadratic piece when its curvature,
+# is within this many rounding errors of the running sum (each bounded by one
+# unit roundoff of the largest weight per update) times the updates.
+cdef double FLAT_TOLERANCE_FACTOR = 16.0 * DBL_EPSILON
 
 # The loss as a type. A function with a ``const Loss*`` parameter (always
 # NULL) is compiled once per loss with every test of the loss (``if Loss is
@@ -282,10 +287,9 @@ cdef inline bint insert_interval(HingeSolver* solver,
         upper_split = insert_hinge(solver, upper_slot, upper_position, weight, True,
                                    loss)
         solver.n_hinges += 1
+    solver.max_weight = weight if weight > solver.max_weight else solver.max_weight
     if Loss is LinearHinge:
-        if weight > solver.max_weight:
-            solver.max_weight = weight
-        solver.tolerance = SLOPE_TOLERANCE_FACTOR * solver.n_hinges * solver.max_weight
+        solver.tolerance = FLAT_TOLERANCE_FACTOR * solver.n_hinges * solver.max_weight
     return upper_split
 
 
@@ -437,7 +441,10 @@ cdef inline bint minimum_of(const HingeSolver* solver, double* prediction,
         cost[0] = 0.0
         return False
     if Loss is SquaredHinge:
-        flat = solver.n_active == 0
+        # a curvature within the rounding error of its running sum is no
+        # curvature: the true one is below what the sums resolve
+        flat = (solver.n_active == 0 or solver.a <= FLAT_TOLERANCE_FACTOR
+                * solver.n_hinges * solver.max_weight)
     else:
         flat = -solver.tolerance <= solver.b <= solver.tolerance
     if flat:

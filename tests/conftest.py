@@ -10,6 +10,16 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw their examples from a fixed seed: a test run, in CI or
+# on a new machine, gives the same verdict every time. To look for new
+# failing examples, run with MMIT_HYPOTHESIS_PROFILE=explore (random draws)
+# and keep any example found as an explicit @example.
+settings.register_profile("deterministic", derandomize=True, database=None,
+                          print_blob=True)
+settings.register_profile("explore", print_blob=True)
+settings.load_profile(os.environ.get("MMIT_HYPOTHESIS_PROFILE", "deterministic"))
 
 SHARED_DIR = Path(
     os.environ.get("MMIT_SHARED_DIR", Path(__file__).resolve().parents[1].parent / "shared")

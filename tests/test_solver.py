@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from brute_force import conventional_minimiser, minimum, objective
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mmit import compute_optimal_costs
@@ -168,11 +168,37 @@ def test_agrees_with_brute_force(problem):
     _check_against_oracle(lower, upper, weight, margin, loss, check_conventions=True)
 
 
+# Weights of very different magnitudes cancel in the squared hinge's running
+# curvature (1 + 1e-45 - 1 == 0) while hinges are still active: the solver
+# divided by that zero (ZeroDivisionError with checks on, an arbitrary
+# minimiser without them). Both examples were found by hypothesis.
+CANCELLING_CURVATURE = [
+    (np.array([-0.5, -0.5, 0.0, 0.0, 0.0]), np.array([-0.5, INF, 0.0, 0.0, 0.0]),
+     np.array([1.40129846e-45, 1.0, 1.40129846e-45, 0.0, 0.0]), 0.0, "squared_hinge"),
+    (np.array([0.0, -3.0, 0.0, 0.0]), np.array([0.0, 0.0, INF, 0.0]),
+     np.array([0.0, 3.97966556e-43, 1.80292945, 0.0]), 0.25, "squared_hinge"),
+]
+
+
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(interval_problems(nice_weights=False))
+@example(CANCELLING_CURVATURE[0])
+@example(CANCELLING_CURVATURE[1])
 def test_cost_is_minimal_with_arbitrary_weights(problem):
     lower, upper, weight, margin, loss = problem
+    _check_against_oracle(lower, upper, weight, margin, loss, check_conventions=False)
+
+
+@pytest.mark.parametrize("problem", CANCELLING_CURVATURE)
+def test_curvature_lost_to_rounding_counts_as_flat(problem):
+    lower, upper, weight, margin, loss = problem
+    predictions, costs, _ = compute_optimal_costs(lower, upper, margin=margin,
+                                                  loss=loss, sample_weight=weight)
+    assert np.all(np.isfinite(predictions)) and np.all(np.isfinite(costs))
+    # the curvature left by the tiny weights is below what the sums resolve:
+    # any point of the piece is optimal to within rounding
+    assert np.all(costs < 1e-40)
     _check_against_oracle(lower, upper, weight, margin, loss, check_conventions=False)
 
 
