@@ -15,13 +15,16 @@ class IntervalRegressorMixin(RegressorMixin):
         # score() is the negative interval MSE (<= 0), not the R^2 that
         # scikit-learn's checks compare with 0.5
         tags.regressor_tags.poor_score = True
+        # NaN in X marks a missing value
+        tags.input_tags.allow_nan = True
         return tags
 
     def _validate_X_predict(self, X):
-        """X for prediction: fitted estimator, same features, finite float64 rows."""
+        """X for prediction: fitted estimator, same features, float64 rows
+        (NaN for missing values, no inf)."""
         check_is_fitted(self)
         return validate_data(self, X, reset=False, dtype=np.float64, order="C",
-                             ensure_all_finite=True)
+                             ensure_all_finite="allow-nan")
 
     def score(self, X, y, sample_weight=None):
         """Negative interval MSE of the predictions (higher is better).

@@ -1,133 +1,19 @@
 """The Maximum Margin Interval Tree estimator."""
 
-from math import ceil
-from numbers import Integral, Real
-
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
-from ._presort import presort_features, training_data
-from ._tree import Tree, TreeBuilder, prune, pruning_sequence
-from ._validation import check_interval_target, check_margin, check_sample_weight
-
-# depth limit standing for "no limit"
-_UNLIMITED_DEPTH = np.iinfo(np.int32).max
-
-TREE_PARAMETER_CONSTRAINTS = {
-    "margin": [Interval(Real, 0.0, None, closed="left")],
-    "loss": [StrOptions({"linear_hinge", "squared_hinge"})],
-    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-    "min_samples_split": [
-        Interval(Integral, 2, None, closed="left"),
-        Interval(RealNotInt, 0.0, 1.0, closed="right"),
-    ],
-    "min_samples_leaf": [
-        Interval(Integral, 1, None, closed="left"),
-        Interval(RealNotInt, 0.0, 1.0, closed="neither"),
-    ],
-    "max_features": [
-        Interval(Integral, 1, None, closed="left"),
-        Interval(RealNotInt, 0.0, 1.0, closed="right"),
-        StrOptions({"sqrt", "log2"}),
-        None,
-    ],
-    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
-    "min_cost_decrease": [Interval(Real, 0.0, None, closed="left")],
-    "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
-    "random_state": ["random_state"],
-}
-
-
-def validate_training_data(estimator, X, y, sample_weight):
-    """Checked X (float64), lower and upper bounds, and positive weights."""
-    if y is None:
-        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
-                         "target y is None.")
-    X = validate_data(estimator, X, dtype=np.float64, ensure_all_finite=True,
-                      ensure_min_samples=1)
-    lower, upper = check_interval_target(y, X.shape[0])
-    sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
-    return X, lower, upper, sample_weight
-
-
-def resolve_max_features(max_features, n_features):
-    """Number of features to evaluate per node."""
-    if max_features is None:
-        return n_features
-    if max_features == "sqrt":
-        return max(1, int(np.sqrt(n_features)))
-    if max_features == "log2":
-        return max(1, int(np.log2(n_features)))
-    if isinstance(max_features, Integral):
-        if max_features > n_features:
-            raise ValueError(
-                f"max_features={max_features} exceeds the number of features "
-                f"({n_features})."
-            )
-        return int(max_features)
-    return max(1, int(max_features * n_features))
-
-
-def draw_seed(random_state):
-    """A seed for the tree builder's own generator, drawn from a RandomState."""
-    return int(random_state.randint(1, np.iinfo(np.int32).max))
-
-
-def set_fitted_attributes(estimator, n_features, feature_names, max_features):
-    """Set what ``fit`` records besides the tree(s), on an estimator assembled
-    from trees grown elsewhere (forest trees, MMITCV's refit, loaded models)."""
-    estimator.n_features_in_ = n_features
-    estimator.max_features_ = max_features
-    if feature_names is not None:
-        estimator.feature_names_in_ = feature_names
-
-
-def make_builder(params, n_features, sample_weight, seed):
-    """TreeBuilder for a tree's parameters, the training weights and a seed."""
-    n_samples = int(np.count_nonzero(sample_weight > 0))
-    split = params["min_samples_split"]
-    leaf = params["min_samples_leaf"]
-    if not isinstance(split, Integral):
-        split = max(2, ceil(split * n_samples))
-    if not isinstance(leaf, Integral):
-        leaf = max(1, ceil(leaf * n_samples))
-    max_depth = params["max_depth"]
-    max_leaf_nodes = params["max_leaf_nodes"]
-    return TreeBuilder(
-        params["loss"] == "squared_hinge",
-        _UNLIMITED_DEPTH if max_depth is None else max_depth,
-        split,
-        leaf,
-        resolve_max_features(params["max_features"], n_features),
-        -1 if max_leaf_nodes is None else max_leaf_nodes,
-        params["min_cost_decrease"] * float(np.sum(sample_weight)),
-        seed,
-    )
-
-
-def grow_tree(builder, data, sample_weight, ccp_alpha):
-    """Grow a tree on presorted data, then prune it at ``ccp_alpha``."""
-    tree = builder.build(Tree(data.n_features), data, sample_weight)
-    if ccp_alpha > 0.0:
-        pruned, alphas, _, _ = pruning_sequence(tree, tree.weighted_n_node_samples[0])
-        tree = prune(tree, pruned[alphas <= ccp_alpha])
-    return tree
-
-
-def tree_feature_importances(tree, n_features):
-    """Cost decrease of every split, summed per feature and normalised."""
-    left = tree.children_left
-    internal = np.flatnonzero(left != -1)
-    decrease = (tree.cost[internal] - tree.cost[left[internal]]
-                - tree.cost[tree.children_right[internal]])
-    importances = np.bincount(tree.feature[internal], weights=decrease,
-                              minlength=n_features)
-    total = importances.sum()
-    return importances / total if total > 0 else importances
+from ._fitting import (
+    TREE_PARAMETER_CONSTRAINTS,
+    draw_seed,
+    training_data,
+    tree_builder,
+    validate_training_data,
+)
+from ._pruning import prune_at, pruning_sequence
 
 
 class MMIT(IntervalRegressorMixin, BaseEstimator):
@@ -192,9 +78,19 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
 
     Notes
     -----
-    Growing costs O(p n) per tree level (partitioning the presorted lists
-    and two solver sweeps per feature), plus one sort of each feature and of
-    the breakpoints per fit.
+    Missing values: ``X`` may hold NaN, at fit and predict time. At every
+    split the rows missing the feature are tried on the left and on the
+    right, and "present versus missing" is a candidate split too; the node
+    stores where missing values go (``tree_.missing_go_to_left``). When a
+    node had no row missing its split feature, missing values go to its
+    heavier child.
+
+    Growing costs O(k n) per tree level for the two solver sweeps over each
+    of the k features evaluated per node (four with missing values), plus
+    either O(p n) for keeping every feature's rows presorted (nodes of a
+    tree that evaluates most features) or O(k n log n) for sorting the
+    evaluated features in each node (when ``max_features`` is much smaller
+    than the number of features p); a cost model picks per node.
 
     References
     ----------
@@ -246,7 +142,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training features (finite).
+            Training features; NaN marks a missing value.
         y : array-like of shape (n_samples, 2) or (n_samples,)
             Lower and upper bound of each target interval (``-inf``/``+inf``
             allowed), or exact values.
@@ -259,12 +155,27 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             The fitted estimator.
         """
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
-        check_margin(self.margin)
-        data = training_data(presort_features(X), lower, upper, self.margin)
-        builder = make_builder(self.get_params(), X.shape[1], sample_weight,
-                               draw_seed(check_random_state(self.random_state)))
-        self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
-        self.tree_ = grow_tree(builder, data, sample_weight, self.ccp_alpha)
+        data = training_data(X, lower, upper, self.margin, self.max_features)
+        return self._fit(data, sample_weight,
+                         draw_seed(check_random_state(self.random_state)))
+
+    def _fit(self, data, sample_weight, seed):
+        """Grow the tree on validated data: the fit of every estimator made of
+        MMITs (forests, model selection) once its input is checked.
+
+        Parameters
+        ----------
+        data : TrainingData
+            Features and targets, the targets' margin equal to ``margin``.
+        sample_weight : ndarray of shape (n_samples,)
+            Validated weights.
+        seed : int
+            Seed of the builder's feature order.
+        """
+        builder = tree_builder(self.get_params(), data.n_samples, data.n_features)
+        tree = builder.build(data.features, data.targets, sample_weight, seed)
+        self.tree_ = prune_at(tree, self.ccp_alpha)
+        self.max_features_ = builder.max_features
         return self
 
     def predict(self, X):
@@ -324,7 +235,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
     def feature_importances_(self):
         """Normalised total cost decrease of the splits on each feature."""
         check_is_fitted(self)
-        return tree_feature_importances(self.tree_, self.n_features_in_)
+        return self.tree_.compute_feature_importances()
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Minimal cost-complexity pruning path of the tree grown on (X, y).

@@ -1,5 +1,6 @@
 """Text rendering of a fitted tree."""
 
+import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._tree import TREE_LEAF
@@ -17,6 +18,23 @@ def resolve_feature_names(model, feature_names):
             f"feature_names has {len(feature_names)} names for {n_features} features."
         )
     return feature_names
+
+
+def split_conditions(tree, node, feature_names, decimals):
+    """The conditions of the left and right child of an internal node.
+
+    A missing value (NaN) goes where the node says: ``or missing`` marks
+    that side; a threshold of ``+inf`` separates present from missing values.
+    """
+    name = feature_names[tree.feature[node]]
+    if tree.threshold[node] == np.inf:
+        present, missing = f"{name} is present", f"{name} is missing"
+        return (missing, present) if tree.missing_go_to_left[node] else (present, missing)
+    left = f"{name} <= {tree.threshold[node]:.{decimals}f}"
+    right = f"{name} >  {tree.threshold[node]:.{decimals}f}"
+    if tree.missing_go_to_left[node]:
+        return left + " or missing", right
+    return left, right + " or missing"
 
 
 def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
@@ -38,6 +56,12 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     -------
     report : str
 
+    Notes
+    -----
+    Each split says which side a missing value (NaN) of its feature goes
+    to (``or missing``); a split "present versus missing" reads ``x is
+    present`` / ``x is missing``.
+
     Examples
     --------
     >>> import numpy as np
@@ -45,7 +69,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
     >>> y = np.array([[0.0, 1.0], [0.0, 1.0], [5.0, 6.0], [5.0, 6.0]])
     >>> print(export_text(MMIT().fit(X, y), feature_names=["dose"]))
-    |--- dose <= 1.500
+    |--- dose <= 1.500 or missing
     |   |--- value: 0.500
     |--- dose >  1.500
     |   |--- value: 5.500
@@ -54,17 +78,15 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     check_is_fitted(model, "tree_")
     tree = model.tree_
     feature_names = resolve_feature_names(model, feature_names)
-    left, right = tree.children_left, tree.children_right
-    feature, threshold, value = tree.feature, tree.threshold, tree.value
+    left, right, value = tree.children_left, tree.children_right, tree.value
     lines = []
-    # pre-order walk; ("gt", node) entries print the "x > t" line between subtrees
+    # pre-order walk; ("right", node) entries print the right condition between subtrees
     stack = [("node", 0, 0)]
     while stack:
         kind, node, depth = stack.pop()
         indent = "|   " * depth + "|--- "
-        if kind == "gt":
-            lines.append(f"{indent}{feature_names[feature[node]]} >  "
-                         f"{threshold[node]:.{decimals}f}")
+        if kind == "right":
+            lines.append(indent + split_conditions(tree, node, feature_names, decimals)[1])
         elif left[node] == TREE_LEAF:
             line = f"{indent}value: {value[node]:.{decimals}f}"
             if show_cost:
@@ -72,8 +94,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
                          f"samples: {tree.n_node_samples[node]})")
             lines.append(line)
         else:
-            lines.append(f"{indent}{feature_names[feature[node]]} <= "
-                         f"{threshold[node]:.{decimals}f}")
-            stack += [("node", right[node], depth + 1), ("gt", node, depth),
+            lines.append(indent + split_conditions(tree, node, feature_names, decimals)[0])
+            stack += [("node", right[node], depth + 1), ("right", node, depth),
                       ("node", left[node], depth + 1)]
     return "\n".join(lines) + "\n"

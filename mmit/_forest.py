@@ -13,21 +13,16 @@ from sklearn.utils._param_validation import Interval, RealNotInt
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
-from ._classes import (
-    MMIT,
+from ._classes import MMIT
+from ._fitting import (
+    MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
-    grow_tree,
-    make_builder,
     resolve_max_features,
     set_fitted_attributes,
-    tree_feature_importances,
+    training_data,
     validate_training_data,
 )
-from ._presort import presort_features, training_data
-from ._validation import check_margin
 from .metrics import interval_mse
-
-_MAX_SEED = np.iinfo(np.int32).max
 
 
 def bootstrap_counts(generator, n_samples, n_samples_bootstrap):
@@ -36,9 +31,9 @@ def bootstrap_counts(generator, n_samples, n_samples_bootstrap):
     return np.bincount(drawn, minlength=n_samples)
 
 
-def _fit_tree(index, tree, params, data, sample_weight, n_samples_bootstrap):
-    """Grow one forest tree (parameters ``params``) on its bootstrap weights
-    (``n_samples_bootstrap`` None: no bootstrap).
+def _fit_tree(index, tree, data, sample_weight, n_samples_bootstrap):
+    """Grow one forest tree on its bootstrap weights (``n_samples_bootstrap``
+    None: no bootstrap).
 
     Everything random comes from a numpy Generator seeded by the tree's own
     ``random_state`` (an int), so the tree, and its out-of-bag samples, can
@@ -50,9 +45,7 @@ def _fit_tree(index, tree, params, data, sample_weight, n_samples_bootstrap):
     if n_samples_bootstrap is not None:
         weight = sample_weight * bootstrap_counts(generator, data.n_samples,
                                                   n_samples_bootstrap)
-    builder = make_builder(params, data.n_features, weight,
-                           int(generator.integers(1, _MAX_SEED)))
-    tree.tree_ = grow_tree(builder, data, weight, tree.ccp_alpha)
+    tree._fit(data, weight, int(generator.integers(1, MAX_SEED)))
     return index, tree
 
 
@@ -238,7 +231,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training features (finite).
+            Training features; NaN marks a missing value.
         y : array-like of shape (n_samples, 2) or (n_samples,)
             Lower and upper bound of each target interval (``-inf``/``+inf``
             allowed), or exact values.
@@ -251,7 +244,6 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
             The fitted estimator.
         """
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
-        check_margin(self.margin)
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out-of-bag estimates need bootstrap=True.")
         n_samples_bootstrap = self._n_samples_bootstrap(X.shape[0])
@@ -270,10 +262,10 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         else:
             random_state = check_random_state(self.random_state)
             # skip the seeds of the trees already grown: the same forest as at once
-            random_state.randint(_MAX_SEED, size=len(self.estimators_))
-            seeds = random_state.randint(_MAX_SEED, size=n_new)
+            random_state.randint(MAX_SEED, size=len(self.estimators_))
+            seeds = random_state.randint(MAX_SEED, size=n_new)
             trees = [MMIT(**self._tree_params(), random_state=int(seed)) for seed in seeds]
-            data = training_data(presort_features(X), lower, upper, self.margin)
+            data = training_data(X, lower, upper, self.margin, self.max_features)
             self.estimators_.extend(self._grow(trees, data, sample_weight,
                                                n_samples_bootstrap))
         if self.oob_score:
@@ -283,11 +275,9 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
 
     def _grow(self, trees, data, sample_weight, n_samples_bootstrap):
         progress = _Progress(len(trees), self.verbose)
-        params = self._tree_params()
         jobs = Parallel(n_jobs=self.n_jobs, prefer="threads",
                         return_as="generator_unordered")(
-            delayed(_fit_tree)(index, tree, params, data, sample_weight,
-                               n_samples_bootstrap)
+            delayed(_fit_tree)(index, tree, data, sample_weight, n_samples_bootstrap)
             for index, tree in enumerate(trees)
         )
         grown = [None] * len(trees)
@@ -349,7 +339,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
     def feature_importances_(self):
         """Mean of the trees' normalised cost decreases per feature."""
         check_is_fitted(self)
-        importances = np.mean([tree_feature_importances(tree.tree_, self.n_features_in_)
+        importances = np.mean([tree.tree_.compute_feature_importances()
                                for tree in self.estimators_], axis=0)
         total = importances.sum()
         return importances / total if total > 0 else importances

@@ -12,21 +12,21 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 
 from ._base import IntervalRegressorMixin
-from ._classes import (
-    MMIT,
+from ._classes import MMIT
+from ._criterion import HingeTargets
+from ._fitting import (
+    MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
+    TrainingData,
     draw_seed,
-    make_builder,
+    prepare_features,
     resolve_max_features,
     set_fitted_attributes,
     validate_training_data,
 )
-from ._presort import presort_features, training_data
-from ._tree import Tree, prune, pruning_sequence, subtree_predictions
+from ._pruning import leaf_alphas, prune_at, subtree_predictions
 from ._validation import LOSSES, check_margin
 from .metrics import get_scorer
-
-_MAX_SEED = np.iinfo(np.int32).max
 # predictions scored at once: bounds the (n_validation, n_alphas) block in memory
 _PREDICTION_BLOCK = 2**22
 
@@ -61,28 +61,14 @@ class _FixedPredictions(RegressorMixin, BaseEstimator):
         return self.predictions
 
 
-def _grow(data, params, loss, margin, sample_weight, seed):
-    """Unpruned tree, as ``MMIT(..., random_state=seed).fit`` would grow it."""
-    params = dict(params, loss=loss, margin=margin)
-    builder = make_builder(params, data.n_features, sample_weight,
-                           draw_seed(check_random_state(seed)))
-    return builder.build(Tree(data.n_features), data, sample_weight)
-
-
-def _leaf_alphas(tree, total_weight):
-    """Alpha from which each node is a leaf of the pruned subtree; the path."""
-    pruned, alphas, costs, full_cost = pruning_sequence(tree, total_weight)
-    leaf_alpha = np.where(tree.children_left == -1, 0.0, np.inf)
-    leaf_alpha[pruned] = alphas
-    return leaf_alpha, np.r_[0.0, alphas]
-
-
 def _grow_with_path(features, lower, upper, params, loss, margin, sample_weight, seed):
-    """Unpruned tree, its nodes' leaf alphas, its pruning path, seconds taken."""
+    """Unpruned tree, as ``MMIT(..., random_state=seed).fit`` would grow it,
+    its nodes' leaf alphas, its pruning path, seconds taken."""
     start = time.perf_counter()
-    data = training_data(features, lower, upper, margin)
-    tree = _grow(data, params, loss, margin, sample_weight, seed)
-    leaf_alpha, ccp_alphas = _leaf_alphas(tree, tree.weighted_n_node_samples[0])
+    data = TrainingData(features, HingeTargets(lower, upper, margin))
+    tree = MMIT(**params, loss=loss, margin=margin)._fit(
+        data, sample_weight, draw_seed(check_random_state(seed))).tree_
+    leaf_alpha, ccp_alphas = leaf_alphas(tree)
     return tree, leaf_alpha, ccp_alphas, time.perf_counter() - start
 
 
@@ -256,17 +242,18 @@ max_leaf_nodes, min_cost_decrease
         scorer = get_scorer("neg_interval_mse" if self.scoring is None else self.scoring)
         random_state = self.random_state
         seed = (random_state if isinstance(random_state, Integral)
-                else int(check_random_state(random_state).randint(_MAX_SEED)))
+                else int(check_random_state(random_state).randint(MAX_SEED)))
         params = self._tree_params()
         parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
 
-        features = presort_features(X)
+        features = prepare_features(X, self.max_features)
         full = parallel(
             delayed(_grow_with_path)(features, lower, upper, params, loss, margin,
                                      sample_weight, seed)
             for loss, margin in candidates
         )
-        fold_features = [presort_features(X[train]) for train, _ in splits]
+        fold_features = [prepare_features(X[train], self.max_features)
+                         for train, _ in splits]
         X_contiguous = np.ascontiguousarray(X)
         folds = parallel(
             delayed(_fold_scores)(
@@ -280,10 +267,8 @@ max_leaf_nodes, min_cost_decrease
         best_loss = self.best_params_["loss"]
         best_margin = self.best_params_["margin"]
         best_tree = full[candidates.index((best_loss, best_margin))][0]
-        pruned, alphas, _, _ = pruning_sequence(best_tree,
-                                                best_tree.weighted_n_node_samples[0])
         estimator = MMIT(**params, **self.best_params_, random_state=seed)
-        estimator.tree_ = prune(best_tree, pruned[alphas <= self.best_params_["ccp_alpha"]])
+        estimator.tree_ = prune_at(best_tree, self.best_params_["ccp_alpha"])
         set_fitted_attributes(estimator, self.n_features_in_,
                               getattr(self, "feature_names_in_", None),
                               resolve_max_features(self.max_features, X.shape[1]))

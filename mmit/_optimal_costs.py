@@ -54,6 +54,6 @@ def compute_optimal_costs(lower, upper, margin=0.0, loss="linear_hinge",
     """
     lower, upper = check_bounds(lower, upper)
     margin = check_margin(margin)
-    squared = check_loss(loss)
+    loss = check_loss(loss)
     sample_weight = check_sample_weight(sample_weight, lower.shape[0])
-    return _solver.optimal_costs(lower, upper, margin, squared, sample_weight)
+    return _solver.optimal_costs(lower, upper, margin, loss, sample_weight)

@@ -4,6 +4,10 @@ A model file is a NumPy ``.npz`` archive holding a JSON document
 (``metadata``: format name and version, estimator class, parameters, feature
 names) and, for each tree, its node array and values. Loading never
 unpickles anything, and checks every part before building the estimator.
+
+Format versions: 2 (mmit 0.2) stores where each node sends missing values;
+files of version 1 still load, their trees sending a missing value to the
+heavier child (they were grown without missing values).
 """
 
 import json
@@ -12,14 +16,16 @@ import zipfile
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._classes import MMIT, set_fitted_attributes
+from ._classes import MMIT
+from ._fitting import set_fitted_attributes
 from ._forest import MMITForest
 from ._tree import Tree
 
 __all__ = ["save_model", "load_model"]
 
 FORMAT = "mmit-model"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 _ESTIMATORS = {"MMIT": MMIT, "MMITForest": MMITForest}
 
 
@@ -118,9 +124,10 @@ def load_model(path):
         raise ValueError(f"{path} is not an mmit model file (no metadata).") from None
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         raise ValueError(f"{path} is not an mmit model file.")
-    if metadata.get("version") != VERSION:
+    if metadata.get("version") not in READABLE_VERSIONS:
         raise ValueError(f"{path} has model format version {metadata.get('version')!r}; "
-                         f"this mmit reads version {VERSION}.")
+                         f"this mmit reads versions "
+                         f"{', '.join(map(str, READABLE_VERSIONS))}.")
     try:
         return _build(metadata, arrays)
     except (KeyError, TypeError, ValueError) as error:

@@ -28,6 +28,19 @@ cdef extern from *:
 
 cdef enum:
     NO_SLOT = -1            # "no such slot": no piece to that side, infinite bound
+    MAX_ROWS = 1073741823   # 2**30 - 1: rows whose hinges (2 * row + is_upper) fit in an int32
+
+# The loss as a type. A function with a ``const Loss*`` parameter (a NULL
+# pointer such as ``<const SquaredHinge*> NULL``: it only names the type) is
+# compiled once per loss, every test of the loss (``if Loss is
+# SquaredHinge``) resolved at compile time.
+ctypedef struct LinearHinge:
+    char unused
+ctypedef struct SquaredHinge:
+    char unused
+ctypedef fused Loss:
+    LinearHinge
+    SquaredHinge
 
 
 ctypedef struct Slot:
@@ -36,8 +49,7 @@ ctypedef struct Slot:
 
 
 ctypedef struct HingeSolver:
-    # Configuration and buffers (owned by a SolverWorkspace)
-    bint squared              # squared hinge loss if true, linear hinge otherwise
+    # Buffers (owned by a SolverWorkspace)
     intp_t capacity           # number of slots the buffers hold
     Slot* slots               # per-slot jumps, valid for active slots
     uint64_t* active          # bitset: slots holding at least one inserted hinge
@@ -75,13 +87,12 @@ cdef class SolverWorkspace:
 
 cdef void solver_reset(HingeSolver* solver, const double* slot_pos,
                        intp_t n_slots) noexcept nogil
-cdef intp_t solver_add(HingeSolver* solver,
-                       intp_t lower_slot, double lower_position,
-                       intp_t upper_slot, double upper_position,
-                       double weight) noexcept nogil
-cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
-                         double* cost) noexcept nogil
+cdef void solver_insert(HingeSolver* solver, const Interval* intervals,
+                        const int32_t* order, intp_t count,
+                        const Loss* loss) noexcept nogil
 cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
                        const int32_t* order, intp_t count, bint reverse,
                        const unsigned char* report, double* costs,
-                       double* predictions) noexcept nogil
+                       double* predictions, const Loss* loss) noexcept nogil
+cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
+                         double* cost, const Loss* loss) noexcept nogil

@@ -34,6 +34,13 @@ after ``1 + 1e-45 - 1`` it is 0, or even slightly negative after ``0.3 - 0.1
 - 0.2``, while hinges are still active; dividing by it gave infinite or
 arbitrary minimisers.)
 
+Losses
+------
+The loss is a type (``Loss``): every function taking a ``const Loss*`` is
+compiled once per loss, and callers in other modules pick the compiled
+variant with the ``LINEAR_HINGE`` or ``SQUARED_HINGE`` tag (the criterion
+classes of ``_criterion.pyx`` do this once per class).
+
 Minimiser conventions
 ---------------------
 A unique minimum is reported as is; a flat minimum between two breakpoints by
@@ -97,16 +104,7 @@ DEBUG_BUILD = MMIT_DEBUG_BUILD
 # unit roundoff of the largest weight per update) times the updates.
 cdef double FLAT_TOLERANCE_FACTOR = 16.0 * DBL_EPSILON
 
-# The loss as a type. A function with a ``const Loss*`` parameter (always
-# NULL) is compiled once per loss with every test of the loss (``if Loss is
-# SquaredHinge``) resolved at compile time, whatever the C compiler inlines.
-ctypedef struct LinearHinge:
-    char unused
-ctypedef struct SquaredHinge:
-    char unused
-ctypedef fused Loss:
-    LinearHinge
-    SquaredHinge
+
 cdef const LinearHinge* LINEAR_HINGE = NULL
 cdef const SquaredHinge* SQUARED_HINGE = NULL
 
@@ -156,13 +154,12 @@ cdef inline intp_t previous_active(const uint64_t* bits, intp_t slot) noexcept n
 # ---------------------------------------------------------------------------
 
 cdef void solver_init(HingeSolver* solver, Slot* slots, uint64_t* active,
-                      intp_t capacity, bint squared) noexcept nogil:
+                      intp_t capacity) noexcept nogil:
     """Set up a solver over caller-owned buffers for ``capacity`` slots.
 
     ``slots`` holds ``capacity`` records (any content); ``active`` holds
     ``(capacity + 63) // 64`` words, which must be zero.
     """
-    solver.squared = squared
     solver.capacity = capacity
     solver.slots = slots
     solver.active = active
@@ -178,15 +175,14 @@ cdef class SolverWorkspace:
     through the ``solver_*`` functions.
     """
 
-    def __cinit__(self, intp_t capacity, bint squared):
+    def __cinit__(self, intp_t capacity):
         capacity = max(capacity, 1)
         cdef intp_t n_words = (capacity + 63) >> 6
         # 2 words per Slot record, then the bitset; only the bitset needs zeros
         self._buffer = np.empty(2 * capacity + n_words, dtype=np.uint64)
         cdef uint64_t[::1] words = self._buffer
         memset(&words[2 * capacity], 0, n_words * sizeof(uint64_t))
-        solver_init(&self.state, <Slot*> &words[0], &words[2 * capacity],
-                    capacity, squared)
+        solver_init(&self.state, <Slot*> &words[0], &words[2 * capacity], capacity)
 
 
 cdef void solver_reset(HingeSolver* solver, const double* slot_pos,
@@ -470,35 +466,6 @@ cdef inline bint minimum_of(const HingeSolver* solver, double* prediction,
     return True
 
 
-cdef intp_t solver_add(HingeSolver* solver,
-                       intp_t lower_slot, double lower_position,
-                       intp_t upper_slot, double upper_position,
-                       double weight) noexcept nogil:
-    """Insert the hinges of one interval and return the pointer moves.
-
-    ``lower_slot`` / ``upper_slot`` are the slots of the interval's lower and
-    upper breakpoints (NO_SLOT for an infinite bound) and ``*_position``
-    their positions. ``weight`` must be > 0. O(1) amortised.
-    """
-    if solver.squared:
-        return add_interval(solver, lower_slot, lower_position, upper_slot,
-                            upper_position, weight, SQUARED_HINGE)
-    return add_interval(solver, lower_slot, lower_position, upper_slot,
-                        upper_position, weight, LINEAR_HINGE)
-
-
-cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
-                         double* cost) noexcept nogil:
-    """Write the minimal value of the function and its conventional minimiser.
-
-    Returns False (and a cost of 0, no prediction) when no hinge has been
-    inserted. O(1).
-    """
-    if solver.squared:
-        return minimum_of(solver, prediction, cost, SQUARED_HINGE)
-    return minimum_of(solver, prediction, cost, LINEAR_HINGE)
-
-
 # ---------------------------------------------------------------------------
 # Breakpoints and their ranks
 # ---------------------------------------------------------------------------
@@ -639,11 +606,16 @@ cdef intp_t rank_sorted_keys(uint64_t* keys, intp_t n_keys, uint64_t index_mask,
     return rank + 1
 
 
-cdef inline void sweep(HingeSolver* solver, const Interval* intervals,
+cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
                        const int32_t* order, intp_t count, bint reverse,
                        const unsigned char* report, double* costs,
                        double* predictions, const Loss* loss) noexcept nogil:
-    """solver_sweep for a loss known at compile time."""
+    """Insert ``intervals[order[t]]`` for t = 0 .. count-1 (or back from
+    count-1 when ``reverse``), and after each insertion with ``report[t]``
+    write the optimum to ``costs[t]`` and ``predictions[t]`` (left untouched
+    while no hinge has been inserted). The intervals' slots must belong to
+    this solver's slots. O(count) amortised.
+    """
     cdef intp_t i, t, ahead, step = -1 if reverse else 1
     cdef intp_t first = count - 1 if reverse else 0
     cdef const Interval* interval
@@ -662,22 +634,31 @@ cdef inline void sweep(HingeSolver* solver, const Interval* intervals,
     solver[0] = state
 
 
-cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
-                       const int32_t* order, intp_t count, bint reverse,
-                       const unsigned char* report, double* costs,
-                       double* predictions) noexcept nogil:
-    """Insert ``intervals[order[t]]`` for t = 0 .. count-1 (or back from
-    count-1 when ``reverse``), and after each insertion with ``report[t]``
-    write the optimum to ``costs[t]`` and ``predictions[t]`` (left untouched
-    while no hinge has been inserted). The interval's slots must belong to
-    this solver's slots. O(count) amortised.
+cdef void solver_insert(HingeSolver* solver, const Interval* intervals,
+                        const int32_t* order, intp_t count,
+                        const Loss* loss) noexcept nogil:
+    """Insert ``intervals[order[t]]`` for t = 0 .. count-1, reporting nothing."""
+    cdef intp_t t
+    cdef const Interval* interval
+    cdef HingeSolver state = solver[0]
+    for t in range(count):
+        if t + PREFETCH_ROWS < count:
+            __builtin_prefetch(&intervals[order[t + PREFETCH_ROWS]], 0, 3)
+        interval = &intervals[order[t]]
+        add_interval(&state, interval.lower_slot, interval.lower_position,
+                     interval.upper_slot, interval.upper_position, interval.weight,
+                     loss)
+    solver[0] = state
+
+
+cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
+                         double* cost, const Loss* loss) noexcept nogil:
+    """Write the minimal value of the function and its conventional minimiser.
+
+    Returns False (and a cost of 0, no prediction) when no hinge has been
+    inserted. O(1).
     """
-    if solver.squared:
-        sweep(solver, intervals, order, count, reverse, report, costs, predictions,
-              SQUARED_HINGE)
-    else:
-        sweep(solver, intervals, order, count, reverse, report, costs, predictions,
-              LINEAR_HINGE)
+    return minimum_of(solver, prediction, cost, loss)
 
 
 cdef inline void insert_rows(HingeSolver* solver, const double* lower,
@@ -712,23 +693,16 @@ cdef inline void insert_rows(HingeSolver* solver, const double* lower,
     solver[0] = state
 
 
-cdef void solver_insert_rows(HingeSolver* solver, const double* lower,
-                             const double* upper, const double* weight, intp_t n,
-                             double margin, const int32_t* ranks, double fallback,
-                             double* predictions, double* costs,
-                             intp_t* moves) noexcept nogil:
-    """insert_rows for the solver's loss."""
-    if solver.squared:
-        insert_rows(solver, lower, upper, weight, n, margin, ranks, fallback,
-                    predictions, costs, moves, SQUARED_HINGE)
-    else:
-        insert_rows(solver, lower, upper, weight, n, margin, ranks, fallback,
-                    predictions, costs, moves, LINEAR_HINGE)
-
-
 # ---------------------------------------------------------------------------
 # Python entry points (inputs are validated by the callers in mmit)
 # ---------------------------------------------------------------------------
+
+def check_same_length(name, array, expected_name, intp_t expected):
+    """Raise ValueError unless ``array`` has ``expected`` entries."""
+    if array.shape[0] != expected:
+        raise ValueError(f"{name} has {array.shape[0]} entries, {expected_name} has "
+                         f"{expected}.")
+
 
 def hinge_positions(const double[::1] lower, const double[::1] upper, double margin):
     """Breakpoints of the lower and upper hinges (infinite bounds stay infinite).
@@ -737,6 +711,7 @@ def hinge_positions(const double[::1] lower, const double[::1] upper, double mar
     ``u`` at ``u - margin``; an exact value (``l == u``) uses margin 0.
     """
     cdef intp_t n = lower.shape[0], i
+    check_same_length("upper", upper, "lower", n)
     lower_pos_array = np.empty(n, dtype=np.float64)
     upper_pos_array = np.empty(n, dtype=np.float64)
     cdef double[::1] lower_pos = lower_pos_array
@@ -748,11 +723,8 @@ def hinge_positions(const double[::1] lower, const double[::1] upper, double mar
     return lower_pos_array, upper_pos_array
 
 
-
-
 def optimal_costs(const double[::1] lower, const double[::1] upper, double margin,
-                  bint squared, const double[::1] sample_weight,
-                  double fallback=0.0):
+                  str loss, const double[::1] sample_weight, double fallback=0.0):
     """Optimal prediction and cost after each insertion, and pointer moves.
 
     Rows are inserted in order; rows with zero weight change nothing. Before
@@ -767,8 +739,13 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     16 per slot.
     """
     cdef intp_t n = lower.shape[0], i, n_hinges = 0, n_slots = 0
-    if 2 * n >= 2**31:
-        raise ValueError("optimal_costs handles fewer than 2**30 rows")
+    check_same_length("upper", upper, "lower", n)
+    check_same_length("sample_weight", sample_weight, "lower", n)
+    if loss not in ("linear_hinge", "squared_hinge"):
+        raise ValueError(f"unknown loss {loss!r}")
+    if n > MAX_ROWS:
+        raise ValueError(f"the solver handles at most {MAX_ROWS} rows (2**30 - 1: "
+                         f"hinges are numbered in 32 bits), got {n}.")
     if n == 0:
         return np.empty(0), np.empty(0), np.empty(0, dtype=np.intp)
     cdef uint64_t index_mask = (<uint64_t>1 << max(1, int(2 * n - 1).bit_length())) - 1
@@ -803,8 +780,7 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
                                        &ranks[0], 2 * n)
     slot_pos_array = keys_array[:n_slots]
     cdef const double[::1] slot_pos = slot_pos_array
-    solver_init(solver, <Slot*> &words[slots_at], &words[bitset_at], max(n_hinges, 1),
-                squared)
+    solver_init(solver, <Slot*> &words[slots_at], &words[bitset_at], max(n_hinges, 1))
 
     predictions_array = np.empty(n, dtype=np.float64)
     costs_array = np.empty(n, dtype=np.float64)
@@ -812,8 +788,15 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     cdef double[::1] predictions = predictions_array
     cdef double[::1] costs = costs_array
     cdef intp_t[::1] moves = moves_array
+    cdef bint squared_hinge = loss == "squared_hinge"
     with nogil:
         solver_reset(solver, &slot_pos[0] if n_slots > 0 else NULL, n_slots)
-        solver_insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
-                           &ranks[0], fallback, &predictions[0], &costs[0], &moves[0])
+        if squared_hinge:
+            insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
+                        &ranks[0], fallback, &predictions[0], &costs[0], &moves[0],
+                        SQUARED_HINGE)
+        else:
+            insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
+                        &ranks[0], fallback, &predictions[0], &costs[0], &moves[0],
+                        LINEAR_HINGE)
     return predictions_array, costs_array, moves_array

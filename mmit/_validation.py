@@ -93,10 +93,10 @@ def check_margin(margin):
 
 
 def check_loss(loss):
-    """Return True for the squared hinge after checking the loss name."""
+    """Return the loss name after checking it is one of LOSSES."""
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}.")
-    return loss == "squared_hinge"
+    return loss
 
 
 def check_sample_weight(sample_weight, n_samples, allow_all_zero=True):

@@ -15,10 +15,8 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import IntervalRegressorMixin
-from ._classes import validate_training_data
-from ._optimal_costs import compute_optimal_costs
-from ._solver import hinge_positions
-from ._validation import check_margin
+from ._fitting import validate_training_data
+from ._solver import hinge_positions, optimal_costs
 
 __all__ = ["ConstantRegressor", "IntervalCART", "interval_cart_rows"]
 
@@ -98,8 +96,8 @@ class ConstantRegressor(IntervalRegressorMixin, BaseEstimator):
         self : ConstantRegressor
         """
         _, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
-        predictions, _, _ = compute_optimal_costs(lower, upper, check_margin(self.margin),
-                                                  self.loss, sample_weight)
+        predictions, _, _ = optimal_costs(lower, upper, float(self.margin), self.loss,
+                                          sample_weight)
         self.constant_ = float(predictions[-1])
         return self
 
@@ -191,7 +189,7 @@ class IntervalCART(IntervalRegressorMixin, BaseEstimator):
         self : IntervalCART
         """
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
-        rows, targets = interval_cart_rows(lower, upper, check_margin(self.margin))
+        rows, targets = interval_cart_rows(lower, upper, float(self.margin))
         if rows.size == 0:
             raise ValueError("IntervalCART needs at least one finite bound.")
         self.tree_ = DecisionTreeRegressor(

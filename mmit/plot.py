@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._export import resolve_feature_names
+from ._export import resolve_feature_names, split_conditions
 from ._tree import TREE_LEAF
 from ._validation import check_interval_target
 
@@ -90,6 +90,9 @@ def plot_intervals(x, y, predictions=None, *, ax=None, feature_name="feature",
 def plot_tree(model, *, feature_names=None, ax=None, decimals=2):
     """Draw a fitted MMIT: split rules in the internal nodes, predictions in the leaves.
 
+    An internal node shows its left child's condition, which says whether
+    missing values (NaN) go left (``or missing``); they go right otherwise.
+
     Parameters
     ----------
     model : MMIT
@@ -138,8 +141,8 @@ def plot_tree(model, *, feature_names=None, ax=None, decimals=2):
             for child in (left[node], right[node]):
                 ax.plot([x[node], x[child]], [-depth[node], -depth[child]], color="0.6",
                         zorder=1)
-            text = (f"{feature_names[tree.feature[node]]}\n<= "
-                    f"{tree.threshold[node]:.{decimals}f}")
+            text = split_conditions(tree, node, feature_names, decimals)[0].replace(
+                " <= ", "\n<= ").replace(" or missing", "\nor missing")
             box = {"boxstyle": "round", "facecolor": "white", "edgecolor": "0.4"}
         else:
             text = f"{tree.value[node]:.{decimals}f}\nn={tree.n_node_samples[node]}"

@@ -353,7 +353,7 @@ def test_alias_for_users_of_the_original_package():
 @pytest.mark.parametrize(
     "X, y, kwargs, error, message",
     [
-        ([[np.nan], [1.0]], [[0, 1], [0, 1]], {}, ValueError, "NaN"),
+        ([[np.inf], [1.0]], [[0, 1], [0, 1]], {}, ValueError, "infinity"),
         ([[0.0], [1.0]], [[0, np.nan], [0, 1]], {}, ValueError, "NaN"),
         ([[0.0], [1.0]], [[2, 1], [0, 1]], {}, ValueError, "lower <= upper"),
         ([[0.0], [1.0]], [[0, 1, 2], [0, 1, 2]], {}, ValueError, "shape"),
@@ -388,5 +388,5 @@ def test_bad_parameters_and_prediction_input():
     model = MMIT().fit(X, y)
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :2])
-    with pytest.raises(ValueError, match="NaN"):
-        model.predict(np.full((2, 3), np.nan))
+    with pytest.raises(ValueError, match="infinity"):
+        model.predict(np.full((2, 3), np.inf))

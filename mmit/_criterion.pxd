@@ -1,0 +1,60 @@
+# The criterion: what the tree builder asks of a loss, in the manner of
+# scikit-learn's Criterion. A node's value, the forward and backward sweeps
+# that give the cost of every split, the exact cost of a node. See
+# _criterion.pyx for the hinge losses that implement it.
+
+from libc.stdint cimport int32_t
+
+from ._solver cimport HingeSolver, Interval, SolverWorkspace, intp_t
+
+
+cdef class HingeTargets:
+    cdef readonly intp_t n_samples           # rows
+    cdef readonly double margin               # margin the breakpoints were moved by
+    cdef const double[::1] lower_position     # breakpoint of each lower hinge (-inf if none)
+    cdef const double[::1] upper_position     # breakpoint of each upper hinge (+inf if none)
+    cdef const int32_t[::1] hinge_order       # finite hinges 2 * row + is_upper by breakpoint
+    cdef object _bounds                       # (lower, upper) arrays, for pickling
+
+
+cdef class Criterion:
+    # The interface. One criterion serves one tree build: it keeps the
+    # training rows of positive weight and, for each node, whatever the node's
+    # split search needs ("targets": for the hinge losses, the node's
+    # breakpoints in increasing order, in [target_start, target_end) of a
+    # list the builder partitions through `partition_targets`).
+    cdef readonly intp_t n_samples            # rows of the training data
+    cdef readonly intp_t n_targets            # target entries of the root
+
+    cdef void node_init(self, intp_t target_start, intp_t target_end) noexcept nogil
+    cdef void reset(self) noexcept nogil
+    cdef void add(self, const int32_t* rows, intp_t count) noexcept nogil
+    cdef void sweep(self, const int32_t* rows, intp_t count, bint reverse,
+                    const unsigned char* report, double* costs,
+                    double* values) noexcept nogil
+    cdef bint minimum(self, double* value, double* cost) noexcept nogil
+    cdef double node_cost(self, const int32_t* rows, intp_t count, double value,
+                          double* weight) noexcept nogil
+    cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
+                                  const unsigned char* goes_left) noexcept nogil
+
+
+cdef class HingeCriterion(Criterion):
+    # What both hinge losses share: per-row breakpoints and weights, the
+    # node's breakpoints as dense solver slots, the interval solver.
+    cdef Interval* intervals                  # per row: breakpoints, weight, node-local slots
+    cdef int32_t* hinges                      # finite hinges of positive-weight rows, node-partitioned
+    cdef int32_t* scratch                     # partition buffer
+    cdef double* slot_pos                     # positions of the current node's slots
+    cdef intp_t n_slots                       # slots of the current node
+    cdef HingeSolver* solver                  # the solver (inside `_workspace`)
+    cdef SolverWorkspace _workspace           # owns the solver's buffers
+    cdef object _buffers                      # ndarrays holding the arrays above
+
+
+cdef class LinearHingeCriterion(HingeCriterion):
+    pass
+
+
+cdef class SquaredHingeCriterion(HingeCriterion):
+    pass

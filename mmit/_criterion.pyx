@@ -1,0 +1,310 @@
+"""The split criterion of Maximum Margin Interval Trees, and its interface.
+
+:class:`Criterion` is what the tree builder asks of a loss (DESIGN.md
+sections 2-3), in the manner of scikit-learn's ``Criterion``:
+
+- ``node_init``: prepare the node (for the hinge losses: give its
+  breakpoints dense solver slots in one walk of its sorted breakpoint list);
+- ``reset``, ``add``, ``sweep``, ``minimum``: the optimal constant of a
+  growing set of rows; a forward sweep over a node's rows in the order of a
+  feature gives the optimal cost of every left part, a backward sweep of
+  every right part (O(1) amortised per row);
+- ``node_cost``: the exact cost of a node for a given value;
+- ``partition_targets``: follow a split in the criterion's per-node lists.
+
+The two hinge losses implement it on the interval solver of ``_solver``;
+which loss is decided once, by the class a builder instantiates, and each
+class calls the solver compiled for its loss.
+"""
+
+from libc.math cimport INFINITY
+from libc.stdint cimport int32_t
+from libc.string cimport memcpy
+
+import numpy as np
+
+from ._solver cimport (
+    MAX_ROWS,
+    NO_SLOT,
+    Interval,
+    LinearHinge,
+    Loss,
+    SolverWorkspace,
+    SquaredHinge,
+    check_index,
+    solver_insert,
+    solver_minimum,
+    solver_reset,
+    solver_sweep,
+)
+
+from ._solver import check_same_length, hinge_positions
+
+cdef const LinearHinge* LINEAR_HINGE = NULL
+cdef const SquaredHinge* SQUARED_HINGE = NULL
+
+cdef Interval _dummy
+INTERVAL_DTYPE = np.dtype({
+    "names": ["lower_position", "upper_position", "weight", "lower_slot", "upper_slot"],
+    "formats": [np.float64, np.float64, np.float64, np.int32, np.int32],
+    "offsets": [
+        <Py_ssize_t>(<char*>&_dummy.lower_position - <char*>&_dummy),
+        <Py_ssize_t>(<char*>&_dummy.upper_position - <char*>&_dummy),
+        <Py_ssize_t>(<char*>&_dummy.weight - <char*>&_dummy),
+        <Py_ssize_t>(<char*>&_dummy.lower_slot - <char*>&_dummy),
+        <Py_ssize_t>(<char*>&_dummy.upper_slot - <char*>&_dummy),
+    ],
+    "itemsize": sizeof(Interval),
+})
+
+
+cdef class HingeTargets:
+    """Interval targets as hinge breakpoints, sorted once for every tree.
+
+    Parameters
+    ----------
+    lower, upper : ndarray of shape (n_samples,), float64
+        Validated interval bounds (``-inf`` / ``+inf`` for censored ones).
+    margin : float
+        Validated margin: a lower bound ``l`` has its breakpoint at ``l +
+        margin``, an upper bound ``u`` at ``u - margin``; an exact value
+        (``l == u``) at ``l``.
+
+    Every finite bound is a hinge numbered ``2 * row + is_upper``; the
+    finite hinges are listed by increasing breakpoint (``hinge_order``).
+    The arrays are shared, read-only, by every tree grown on the targets.
+    """
+
+    def __cinit__(self, const double[::1] lower, const double[::1] upper, double margin):
+        cdef intp_t n = lower.shape[0]
+        check_same_length("upper", upper, "lower", n)
+        if n > MAX_ROWS:
+            raise ValueError(f"mmit handles at most {MAX_ROWS} samples (2**30 - 1: "
+                             f"hinges are numbered in 32 bits), got {n}.")
+        lower_position, upper_position = hinge_positions(lower, upper, margin)
+        positions = np.column_stack([lower_position, upper_position]).ravel()
+        finite = np.flatnonzero(np.isfinite(positions))
+        # equal breakpoints share a solver slot: their order does not matter
+        hinge_order = finite[np.argsort(positions[finite])].astype(np.int32)
+        self.n_samples = n
+        self.margin = margin
+        self.lower_position = lower_position
+        self.upper_position = upper_position
+        self.hinge_order = hinge_order
+        self._bounds = (np.asarray(lower), np.asarray(upper))
+
+    def __reduce__(self):
+        return (HingeTargets, (*self._bounds, self.margin))
+
+
+cdef class Criterion:
+    """The interface between the tree builder and a loss (abstract).
+
+    Every method runs without the GIL and trusts its arguments: ``rows``
+    are training rows of positive weight, ``report``, ``costs`` and
+    ``values`` hold ``count`` entries.
+    """
+
+    cdef void node_init(self, intp_t target_start, intp_t target_end) noexcept nogil:
+        """Prepare the node whose targets are [target_start, target_end)."""
+
+    cdef void reset(self) noexcept nogil:
+        """Forget every row added since the last reset (within the node)."""
+
+    cdef void add(self, const int32_t* rows, intp_t count) noexcept nogil:
+        """Add ``count`` rows of the current node. O(count)."""
+
+    cdef void sweep(self, const int32_t* rows, intp_t count, bint reverse,
+                    const unsigned char* report, double* costs,
+                    double* values) noexcept nogil:
+        """Add ``rows[t]`` for t = 0 .. count-1 (back from count-1 when
+        ``reverse``); after each ``t`` with ``report[t]`` write the optimal
+        cost of the rows added so far to ``costs[t]`` and the optimal value
+        to ``values[t]`` (left untouched while the rows have no finite
+        bound). O(count)."""
+
+    cdef bint minimum(self, double* value, double* cost) noexcept nogil:
+        """Optimal value and cost of the rows added so far; False (cost 0, no
+        value) when they have no finite bound. O(1)."""
+        return False
+
+    cdef double node_cost(self, const int32_t* rows, intp_t count, double value,
+                          double* weight) noexcept nogil:
+        """Exact total loss of predicting ``value`` for ``rows``, and (in
+        ``weight``) their total weight. O(count)."""
+        return 0.0
+
+    cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
+                                  const unsigned char* goes_left) noexcept nogil:
+        """Partition the node's targets stably by ``goes_left[row]``; return
+        how many go left. O(target_end - target_start)."""
+        return 0
+
+
+cdef class HingeCriterion(Criterion):
+    """Shared machinery of the two hinge losses (abstract: see the subclasses).
+
+    Parameters
+    ----------
+    targets : HingeTargets
+    sample_weight : ndarray of shape (n_samples,)
+        Non-negative weights; rows of weight 0 take no part.
+    """
+
+    def __cinit__(self, HingeTargets targets, const double[::1] sample_weight):
+        cdef intp_t n = targets.n_samples, n_all = targets.hinge_order.shape[0]
+        cdef intp_t i, k, n_hinges = 0
+        cdef int32_t hinge
+        check_same_length("sample_weight", sample_weight, "the targets", n)
+        with nogil:
+            for k in range(n_all):
+                n_hinges += sample_weight[targets.hinge_order[k] >> 1] > 0.0
+        intervals = np.empty(max(n, 1), dtype=INTERVAL_DTYPE)
+        hinges = np.empty(max(n_hinges, 1), dtype=np.int32)
+        scratch = np.empty_like(hinges)
+        slot_pos = np.empty(max(n_hinges, 1))
+        self._buffers = (intervals, hinges, scratch, slot_pos)
+        cdef Interval[::1] interval_view = intervals
+        cdef int32_t[::1] hinge_view = hinges
+        cdef int32_t[::1] scratch_view = scratch
+        cdef double[::1] slot_view = slot_pos
+        self.intervals = &interval_view[0]
+        self.hinges = &hinge_view[0]
+        self.scratch = &scratch_view[0]
+        self.slot_pos = &slot_view[0]
+        self._workspace = SolverWorkspace(max(n_hinges, 1))
+        self.solver = &self._workspace.state
+        self.n_samples = n
+        self.n_targets = n_hinges
+        self.n_slots = 0
+        with nogil:
+            for i in range(n):
+                self.intervals[i].lower_position = targets.lower_position[i]
+                self.intervals[i].upper_position = targets.upper_position[i]
+                self.intervals[i].weight = sample_weight[i]
+                self.intervals[i].lower_slot = NO_SLOT
+                self.intervals[i].upper_slot = NO_SLOT
+            # the finite hinges of positive-weight rows, by breakpoint
+            i = 0
+            for k in range(n_all):
+                hinge = targets.hinge_order[k]
+                if sample_weight[hinge >> 1] > 0.0:
+                    self.hinges[i] = hinge
+                    i += 1
+
+    def __init__(self, HingeTargets targets, const double[::1] sample_weight):
+        if type(self) is HingeCriterion:
+            raise TypeError("HingeCriterion is abstract: use LinearHingeCriterion or "
+                            "SquaredHingeCriterion.")
+
+    cdef void node_init(self, intp_t target_start, intp_t target_end) noexcept nogil:
+        """Give the node's breakpoints dense slots in one walk of its sorted
+        breakpoint list. O(target_end - target_start)."""
+        cdef intp_t k, n_slots = 0
+        cdef int32_t hinge
+        cdef Interval* interval
+        cdef double position, previous = -INFINITY
+        for k in range(target_start, target_end):
+            hinge = self.hinges[k]
+            check_index(hinge >> 1, self.n_samples)
+            interval = &self.intervals[hinge >> 1]
+            position = interval.upper_position if hinge & 1 else interval.lower_position
+            if n_slots == 0 or position != previous:
+                self.slot_pos[n_slots] = position
+                n_slots += 1
+                previous = position
+            if hinge & 1:
+                interval.upper_slot = <int32_t>(n_slots - 1)
+            else:
+                interval.lower_slot = <int32_t>(n_slots - 1)
+        self.n_slots = n_slots
+
+    cdef void reset(self) noexcept nogil:
+        solver_reset(self.solver, self.slot_pos, self.n_slots)
+
+    cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
+                                  const unsigned char* goes_left) noexcept nogil:
+        cdef int32_t* hinges = self.hinges + target_start
+        cdef intp_t k, n_left = 0, n_right = 0
+        cdef int32_t hinge
+        for k in range(target_end - target_start):
+            hinge = hinges[k]
+            check_index(hinge >> 1, self.n_samples)
+            if goes_left[hinge >> 1]:
+                hinges[n_left] = hinge
+                n_left += 1
+            else:
+                self.scratch[n_right] = hinge
+                n_right += 1
+        memcpy(hinges + n_left, self.scratch, n_right * sizeof(int32_t))
+        return n_left
+
+
+cdef inline double exact_cost(const Interval* intervals, intp_t n_samples,
+                              const int32_t* rows, intp_t count, double value,
+                              double* weight, const Loss* loss) noexcept nogil:
+    """Total weighted hinge loss of predicting ``value`` for ``rows`` and, in
+    ``weight``, their total weight. O(count)."""
+    cdef intp_t k
+    cdef double total = 0.0, total_weight = 0.0, below, above
+    cdef const Interval* interval
+    for k in range(count):
+        check_index(rows[k], n_samples)
+        interval = &intervals[rows[k]]
+        below = interval.lower_position - value
+        above = value - interval.upper_position
+        below = below if below > 0.0 else 0.0
+        above = above if above > 0.0 else 0.0
+        if Loss is SquaredHinge:
+            below = below * below
+            above = above * above
+        total += interval.weight * (below + above)
+        total_weight += interval.weight
+    weight[0] = total_weight
+    return total
+
+
+cdef class LinearHingeCriterion(HingeCriterion):
+    """Linear hinge loss ``w * ([lower + eps - mu]_+ + [mu - upper + eps]_+)``."""
+
+    cdef void add(self, const int32_t* rows, intp_t count) noexcept nogil:
+        solver_insert(self.solver, self.intervals, rows, count, LINEAR_HINGE)
+
+    cdef void sweep(self, const int32_t* rows, intp_t count, bint reverse,
+                    const unsigned char* report, double* costs,
+                    double* values) noexcept nogil:
+        solver_sweep(self.solver, self.intervals, rows, count, reverse, report, costs,
+                     values, LINEAR_HINGE)
+
+    cdef bint minimum(self, double* value, double* cost) noexcept nogil:
+        return solver_minimum(self.solver, value, cost, LINEAR_HINGE)
+
+    cdef double node_cost(self, const int32_t* rows, intp_t count, double value,
+                          double* weight) noexcept nogil:
+        return exact_cost(self.intervals, self.n_samples, rows, count, value, weight,
+                          LINEAR_HINGE)
+
+
+cdef class SquaredHingeCriterion(HingeCriterion):
+    """Squared hinge loss ``w * ([lower + eps - mu]_+**2 + [mu - upper + eps]_+**2)``."""
+
+    cdef void add(self, const int32_t* rows, intp_t count) noexcept nogil:
+        solver_insert(self.solver, self.intervals, rows, count, SQUARED_HINGE)
+
+    cdef void sweep(self, const int32_t* rows, intp_t count, bint reverse,
+                    const unsigned char* report, double* costs,
+                    double* values) noexcept nogil:
+        solver_sweep(self.solver, self.intervals, rows, count, reverse, report, costs,
+                     values, SQUARED_HINGE)
+
+    cdef bint minimum(self, double* value, double* cost) noexcept nogil:
+        return solver_minimum(self.solver, value, cost, SQUARED_HINGE)
+
+    cdef double node_cost(self, const int32_t* rows, intp_t count, double value,
+                          double* weight) noexcept nogil:
+        return exact_cost(self.intervals, self.n_samples, rows, count, value, weight,
+                          SQUARED_HINGE)
+
+
+#: The criterion class of each loss name.
+CRITERIA = {"linear_hinge": LinearHingeCriterion, "squared_hinge": SquaredHingeCriterion}

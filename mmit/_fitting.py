@@ -1,0 +1,183 @@
+"""The fit path shared by every estimator made of MMITs.
+
+An estimator validates its input once (:func:`validate_training_data`),
+turns it into :class:`TrainingData` (features sorted as the trees need them,
+interval targets as sorted hinge breakpoints), and grows each tree through
+``MMIT._fit(data, sample_weight, seed)``, which resolves the tree's
+parameters into one :class:`~mmit._builder.TreeBuilder`
+(:func:`tree_builder`). Forests, model selection and the next models reuse
+the data across trees and stages instead of re-validating.
+"""
+
+from dataclasses import dataclass
+from math import ceil
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import validate_data
+
+from ._builder import Features, TreeBuilder
+from ._criterion import CRITERIA, HingeTargets
+from ._validation import check_interval_target, check_sample_weight
+
+# depth limit standing for "no limit"
+UNLIMITED_DEPTH = np.iinfo(np.int32).max
+# seeds of the builder's own generator are drawn below this
+MAX_SEED = np.iinfo(np.int32).max
+
+# The cost model that decides where a tree stops keeping every feature's
+# rows presorted (see mmit/_builder.pyx). A split of a node of m rows moves
+# m entries in each of the p presorted lists; sorting a node's present values
+# of one feature on demand costs about SORT_COST_RATIO * log2(m) such moves
+# per row, and is done for the k = max_features features evaluated in each
+# child. Presorted lists win while p < SORT_COST_RATIO * k * log2(m).
+# Measured with benchmarks/bench_tree.py --features (ratio of the two
+# per-row costs at p = 20 ... 5000).
+SORT_COST_RATIO = 1.0
+
+TREE_PARAMETER_CONSTRAINTS = {
+    "margin": [Interval(Real, 0.0, None, closed="left")],
+    "loss": [StrOptions(set(CRITERIA))],
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_split": [
+        Interval(Integral, 2, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+    ],
+    "min_samples_leaf": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+    ],
+    "max_features": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        StrOptions({"sqrt", "log2"}),
+        None,
+    ],
+    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+    "min_cost_decrease": [Interval(Real, 0.0, None, closed="left")],
+    "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
+    "random_state": ["random_state"],
+}
+
+
+def validate_training_data(estimator, X, y, sample_weight):
+    """Checked X (float64; NaN for missing values, no inf), lower and upper
+    bounds, and non-negative weights with at least one positive."""
+    if y is None:
+        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
+                         "target y is None.")
+    X = validate_data(estimator, X, dtype=np.float64, ensure_all_finite="allow-nan",
+                      ensure_min_samples=1)
+    lower, upper = check_interval_target(y, X.shape[0])
+    sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
+    return X, lower, upper, sample_weight
+
+
+def resolve_max_features(max_features, n_features):
+    """Number of features to evaluate per node."""
+    if max_features is None:
+        return n_features
+    if max_features == "sqrt":
+        return max(1, int(np.sqrt(n_features)))
+    if max_features == "log2":
+        return max(1, int(np.log2(n_features)))
+    if isinstance(max_features, Integral):
+        if max_features > n_features:
+            raise ValueError(
+                f"max_features={max_features} exceeds the number of features "
+                f"({n_features})."
+            )
+        return int(max_features)
+    return max(1, int(max_features * n_features))
+
+
+def presort_min_rows(n_features, max_features):
+    """Rows from which a node keeps its children's rows in presorted lists.
+
+    Below, a subtree sorts each evaluated feature on demand: cheaper when
+    ``n_features > SORT_COST_RATIO * max_features * log2(rows)`` (see
+    ``SORT_COST_RATIO``). With every feature evaluated, every node of two
+    rows or more keeps presorted lists.
+    """
+    exponent = n_features / (SORT_COST_RATIO * max_features)
+    return ceil(2.0 ** exponent) if exponent < 62 else 2**62
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """Validated training data, prepared once for every tree grown on it.
+
+    ``features`` (a :class:`~mmit._builder.Features`) may be shared by data
+    with other targets (other margins, boosting stages); ``targets`` (a
+    :class:`~mmit._criterion.HingeTargets`) holds the interval bounds as
+    sorted hinge breakpoints.
+    """
+
+    features: Features
+    targets: HingeTargets
+
+    @property
+    def n_samples(self):
+        return self.features.n_samples
+
+    @property
+    def n_features(self):
+        return self.features.n_features
+
+
+def prepare_features(X, max_features):
+    """Features for trees evaluating ``max_features`` per node: presorted
+    when the root of a tree grown on all rows would keep presorted lists."""
+    n_samples, n_features = X.shape
+    k = resolve_max_features(max_features, n_features)
+    return Features(X, n_samples >= presort_min_rows(n_features, k))
+
+
+def training_data(X, lower, upper, margin, max_features):
+    """TrainingData of validated X and bounds, for trees with this margin and
+    ``max_features``."""
+    return TrainingData(prepare_features(X, max_features),
+                        HingeTargets(lower, upper, float(margin)))
+
+
+def tree_builder(params, n_samples, n_features):
+    """The TreeBuilder of an MMIT's parameters, every one resolved once.
+
+    Fractions of samples (``min_samples_split``, ``min_samples_leaf``) are
+    taken of ``n_samples``, the rows of X, as scikit-learn does (not of the
+    rows of positive weight of a bootstrap sample).
+    """
+    split = params["min_samples_split"]
+    leaf = params["min_samples_leaf"]
+    if not isinstance(split, Integral):
+        split = max(2, ceil(split * n_samples))
+    if not isinstance(leaf, Integral):
+        leaf = max(1, ceil(leaf * n_samples))
+    max_depth = params["max_depth"]
+    max_leaf_nodes = params["max_leaf_nodes"]
+    max_features = resolve_max_features(params["max_features"], n_features)
+    return TreeBuilder(
+        CRITERIA[params["loss"]],
+        UNLIMITED_DEPTH if max_depth is None else max_depth,
+        split,
+        leaf,
+        max_features,
+        -1 if max_leaf_nodes is None else max_leaf_nodes,
+        params["min_cost_decrease"],
+        presort_min_rows(n_features, max_features),
+    )
+
+
+def draw_seed(random_state):
+    """A seed for the tree builder's own generator, drawn from a RandomState."""
+    return int(random_state.randint(1, MAX_SEED))
+
+
+def set_fitted_attributes(estimator, n_features, feature_names, max_features):
+    """Set what ``fit`` records besides the tree(s), on an estimator assembled
+    from trees grown elsewhere (forest trees, MMITCV's refit, loaded models)."""
+    estimator.n_features_in_ = n_features
+    estimator.max_features_ = max_features
+    if feature_names is not None:
+        estimator.feature_names_in_ = feature_names
