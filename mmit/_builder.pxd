@@ -19,12 +19,12 @@ cdef class Features:
 
 ctypedef struct NodeRecord:
     intp_t node_id              # id in the tree
-    intp_t start                # rows: [start, end) of every presorted list, or of node_rows
+    intp_t start                # rows: [start, end) of node_rows (and of every presorted list)
     intp_t end
     intp_t target_start         # the criterion's targets: [target_start, target_end)
     intp_t target_end
     intp_t depth                # depth in the tree (root: 0)
-    bint presorted              # rows kept in the presorted lists (else in node_rows)
+    bint presorted              # rows also kept in the presorted lists
     double value                # prediction of the node
     double cost                 # exact optimal cost of the node
 
@@ -54,7 +54,7 @@ cdef class Splitter:
     # working memory of this build
     cdef intp_t n_active                # rows with weight > 0 (the root's rows)
     cdef int32_t* samples               # per feature, n_active rows in node-partitioned order
-    cdef int32_t* node_rows             # rows of unsorted nodes, increasing within a node
+    cdef int32_t* node_rows             # every node's rows, increasing within a node
     cdef unsigned char* goes_left       # per row, during a partition
     cdef int32_t* scratch               # partition buffer
     cdef uint64_t* keys                 # sort keys of an unsorted node's present values
@@ -69,7 +69,6 @@ cdef class Splitter:
     cdef intp_t* feature_ids            # features, drawn in a random order
     cdef object _buffers                # ndarrays holding the working memory
 
-    cdef const int32_t* node_rows_of(self, const NodeRecord* node) noexcept nogil
     cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil
     cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
                                       intp_t* n_present) noexcept nogil

@@ -314,12 +314,6 @@ cdef class Splitter:
         self.missing_value = &sweeps_view[5, 0]
         self.feature_ids = &feature_ids_view[0]
 
-    cdef const int32_t* node_rows_of(self, const NodeRecord* node) noexcept nogil:
-        """The node's rows (in some order)."""
-        if node.presorted:
-            return self.samples + node.start
-        return self.node_rows + node.start
-
     cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil:
         """Describe the root (all rows of positive weight, its value and cost)
         and write its weight."""
@@ -509,8 +503,7 @@ cdef class Splitter:
         kept, O(m log m) when the children start sorting on demand."""
         cdef intp_t m = node.end - node.start, k, j, n_left = 0, n_left_targets
         cdef const double* column = self.X + split.feature * self.n_samples
-        cdef const int32_t* rows = self.node_rows_of(node)
-        cdef int32_t* node_rows = self.node_rows + node.start
+        cdef int32_t* rows = self.node_rows + node.start
         cdef bint keep_presorted = node.presorted and m >= self.presort_min_rows
         cdef double x, left_weight, right_weight
         for k in range(m):
@@ -523,12 +516,8 @@ cdef class Splitter:
             for j in range(self.n_features):
                 stable_partition(self.samples + j * self.n_active + node.start, m,
                                  self.goes_left, self.scratch, self.n_samples)
-        else:
-            if node.presorted:
-                # the subtree sorts on demand from here: its rows in row order
-                memcpy(node_rows, rows, m * sizeof(int32_t))
-                std_sort(node_rows, node_rows + m)
-            stable_partition(node_rows, m, self.goes_left, self.scratch, self.n_samples)
+        # the rows in row order, whichever way the children find feature orders
+        stable_partition(rows, m, self.goes_left, self.scratch, self.n_samples)
         n_left_targets = self.criterion.partition_targets(
             node.target_start, node.target_end, self.goes_left)
         left.start = node.start
@@ -556,7 +545,7 @@ cdef class Splitter:
         cdef double weight
         child.value = value if child.target_end > child.target_start else parent.value
         child.depth = parent.depth + 1
-        child.cost = self.criterion.node_cost(self.node_rows_of(child),
+        child.cost = self.criterion.node_cost(self.node_rows + child.start,
                                               child.end - child.start, child.value,
                                               &weight)
         child.node_id = tree.add_node(parent.node_id, is_left, child.value, child.cost,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = ["test_solver.py", "test_tree.py"]
+SUITES = ["test_solver.py", "test_tree.py", "test_splits.py", "test_missing.py"]
 
 
 @pytest.fixture(scope="session")
@@ -66,15 +66,20 @@ FIT_AND_HASH = """
 import hashlib, pickle, numpy as np
 from mmit import MMIT
 rng = np.random.default_rng(0)
-X = rng.normal(size=(400, 5))
-lower = np.sin(X[:, 0]) - rng.exponential(0.3, 400)
+X = rng.normal(size=(400, 40))
+X[rng.random(X.shape) < 0.1] = np.nan
+lower = np.sin(np.nan_to_num(X[:, 0])) - rng.exponential(0.3, 400)
 upper = lower + rng.exponential(0.5, 400)
 lower[::7] = -np.inf
 upper[::5] = np.inf
+y = np.column_stack([lower, upper])
+# presorted lists everywhere (5 features, 3 drawn), then sorting on demand
+# below the root (40 features, 2 drawn)
 for loss in ("linear_hinge", "squared_hinge"):
-    tree = MMIT(loss=loss, margin=0.1, max_features=3, random_state=0).fit(
-        X, np.column_stack([lower, upper])).tree_
-    print(hashlib.sha256(pickle.dumps(tree.__getstate__())).hexdigest())
+    for columns, max_features in ((5, 3), (40, 2)):
+        tree = MMIT(loss=loss, margin=0.1, max_features=max_features,
+                    random_state=0).fit(X[:, :columns], y).tree_
+        print(hashlib.sha256(pickle.dumps(tree.__getstate__())).hexdigest())
 """
 
 
