@@ -8,7 +8,8 @@ from ._optimal_costs import compute_optimal_costs
 from ._persistence import load_model, save_model
 from ._survival import intervals_from_survival
 
-__version__ = "0.1.0.dev0"
+# the one place the version is written (pyproject.toml reads it from here)
+__version__ = "0.2.0.dev0"
 
 __all__ = [
     "MMIT",

@@ -47,6 +47,8 @@ from libcpp.utility cimport pair
 
 import numpy as np
 
+from ._solver import check_row_count, check_same_length
+
 from ._criterion cimport Criterion
 from ._solver cimport check_index
 from ._tree cimport Tree
@@ -177,6 +179,7 @@ cdef class Features:
         X = np.asfortranarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got shape {X.shape}.")
+        check_row_count(X.shape[0])
         self.X = X
         self.n_samples = X.shape[0]
         self.n_features = X.shape[1]
@@ -247,6 +250,10 @@ cdef class Splitter:
                   const double[::1] sample_weight, intp_t max_features,
                   intp_t min_samples_leaf, intp_t presort_min_rows, uint32_t seed):
         cdef intp_t n = features.n_samples, p = features.n_features, m = 0, i, j, k
+        check_same_length("sample_weight", sample_weight, "X", n)
+        if criterion.n_samples != n:
+            raise ValueError(f"the criterion has {criterion.n_samples} rows for "
+                             f"{n} samples.")
         with nogil:
             for i in range(n):
                 m += sample_weight[i] > 0.0
@@ -769,16 +776,10 @@ cdef class TreeBuilder:
         -------
         tree : Tree
         """
-        if sample_weight.shape[0] != features.n_samples:
-            raise ValueError(f"sample_weight has {sample_weight.shape[0]} entries for "
-                             f"{features.n_samples} samples.")
         if self.max_features > features.n_features:
             raise ValueError(f"max_features={self.max_features} exceeds the number of "
                              f"features ({features.n_features}).")
         cdef Criterion criterion = self.criterion(targets, sample_weight)
-        if criterion.n_samples != features.n_samples:
-            raise ValueError(f"the targets have {criterion.n_samples} rows for "
-                             f"{features.n_samples} samples.")
         cdef Splitter splitter = Splitter(criterion, features, sample_weight,
                                           self.max_features, self.min_samples_leaf,
                                           self.presort_min_rows, seed)

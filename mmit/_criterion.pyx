@@ -24,7 +24,6 @@ from libc.string cimport memcpy
 import numpy as np
 
 from ._solver cimport (
-    MAX_ROWS,
     NO_SLOT,
     Interval,
     LinearHinge,
@@ -38,7 +37,7 @@ from ._solver cimport (
     solver_sweep,
 )
 
-from ._solver import check_same_length, hinge_positions
+from ._solver import check_row_count, check_same_length, hinge_positions
 
 cdef const LinearHinge* LINEAR_HINGE = NULL
 cdef const SquaredHinge* SQUARED_HINGE = NULL
@@ -78,9 +77,7 @@ cdef class HingeTargets:
     def __cinit__(self, const double[::1] lower, const double[::1] upper, double margin):
         cdef intp_t n = lower.shape[0]
         check_same_length("upper", upper, "lower", n)
-        if n > MAX_ROWS:
-            raise ValueError(f"mmit handles at most {MAX_ROWS} samples (2**30 - 1: "
-                             f"hinges are numbered in 32 bits), got {n}.")
+        check_row_count(n)
         lower_position, upper_position = hinge_positions(lower, upper, margin)
         positions = np.column_stack([lower_position, upper_position]).ravel()
         finite = np.flatnonzero(np.isfinite(positions))

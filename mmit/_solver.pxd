@@ -28,7 +28,6 @@ cdef extern from *:
 
 cdef enum:
     NO_SLOT = -1            # "no such slot": no piece to that side, infinite bound
-    MAX_ROWS = 1073741823   # 2**30 - 1: rows whose hinges (2 * row + is_upper) fit in an int32
 
 # The loss as a type. A function with a ``const Loss*`` parameter (a NULL
 # pointer such as ``<const SquaredHinge*> NULL``: it only names the type) is

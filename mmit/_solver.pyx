@@ -109,6 +109,7 @@ cdef const LinearHinge* LINEAR_HINGE = NULL
 cdef const SquaredHinge* SQUARED_HINGE = NULL
 
 cdef enum:
+    MAX_ROWS = 1073741823   # 2**30 - 1: rows whose hinges (2 * row + is_upper) fit in an int32
     PREFETCH_ROWS = 8       # rows looked ahead when prefetching slot records
     PREFETCH_KEYS = 16      # sorted keys looked ahead when prefetching ranks
 
@@ -697,6 +698,13 @@ cdef inline void insert_rows(HingeSolver* solver, const double* lower,
 # Python entry points (inputs are validated by the callers in mmit)
 # ---------------------------------------------------------------------------
 
+def check_row_count(intp_t n_rows):
+    """Raise ValueError for more rows than 32-bit hinge numbers allow."""
+    if n_rows > MAX_ROWS:
+        raise ValueError(f"mmit handles at most {MAX_ROWS} samples (2**30 - 1: each "
+                         f"bound of a sample is numbered in 32 bits), got {n_rows}.")
+
+
 def check_same_length(name, array, expected_name, intp_t expected):
     """Raise ValueError unless ``array`` has ``expected`` entries."""
     if array.shape[0] != expected:
@@ -743,9 +751,7 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     check_same_length("sample_weight", sample_weight, "lower", n)
     if loss not in ("linear_hinge", "squared_hinge"):
         raise ValueError(f"unknown loss {loss!r}")
-    if n > MAX_ROWS:
-        raise ValueError(f"the solver handles at most {MAX_ROWS} rows (2**30 - 1: "
-                         f"hinges are numbered in 32 bits), got {n}.")
+    check_row_count(n)
     if n == 0:
         return np.empty(0), np.empty(0), np.empty(0, dtype=np.intp)
     cdef uint64_t index_mask = (<uint64_t>1 << max(1, int(2 * n - 1).bit_length())) - 1

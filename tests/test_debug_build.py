@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = ["test_solver.py", "test_tree.py", "test_splits.py", "test_missing.py"]
+SUITES = ["test_solver.py", "test_tree.py", "test_splits.py", "test_missing.py",
+          "test_entry_points.py"]
 
 
 @pytest.fixture(scope="session")
@@ -29,7 +30,7 @@ def debug_build(tmp_path_factory):
         ROOT / "mmit", build / "mmit",
         ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "*.cpp", "__pycache__"),
     )
-    for name in ("setup.py", "pyproject.toml", "README.md"):
+    for name in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, build / name)
     result = subprocess.run(
         [sys.executable, "setup.py", "build_ext", "--inplace"],
