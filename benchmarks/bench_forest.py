@@ -12,30 +12,43 @@ p = 20 features it prints:
   resident memory before the fit, each measured in a fresh process (not
   ru_maxrss, which a child inherits from its parent's image).
 
-Usage: python benchmarks/bench_forest.py [--max-n 1e5] [--trees 100] [--repeats 3]
+``--sizes``, ``--features``, ``--max-features``, ``--missing`` and
+``--baseline`` sweep and compare as in bench_tree.py; ``--fit-only`` skips
+the predict, speed-up and memory columns, e.g. ``--sizes 1e4 --features 20
+200 1000 5000 --max-features sqrt None --fit-only``.
+
+Usage: python benchmarks/bench_forest.py [--max-n 1e5 | --sizes N ...]
+       [--features P ...] [--max-features F ...] [--missing FRACTION]
+       [--baseline DIR] [--trees 100] [--repeats 3] [--fit-only]
 """
 
 import argparse
+import itertools
 import json
 import subprocess
 import sys
 from functools import partial
 from pathlib import Path
 
-import numpy as np
 from sklearn.ensemble import RandomForestRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_tree import MARGIN, interval_cart_data, interval_data  # noqa: E402
-from timing import interleaved_medians  # noqa: E402
+from bench_tree import (  # noqa: E402
+    MARGIN,
+    add_sweep_arguments,
+    benchmark_data,
+    check_sweep_arguments,
+    interval_cart_data,
+    sizes_of,
+)
+from timing import BaselineProcess, interleaved_medians  # noqa: E402
 
 from mmit import MMITForest  # noqa: E402
 
 MEMORY_PROBE = """
 import json, sys
 sys.path.insert(0, {bench_dir!r})
-import numpy as np
-from bench_tree import MARGIN, interval_cart_data, interval_data
+from bench_tree import MARGIN, benchmark_data, interval_cart_data
 from sklearn.ensemble import RandomForestRegressor
 from mmit import MMITForest
 
@@ -43,11 +56,14 @@ def status_kib(field):  # VmRSS: resident now; VmHWM: peak since exec
     with open("/proc/self/status") as status:
         return next(int(line.split()[1]) for line in status if line.startswith(field))
 
-X, y = interval_data({n}, np.random.default_rng(0))
+X, y = benchmark_data({n}, {p}, {missing})
 if {which!r} == "mmit":
-    model, args = MMITForest({trees}, margin=MARGIN, n_jobs=2, random_state=0), (X, y)
+    model = MMITForest({trees}, margin=MARGIN, max_features={max_features!r}, n_jobs=2,
+                       random_state=0)
+    args = (X, y)
 else:
-    model = RandomForestRegressor({trees}, max_features="sqrt", n_jobs=2, random_state=0)
+    model = RandomForestRegressor({trees}, max_features={max_features!r}, n_jobs=2,
+                                  random_state=0)
     args = interval_cart_data(X, y, MARGIN)
 before = status_kib("VmRSS")
 model.fit(*args)
@@ -55,9 +71,10 @@ print(json.dumps((status_kib("VmHWM") - before) / 1024))
 """
 
 
-def peak_fit_memory_mb(which, n, trees):
-    script = MEMORY_PROBE.format(bench_dir=str(Path(__file__).resolve().parent), n=n,
-                                 trees=trees, which=which)
+def peak_fit_memory_mb(which, n, p, missing, max_features, trees):
+    script = MEMORY_PROBE.format(bench_dir=str(Path(__file__).resolve().parent), n=n, p=p,
+                                 missing=missing, max_features=max_features, trees=trees,
+                                 which=which)
     result = subprocess.run([sys.executable, "-c", script], capture_output=True,
                             text=True, check=True)
     return json.loads(result.stdout)
@@ -65,42 +82,68 @@ def peak_fit_memory_mb(which, n, trees):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-n", type=float, default=1e5)
+    add_sweep_arguments(parser, default_max_features="sqrt")
     parser.add_argument("--trees", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--fit-only", action="store_true",
+                        help="skip the predict, speed-up and memory columns")
     args = parser.parse_args()
-    rng = np.random.default_rng(0)
-    sizes = [int(10**k) for k in range(3, 6) if 10**k <= args.max_n]
+    check_sweep_arguments(parser, args)
+    baseline = BaselineProcess(args.baseline) if args.baseline else None
 
-    print(f"{'n':>7} {'mmit fit s':>10} {'sk fit s':>8} {'ratio':>5} {'mmit pred ms':>12} "
-          f"{'sk pred ms':>10} {'ratio':>5} {'mmit 2j/1j':>10} {'sk 2j/1j':>8} "
-          f"{'mmit MB':>8} {'sk MB':>7} {'ratio':>5}")
-    for n in sizes:
-        X, y = interval_data(n, rng)
+    header = (f"{'n':>7} {'p':>5} {'max_f':>5} {'mmit fit s':>10} {'sk fit s':>8} "
+              f"{'ratio':>5}")
+    if args.missing:
+        header += f" {'no-NaN s':>8} {'NaN/no':>6}"
+    if baseline:
+        header += f" {'base s':>8} {'/base':>5}"
+    if not args.fit_only:
+        header += (f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>5} "
+                   f"{'mmit 2j/1j':>10} {'sk 2j/1j':>8} {'mmit MB':>8} {'sk MB':>7} "
+                   f"{'ratio':>5}")
+    print(header, flush=True)
+    for n, p in itertools.product(sizes_of(args, 5), args.features):
+        X, y = benchmark_data(n, p, args.missing)
         X_rows, targets = interval_cart_data(X, y, MARGIN)
         repeats = args.repeats if n < 10**5 else 1
-        forests = {}
-        for n_jobs in (1, 2):
-            forests[n_jobs] = (
-                MMITForest(args.trees, margin=MARGIN, n_jobs=n_jobs, random_state=0),
-                RandomForestRegressor(args.trees, max_features="sqrt", n_jobs=n_jobs,
-                                      random_state=0),
-            )
-        fit_times = {}
-        for n_jobs, (mmit, cart) in forests.items():
-            fit_times[n_jobs] = interleaved_medians(
-                [partial(mmit.fit, X, y), partial(cart.fit, X_rows, targets)], repeats)
-        mmit, cart = forests[2]
-        predict_mmit, predict_cart = interleaved_medians(
-            [partial(mmit.predict, X), partial(cart.predict, X)], max(3, repeats))
-        memory_mmit = peak_fit_memory_mb("mmit", n, args.trees)
-        memory_cart = peak_fit_memory_mb("sklearn", n, args.trees)
-        (fit_mmit_1, fit_cart_1), (fit_mmit, fit_cart) = fit_times[1], fit_times[2]
-        print(f"{n:>7.0e} {fit_mmit:>10.2f} {fit_cart:>8.2f} {fit_mmit / fit_cart:>5.2f} "
-              f"{1e3 * predict_mmit:>12.1f} {1e3 * predict_cart:>10.1f} "
-              f"{predict_mmit / predict_cart:>5.2f} {fit_mmit_1 / fit_mmit:>10.2f} "
-              f"{fit_cart_1 / fit_cart:>8.2f} {memory_mmit:>8.1f} {memory_cart:>7.1f} "
-              f"{memory_mmit / memory_cart:>5.2f}", flush=True)
+        for max_features in args.max_features:
+            params = dict(n_estimators=args.trees, margin=MARGIN, max_features=max_features,
+                          n_jobs=2, random_state=0)
+            mmit = MMITForest(**params)
+            cart = RandomForestRegressor(args.trees, max_features=max_features, n_jobs=2,
+                                         random_state=0)
+            fits = [partial(mmit.fit, X, y), partial(cart.fit, X_rows, targets)]
+            if args.missing:
+                fits.append(partial(MMITForest(**params).fit, benchmark_data(n, p)[0], y))
+            if baseline:
+                fits.append(baseline.fitter((n, p), "MMITForest", params))
+            fit_times = interleaved_medians(fits, repeats)
+            fit_mmit, fit_cart = fit_times[:2]
+            row = (f"{n:>7.0e} {p:>5d} {str(max_features):>5} {fit_mmit:>10.2f} "
+                   f"{fit_cart:>8.2f} {fit_mmit / fit_cart:>5.2f}")
+            if args.missing:
+                row += f" {fit_times[2]:>8.2f} {fit_mmit / fit_times[2]:>6.2f}"
+            if baseline:
+                row += f" {fit_times[-1]:>8.2f} {fit_mmit / fit_times[-1]:>5.2f}"
+            if not args.fit_only:
+                predict_mmit, predict_cart = interleaved_medians(
+                    [partial(mmit.predict, X), partial(cart.predict, X)], max(3, repeats))
+                mmit_1 = MMITForest(**dict(params, n_jobs=1))
+                cart_1 = RandomForestRegressor(args.trees, max_features=max_features,
+                                               n_jobs=1, random_state=0)
+                fit_mmit_1, fit_cart_1 = interleaved_medians(
+                    [partial(mmit_1.fit, X, y), partial(cart_1.fit, X_rows, targets)],
+                    repeats)
+                memory = [peak_fit_memory_mb(which, n, p, args.missing, max_features,
+                                             args.trees) for which in ("mmit", "sklearn")]
+                row += (f" {1e3 * predict_mmit:>12.1f} {1e3 * predict_cart:>10.1f} "
+                        f"{predict_mmit / predict_cart:>5.2f} "
+                        f"{fit_mmit_1 / fit_mmit:>10.2f} {fit_cart_1 / fit_cart:>8.2f} "
+                        f"{memory[0]:>8.1f} {memory[1]:>7.1f} "
+                        f"{memory[0] / memory[1]:>5.2f}")
+            print(row, flush=True)
+    if baseline:
+        baseline.close()
 
 
 if __name__ == "__main__":

@@ -3,21 +3,34 @@
 scikit-learn's tree is fitted on the Interval-CART transform of the same data
 (each finite bound becomes a row whose target is ``lower + margin`` or
 ``upper - margin``), the tool a user would otherwise reach for. Data: n
-samples, p = 20 continuous features, interval targets around a nonlinear
-signal of two features with 20% left- and 20% right-censored labels.
-Both estimators are timed in turn within each repeat (median of the repeats),
-at max_depth 8 and unlimited, for both losses. Predictions are on the n
-training samples.
+samples, p continuous features (20 by default), interval targets around a
+nonlinear signal of two features with 20% left- and 20% right-censored
+labels. Both estimators are timed in turn within each repeat (median of the
+repeats) for every combination of the options below. Predictions are on the
+n training samples.
 
-Usage: python benchmarks/bench_tree.py [--max-n 1e5] [--repeats 5]
+Options:
+- ``--features`` and ``--max-features``: the cost per node follows the
+  features evaluated there, e.g. ``--sizes 1e4 --features 20 200 1000 5000
+  --max-features sqrt None --depths None --losses linear_hinge``;
+- ``--missing 0.1``: that fraction of every feature is NaN, for both
+  estimators; the table adds MMIT's time on the same data without NaN;
+- ``--baseline DIR``: another checkout of mmit (e.g. the previous main,
+  built in place with ``python setup.py build_ext --inplace``) is timed on
+  the same data in the same run, in a process of its own.
+
+Usage: python benchmarks/bench_tree.py [--max-n 1e5 | --sizes N ...]
+       [--features P ...] [--max-features F ...] [--depths D ...]
+       [--losses L ...] [--missing FRACTION] [--baseline DIR] [--repeats 5]
 """
 
 import argparse
+import itertools
 from functools import partial
 
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
-from timing import interleaved_medians
+from timing import BaselineProcess, interleaved_medians
 
 from mmit import MMIT
 from mmit.baselines import interval_cart_rows
@@ -26,8 +39,8 @@ N_FEATURES = 20
 MARGIN = 0.1
 
 
-def interval_data(n, rng):
-    X = rng.uniform(0.0, 10.0, size=(n, N_FEATURES))
+def interval_data(n, rng, n_features=N_FEATURES):
+    X = rng.uniform(0.0, 10.0, size=(n, n_features))
     signal = np.sin(X[:, 0]) * 2.0 + np.abs(X[:, 1] - 5.0)
     lower = signal - rng.exponential(0.5, n)
     upper = signal + rng.exponential(0.5, n)
@@ -37,40 +50,111 @@ def interval_data(n, rng):
     return X, np.column_stack([lower, upper])
 
 
+def benchmark_data(n, n_features, missing=0.0):
+    """The data of one table row: the same for every process and option."""
+    rng = np.random.default_rng([n, n_features])
+    X, y = interval_data(n, rng, n_features)
+    if missing > 0.0:
+        X[rng.random(X.shape) < missing] = np.nan
+    return X, y
+
+
 def interval_cart_data(X, y, margin):
     """X and targets of the Interval-CART transform (one row per finite bound)."""
     rows, targets = interval_cart_rows(y[:, 0], y[:, 1], margin)
     return X[rows], targets
 
 
+def parse_option(text):
+    """None, an int, a float or a string, as given on the command line."""
+    if text == "None":
+        return None
+    for kind in (int, float):
+        try:
+            value = kind(float(text)) if kind is int and "e" in text else kind(text)
+        except ValueError:
+            continue
+        return value
+    return text
+
+
+def add_sweep_arguments(parser, default_max_features):
+    """The options shared with bench_forest.py."""
+    parser.add_argument("--max-n", type=float, default=1e5,
+                        help="sizes 1e3, 1e4, ... up to this (unless --sizes)")
+    parser.add_argument("--sizes", type=float, nargs="+")
+    parser.add_argument("--features", type=int, nargs="+", default=[N_FEATURES])
+    parser.add_argument("--max-features", type=parse_option, nargs="+",
+                        default=[default_max_features])
+    parser.add_argument("--missing", type=float, default=0.0,
+                        help="fraction of NaN in every feature")
+    parser.add_argument("--baseline", help="another mmit checkout, timed in the same run")
+
+
+def sizes_of(args, largest_power):
+    if args.sizes:
+        return [int(n) for n in args.sizes]
+    return [int(10**k) for k in range(3, largest_power + 1) if 10**k <= args.max_n]
+
+
+def check_sweep_arguments(parser, args):
+    if not 0.0 <= args.missing < 1.0:
+        parser.error("--missing is a fraction in [0, 1)")
+    if args.baseline and args.missing:
+        parser.error("--baseline times complete data only (earlier versions take no NaN)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-n", type=float, default=1e5)
+    add_sweep_arguments(parser, default_max_features=None)
+    parser.add_argument("--depths", type=parse_option, nargs="+", default=[8, None])
+    parser.add_argument("--losses", nargs="+", default=["linear_hinge", "squared_hinge"])
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    rng = np.random.default_rng(0)
-    sizes = [int(10**k) for k in range(3, 7) if 10**k <= args.max_n]
+    check_sweep_arguments(parser, args)
+    baseline = BaselineProcess(args.baseline) if args.baseline else None
 
-    print(f"{'n':>8} {'depth':>5} {'loss':>8} {'mmit fit s':>10} {'sk fit s':>9} "
-          f"{'ratio':>6} {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>6} "
-          f"{'leaves':>7} {'sk leaves':>9}")
-    for n in sizes:
-        X, y = interval_data(n, rng)
+    header = (f"{'n':>8} {'p':>5} {'max_f':>5} {'depth':>5} {'loss':>8} {'mmit fit s':>10} "
+              f"{'sk fit s':>9} {'ratio':>6}")
+    if args.missing:
+        header += f" {'no-NaN s':>9} {'NaN/no':>6}"
+    if baseline:
+        header += f" {'base s':>8} {'/base':>6}"
+    print(header + f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>6} {'leaves':>7} "
+          f"{'sk leaves':>9}", flush=True)
+    for n, p in itertools.product(sizes_of(args, 6), args.features):
+        X, y = benchmark_data(n, p, args.missing)
         X_rows, targets = interval_cart_data(X, y, MARGIN)
+        X_complete = benchmark_data(n, p)[0] if args.missing else None
         repeats = args.repeats if n <= 10**5 else max(1, args.repeats // 2)
-        for max_depth in (8, None):
-            for loss in ("linear_hinge", "squared_hinge"):
-                mmit = MMIT(loss=loss, margin=MARGIN, max_depth=max_depth, random_state=0)
-                cart = DecisionTreeRegressor(max_depth=max_depth, random_state=0)
-                fit_mmit, fit_cart = interleaved_medians(
-                    [partial(mmit.fit, X, y), partial(cart.fit, X_rows, targets)], repeats)
-                predict_mmit, predict_cart = interleaved_medians(
-                    [partial(mmit.predict, X), partial(cart.predict, X)], repeats)
-                print(f"{n:>8.0e} {str(max_depth):>5} {loss.split('_')[0]:>8} "
-                      f"{fit_mmit:>10.3f} {fit_cart:>9.3f} {fit_mmit / fit_cart:>6.2f} "
-                      f"{1e3 * predict_mmit:>12.2f} {1e3 * predict_cart:>10.2f} "
-                      f"{predict_mmit / predict_cart:>6.2f} {mmit.get_n_leaves():>7d} "
-                      f"{cart.get_n_leaves():>9d}", flush=True)
+        for max_features, max_depth, loss in itertools.product(
+                args.max_features, args.depths, args.losses):
+            params = dict(loss=loss, margin=MARGIN, max_depth=max_depth,
+                          max_features=max_features, random_state=0)
+            mmit = MMIT(**params)
+            cart = DecisionTreeRegressor(max_depth=max_depth, max_features=max_features,
+                                         random_state=0)
+            fits = [partial(mmit.fit, X, y), partial(cart.fit, X_rows, targets)]
+            if args.missing:
+                fits.append(partial(MMIT(**params).fit, X_complete, y))
+            if baseline:
+                fits.append(baseline.fitter((n, p), "MMIT", params))
+            fit_times = interleaved_medians(fits, repeats)
+            fit_mmit, fit_cart = fit_times[:2]
+            predict_mmit, predict_cart = interleaved_medians(
+                [partial(mmit.predict, X), partial(cart.predict, X)], repeats)
+            row = (f"{n:>8.0e} {p:>5d} {str(max_features):>5} {str(max_depth):>5} "
+                   f"{loss.split('_')[0]:>8} {fit_mmit:>10.3f} {fit_cart:>9.3f} "
+                   f"{fit_mmit / fit_cart:>6.2f}")
+            if args.missing:
+                row += f" {fit_times[2]:>9.3f} {fit_mmit / fit_times[2]:>6.2f}"
+            if baseline:
+                row += f" {fit_times[-1]:>8.3f} {fit_mmit / fit_times[-1]:>6.2f}"
+            print(row + f" {1e3 * predict_mmit:>12.2f} {1e3 * predict_cart:>10.2f} "
+                  f"{predict_mmit / predict_cart:>6.2f} {mmit.get_n_leaves():>7d} "
+                  f"{cart.get_n_leaves():>9d}", flush=True)
+    if baseline:
+        baseline.close()
 
 
 if __name__ == "__main__":

@@ -1,8 +1,16 @@
-"""Timing helper shared by the benchmark scripts."""
+"""Timing helpers shared by the benchmark scripts."""
 
+import json
+import os
+import subprocess
+import sys
 import time
+from functools import partial
+from pathlib import Path
 
 import numpy as np
+
+BENCHMARK_DIR = Path(__file__).resolve().parent
 
 
 def interleaved_medians(functions, repeats):
@@ -18,3 +26,68 @@ def interleaved_medians(functions, repeats):
             function()
             samples.append(time.perf_counter() - start)
     return [float(np.median(samples)) for samples in times]
+
+
+# Runs in a process that imports mmit from another checkout. Each request is
+# one JSON line: {"data": [n, p, missing]} makes bench_tree.benchmark_data(n,
+# p, missing) the data to fit; {"estimator": name, "params": {...}} fits on it.
+# Every request is answered with the path of the mmit module, once done.
+BASELINE_WORKER = """
+import json, sys
+import mmit
+from bench_tree import benchmark_data
+data = None
+print(json.dumps(mmit.__file__), flush=True)
+for line in sys.stdin:
+    request = json.loads(line)
+    if "data" in request:
+        data = benchmark_data(*request["data"])
+    else:
+        getattr(mmit, request["estimator"])(**request["params"]).fit(*data)
+    print(json.dumps(mmit.__file__), flush=True)
+"""
+
+
+class BaselineProcess:
+    """Another checkout of mmit (e.g. the previous main, built in place),
+    fitting in a process of its own so that its fits can be interleaved with
+    this checkout's in :func:`interleaved_medians`.
+
+    Only the fit is timed (the process is started and the data made before);
+    the pipe adds well under a millisecond.
+    """
+
+    def __init__(self, checkout):
+        checkout = Path(checkout).resolve()
+        if not (checkout / "mmit" / "__init__.py").is_file():
+            raise SystemExit(f"--baseline {checkout}: no mmit package there")
+        path = os.pathsep.join([str(checkout), str(BENCHMARK_DIR)])
+        env = dict(os.environ, PYTHONPATH=path)
+        self.process = subprocess.Popen([sys.executable, "-c", BASELINE_WORKER],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, env=env, cwd=BENCHMARK_DIR)
+        self.checkout = checkout
+        self._answer()
+
+    def _request(self, request):
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        self._answer()
+
+    def _answer(self):
+        answer = self.process.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the baseline process of {self.checkout} died")
+        module = Path(json.loads(answer))
+        if self.checkout not in module.parents:
+            raise RuntimeError(f"the baseline process imported {module}")
+
+    def fitter(self, data_key, estimator, params):
+        """A function fitting ``estimator(**params)`` on
+        ``benchmark_data(*data_key)``, which it makes now."""
+        self._request({"data": list(data_key)})
+        return partial(self._request, {"estimator": estimator, "params": params})
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()

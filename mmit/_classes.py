@@ -39,9 +39,11 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         Maximum depth of the tree; None for no limit.
     min_samples_split : int or float, default=2
         Minimum number of samples (with positive weight) to split a node; a
-        float is a fraction of the training samples.
+        float is a fraction of ``n_samples``, the rows of X (as in
+        scikit-learn, whatever their weights: also in a forest's trees).
     min_samples_leaf : int or float, default=1
-        Minimum number of samples in each leaf; a float is a fraction.
+        Minimum number of samples in each leaf; a float is a fraction of
+        ``n_samples``.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Number of features evaluated per node, drawn at random (more while
         none gives a valid split); None evaluates all.

@@ -89,7 +89,8 @@ class MMITForest(IntervalRegressorMixin, BaseEstimator):
     trees. Features and breakpoints are sorted once per fit and shared,
     read only, by all trees, which grow in parallel threads (the Cython
     builder releases the GIL). Under ``joblib.parallel_config(backend=
-    "dask")`` the trees grow on a Dask cluster instead.
+    "dask")`` the trees grow on a Dask cluster instead. ``X`` may hold
+    NaN for missing values, which every tree handles as :class:`MMIT` does.
 
     Parameters
     ----------

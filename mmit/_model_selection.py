@@ -222,6 +222,8 @@ max_leaf_nodes, min_cost_decrease
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training features; NaN marks a missing value (see
+            :class:`MMIT`).
         y : array-like of shape (n_samples, 2) or (n_samples,)
             Target intervals (lower, upper; infinite bounds allowed), or
             exact values.
