@@ -113,7 +113,8 @@ def test_nodes_store_the_cheaper_side_for_missing_values():
     model = MMIT(max_depth=1).fit(X, y)
     assert model.tree_.threshold[0] == 2.5
     assert not model.tree_.missing_go_to_left[0]
-    np.testing.assert_array_equal(model.predict([[np.nan], [0.0], [9.0]]), [5.25, 0.25, 5.25])
+    np.testing.assert_array_equal(model.predict([[np.nan], [0.0], [9.0]]),
+                                  [5.25, 0.25, 5.25])
     # the same with the missing rows low: they go left
     y[3:] = y[3:] - 10.0
     X[3] = -1.0
