@@ -25,16 +25,31 @@ from ._fitting import (
 from .metrics import interval_mse
 
 
-def bootstrap_counts(generator, n_samples, n_samples_bootstrap):
-    """How many times each sample is drawn in one tree's bootstrap sample."""
-    drawn = generator.integers(0, n_samples, n_samples_bootstrap)
+def draw_probabilities(sample_weight):
+    """Probability of each sample at every draw of a bootstrap sample: None
+    (uniform) when all weights are equal, else proportional to the weight."""
+    if np.all(sample_weight == sample_weight[0]):
+        return None
+    return sample_weight / sample_weight.sum()
+
+
+def bootstrap_counts(generator, n_samples, n_samples_bootstrap, probabilities):
+    """How many times each sample is drawn in one tree's bootstrap sample,
+    drawing with the given probabilities (None: uniform)."""
+    if probabilities is None:
+        drawn = generator.integers(0, n_samples, n_samples_bootstrap)
+    else:
+        drawn = generator.choice(n_samples, n_samples_bootstrap, p=probabilities)
     return np.bincount(drawn, minlength=n_samples)
 
 
 def _fit_tree(index, tree, data, sample_weight, n_samples_bootstrap):
-    """Grow one forest tree on its bootstrap weights (``n_samples_bootstrap``
-    None: no bootstrap).
+    """Grow one forest tree on its bootstrap counts (``n_samples_bootstrap``
+    None: no bootstrap, the tree is grown on ``sample_weight``).
 
+    Samples are drawn with probabilities proportional to ``sample_weight``
+    and the tree weighs each sample by its count, as scikit-learn's forests
+    do since 1.9: an integer weight behaves like as many repeated samples.
     Everything random comes from a numpy Generator seeded by the tree's own
     ``random_state`` (an int), so the tree, and its out-of-bag samples, can
     be regenerated from it. (A Generator is set up ten times faster than a
@@ -43,8 +58,8 @@ def _fit_tree(index, tree, data, sample_weight, n_samples_bootstrap):
     generator = np.random.default_rng(tree.random_state)
     weight = sample_weight
     if n_samples_bootstrap is not None:
-        weight = sample_weight * bootstrap_counts(generator, data.n_samples,
-                                                  n_samples_bootstrap)
+        weight = bootstrap_counts(generator, data.n_samples, n_samples_bootstrap,
+                                  draw_probabilities(sample_weight)).astype(np.float64)
     tree._fit(data, weight, int(generator.integers(1, MAX_SEED)))
     return index, tree
 
@@ -105,8 +120,9 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         Grow each tree on a bootstrap sample; otherwise on all samples
         (the trees then differ only through ``max_features``).
     max_samples : int or float, default=None
-        Size of the bootstrap samples: all ``n_samples`` when None, an
-        int, or a fraction of ``n_samples``.
+        Draws per bootstrap sample: ``n_samples`` when None, an int, or a
+        fraction of the total sample weight (of ``n_samples`` without
+        weights), as in scikit-learn.
     oob_score : bool, default=False
         Score the out-of-bag predictions (needs ``bootstrap``).
     n_jobs : int, default=None
@@ -211,7 +227,10 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         return {name: getattr(self, name) for name in TREE_PARAMETER_CONSTRAINTS
                 if name != "random_state"}
 
-    def _n_samples_bootstrap(self, n_samples):
+    def _n_samples_bootstrap(self, sample_weight):
+        """Draws per bootstrap sample; a fraction is of the total weight, as in
+        scikit-learn (of ``n_samples`` without weights)."""
+        n_samples = sample_weight.shape[0]
         if not self.bootstrap:
             if self.max_samples is not None:
                 raise ValueError("max_samples needs bootstrap=True.")
@@ -223,7 +242,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
                 raise ValueError(f"max_samples={self.max_samples} exceeds the number "
                                  f"of samples ({n_samples}).")
             return self.max_samples
-        return max(1, round(self.max_samples * n_samples))
+        return max(1, round(self.max_samples * float(sample_weight.sum())))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -237,7 +256,10 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
             Lower and upper bound of each target interval (``-inf``/``+inf``
             allowed), or exact values.
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights, multiplied by the bootstrap counts.
+            Non-negative weights. With ``bootstrap``, samples are drawn with
+            probabilities proportional to them and each tree weighs a sample
+            by its count, so an integer weight acts like repeated samples (as
+            in scikit-learn >= 1.9); without, each tree uses the weights.
 
         Returns
         -------
@@ -247,7 +269,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out-of-bag estimates need bootstrap=True.")
-        n_samples_bootstrap = self._n_samples_bootstrap(X.shape[0])
+        n_samples_bootstrap = self._n_samples_bootstrap(sample_weight)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         if not self.warm_start or not hasattr(self, "estimators_"):
             self.estimators_ = []
@@ -293,15 +315,20 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
 
     def _set_oob_score(self, X, y, sample_weight, n_samples_bootstrap):
         n_samples = X.shape[0]
+        probabilities = draw_probabilities(sample_weight)
         total = np.zeros(n_samples)
         n_predictions = np.zeros(n_samples)
         for tree in self.estimators_:
             counts = bootstrap_counts(np.random.default_rng(tree.random_state),
-                                      n_samples, n_samples_bootstrap)
+                                      n_samples, n_samples_bootstrap, probabilities)
             out_of_bag = np.flatnonzero(counts == 0)
             total[out_of_bag] += tree.tree_.predict(X[out_of_bag])
             n_predictions[out_of_bag] += 1
         scored = n_predictions > 0
+        if not scored.any():
+            raise ValueError(f"No sample is out of bag in any tree (n_samples = "
+                             f"{n_samples}): out-of-bag estimates need more samples "
+                             "or more trees.")
         if not scored.all():
             warnings.warn("Some samples were in the bootstrap sample of every tree and "
                           "have no out-of-bag prediction; use more trees.", UserWarning,

@@ -113,6 +113,46 @@ def test_bootstrap_draws_integer_weights():
     assert all(tree.tree_.n_node_samples[0] < len(X) for tree in bagged.estimators_)
 
 
+def test_weights_draw_the_bootstrap_like_repetitions():
+    # as in scikit-learn >= 1.9: rows are drawn with probability proportional
+    # to their weight and each tree weighs a row by its count
+    X, y = small_problem(n=60)
+    weight = np.tile([0.0, 1.0, 3.0], 20)
+    forest = MMITForest(n_estimators=200, max_features=None, random_state=0,
+                        oob_score=True).fit(X, y, sample_weight=weight)
+    counts = np.zeros(60)
+    for tree in forest.estimators_:
+        root_weight = tree.tree_.weighted_n_node_samples[0]
+        assert root_weight == 60  # counts, not weights times counts
+        generator = np.random.default_rng(tree.random_state)
+        counts += np.bincount(generator.choice(60, 60, p=weight / weight.sum()),
+                              minlength=60)
+    assert counts[weight == 0].sum() == 0
+    # a weight-3 row is drawn three times as often as a weight-1 row
+    ratio = counts[weight == 3].sum() / counts[weight == 1].sum()
+    assert ratio == pytest.approx(3.0, rel=0.05)
+    # zero-weight rows are always out of bag but count for nothing
+    assert np.isfinite(forest.oob_prediction_[weight == 0]).all()
+
+
+def test_equal_weights_grow_the_unweighted_forest():
+    X, y = small_problem()
+    unweighted = MMITForest(n_estimators=5, random_state=0).fit(X, y)
+    doubled = MMITForest(n_estimators=5, random_state=0).fit(
+        X, y, sample_weight=np.full(len(X), 2.0))
+    assert tree_states(unweighted) == tree_states(doubled)
+    np.testing.assert_array_equal(unweighted.predict(X), doubled.predict(X))
+
+
+def test_max_samples_fraction_is_of_the_total_weight():
+    X, y = small_problem(n=50)
+    forest = MMITForest(n_estimators=3, max_samples=0.5, random_state=0)
+    forest.fit(X, y, sample_weight=np.full(50, 2.0))
+    assert [t.tree_.weighted_n_node_samples[0] for t in forest.estimators_] == [50] * 3
+    forest.fit(X, y)
+    assert [t.tree_.weighted_n_node_samples[0] for t in forest.estimators_] == [25] * 3
+
+
 def test_progress_is_reported_on_stderr(capsys):
     X, y = small_problem()
     MMITForest(n_estimators=4, random_state=0, verbose=2).fit(X, y)
