@@ -3,7 +3,7 @@
 from ._classes import MMIT, MaxMarginIntervalTree
 from ._export import export_text
 from ._forest import MMITForest
-from ._model_selection import MMITCV
+from ._model_selection import MMITCV, MMITForestCV
 from ._optimal_costs import compute_optimal_costs
 from ._persistence import load_model, save_model
 from ._survival import intervals_from_survival
@@ -15,6 +15,7 @@ __all__ = [
     "MMIT",
     "MMITCV",
     "MMITForest",
+    "MMITForestCV",
     "MaxMarginIntervalTree",
     "compute_optimal_costs",
     "export_text",

@@ -45,18 +45,17 @@ def run_cv(args):
 def run_fit(args):
     data = load_folder(args.data)
     target = _targets(data)
-    name = "MMIT" if args.model == "tree" else "MMITForest"
+    name = "MMIT" if args.model == "tree" else "MMITForestCV"
     print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
     search = make_model(name, target, n_jobs=args.n_jobs, verbose=1).fit(data.data, target)
-    # the saved forest keeps no trace of the command line's verbosity
-    model = (search.best_estimator_ if name == "MMIT"
-             else search.forest_.set_params(verbose=0))
+    model = search.best_estimator_
+    if name == "MMITForestCV":
+        # the saved forest keeps no trace of the command line's verbosity
+        model.set_params(verbose=0)
     save_model(model, args.out)
-    chosen = search.best_params_ if name == "MMIT" else {
-        "margin": float(model.margin), "max_features": model.max_features}
-    print(f"saved {name} {chosen} to {args.out} "
+    print(f"saved {type(model).__name__} {search.best_params_} to {args.out} "
           f"(training interval MSE {-model.score(data.data, target):.4f}, "
           f"{time.perf_counter() - start:.1f} s)")
     return 0
@@ -114,8 +113,9 @@ def build_parser():
         "cv", help="cross-validated scores of MMIT, MMITForest and baselines",
         description="Each fold of the data set's folds.csv is the test set in turn; every "
                     "model chooses its hyperparameters by inner 5-fold CV on the other "
-                    "folds. Prints the test interval MSE and accuracy of each model on "
-                    "each fold (baselines: the best constant and Interval-CART).")
+                    "folds (MMITForestCV: out of bag; MMITForest: its defaults). Prints "
+                    "the test interval MSE and accuracy of each model on each fold "
+                    "(baselines: the best constant and Interval-CART).")
     source = cv.add_mutually_exclusive_group()
     source.add_argument("--dataset", choices=list_datasets(),
                         help=f"a bundled data set (default: {DEFAULT_DATASET})")
@@ -129,9 +129,9 @@ def build_parser():
     fit = commands.add_parser(
         "fit", help="fit a model and save it",
         description="Fit an MMIT (margin and pruning by 5-fold CV) or an MMITForest "
-                    "(margin and max_features by out-of-bag score) on a data folder, "
-                    "and save it as "
-                    "arrays and JSON (no pickle).")
+                    "(chosen by MMITForestCV: margin, loss, max_features and leaf size "
+                    "by out-of-bag score) on a data folder, and save it as arrays and "
+                    "JSON (no pickle).")
     fit.add_argument("--data", metavar="DIR", required=True,
                      help="a folder with features.csv and targets.csv")
     fit.add_argument("--out", metavar="MODEL", required=True, help="model file to write")

@@ -2,33 +2,33 @@
 
 Each fold of a data set's ``folds`` is in turn the test set; every method
 chooses its hyperparameters by inner cross-validation on the other folds
-(the protocol of the MMIT paper), is refitted on them, and is scored on the
-test fold by the interval MSE and the interval accuracy.
+(the protocol of the MMIT paper; forests: out of bag), is refitted on them,
+and is scored on the test fold by the interval MSE and the interval accuracy.
 """
 
 import sys
 import time
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.model_selection import GridSearchCV, KFold
 
-from ._base import IntervalRegressorMixin
 from ._forest import MMITForest
-from ._model_selection import MMITCV, default_margins
+from ._model_selection import MMITCV, MMITForestCV, default_margins
 from .baselines import ConstantRegressor, IntervalCART
 from .metrics import interval_accuracy, interval_mse
 
 MODEL_GROUPS = {
     "tree": ["MMIT"],
-    "forest": ["MMITForest"],
-    "all": ["Constant", "Interval-CART", "MMIT", "MMIT squared", "MMITForest"],
+    "forest": ["MMITForest", "MMITForestCV"],
+    "all": ["Constant", "Interval-CART", "MMIT", "MMIT squared", "MMITForest",
+            "MMITForestCV"],
 }
 _DEPTHS = [1, 2, 3, 4, 6, 9, 12, 16]
 
 
 def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
-    """An unfitted model whose hyperparameters are chosen by inner 5-fold CV.
+    """An unfitted model whose hyperparameters are chosen by inner 5-fold CV
+    (MMITForestCV: out of bag; MMITForest: its defaults).
 
     ``verbose`` reports the progress of forests (the long fits) on stderr.
     """
@@ -46,47 +46,10 @@ def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
         return MMITCV(margins=margins, losses=[loss], cv=inner, n_jobs=n_jobs,
                       random_state=random_state)
     if name == "MMITForest":
-        return OutOfBagTunedForest(margins=margins[[0, len(margins) // 2, -1]],
-                                   n_jobs=n_jobs, random_state=random_state,
-                                   verbose=verbose)
+        return MMITForest(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+    if name == "MMITForestCV":
+        return MMITForestCV(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
     raise ValueError(f"Unknown model {name!r}.")
-
-
-class OutOfBagTunedForest(IntervalRegressorMixin, BaseEstimator):
-    """MMITForest whose margin and max_features have the best out-of-bag score.
-
-    Out-of-bag predictions validate a forest without inner folds: one
-    forest per candidate instead of one per candidate and fold. Drawing
-    features per node ("sqrt") suits many informative features; evaluating
-    all of them (None) suits a few among many noise features.
-    """
-
-    def __init__(self, margins=(0.0,), max_features=("sqrt", None), n_estimators=100,
-                 n_jobs=None, random_state=None, verbose=0):
-        self.margins = margins
-        self.max_features = max_features
-        self.n_estimators = n_estimators
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-
-    def fit(self, X, y):
-        candidates = [(margin, features) for features in self.max_features
-                      for margin in self.margins]
-        forests = []
-        for number, (margin, features) in enumerate(candidates, start=1):
-            if self.verbose:
-                print(f"forest {number}/{len(candidates)}: margin={margin:.4g}, "
-                      f"max_features={features!r}", file=sys.stderr, flush=True)
-            forests.append(MMITForest(self.n_estimators, margin=margin,
-                                      max_features=features, oob_score=True,
-                                      n_jobs=self.n_jobs, random_state=self.random_state,
-                                      verbose=self.verbose).fit(X, y))
-        self.forest_ = max(forests, key=lambda forest: forest.oob_score_)
-        return self
-
-    def predict(self, X):
-        return self.forest_.predict(X)
 
 
 def cross_validate_models(data, names, *, extra_models=None, n_jobs=None, progress=False):

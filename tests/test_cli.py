@@ -55,7 +55,7 @@ def test_fit_then_predict_matches_the_fitted_model(folder, tmp_path, kind, capsy
     assert main(["fit", "--data", str(folder), "--out", str(model_path),
                  "--model", kind]) == 0
     if kind == "forest":  # progress of the long fits on stderr
-        assert "forest 1/" in capsys.readouterr().err
+        assert "[MMITForestCV] 1/" in capsys.readouterr().err
     assert main(["predict", "--model", str(model_path), "--data", str(folder),
                  "--out", str(out)]) == 0
     predictions = np.loadtxt(out, skiprows=1)
