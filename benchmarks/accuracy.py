@@ -10,7 +10,9 @@ the other folds (the MMIT paper's protocol; see mmit/_evaluation.py):
   (margin and max_depth by CV);
 - MMIT, MMIT squared: MMITCV with the linear / squared hinge (margin and
   pruning by CV);
-- MMITForest: 100 trees, margin and max_features by out-of-bag score;
+- MMITForest: its defaults, no tuning;
+- MMITForestCV: margin, loss, max_features and min_samples_leaf chosen by
+  out-of-bag score (one forest per candidate);
 - XGBoost AFT, when xgboost is installed: ``survival:aft`` on exp(target)
   with interval labels (distribution scale and depth by CV).
 

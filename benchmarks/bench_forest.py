@@ -38,6 +38,8 @@ from bench_tree import (  # noqa: E402
     add_sweep_arguments,
     benchmark_data,
     check_sweep_arguments,
+    compare_fits,
+    comparison_header,
     interval_cart_data,
     sizes_of,
 )
@@ -92,11 +94,7 @@ def main():
     baseline = BaselineProcess(args.baseline) if args.baseline else None
 
     header = (f"{'n':>7} {'p':>5} {'max_f':>5} {'mmit fit s':>10} {'sk fit s':>8} "
-              f"{'ratio':>5}")
-    if args.missing:
-        header += f" {'no-NaN s':>8} {'NaN/no':>6}"
-    if baseline:
-        header += f" {'base s':>8} {'/base':>5}"
+              f"{'ratio':>5}") + comparison_header(args)
     if not args.fit_only:
         header += (f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>5} "
                    f"{'mmit 2j/1j':>10} {'sk 2j/1j':>8} {'mmit MB':>8} {'sk MB':>7} "
@@ -109,22 +107,13 @@ def main():
         for max_features in args.max_features:
             params = dict(n_estimators=args.trees, margin=MARGIN, max_features=max_features,
                           n_jobs=2, random_state=0)
-            mmit = MMITForest(**params)
             cart = RandomForestRegressor(args.trees, max_features=max_features, n_jobs=2,
                                          random_state=0)
-            fits = [partial(mmit.fit, X, y), partial(cart.fit, X_rows, targets)]
-            if args.missing:
-                fits.append(partial(MMITForest(**params).fit, benchmark_data(n, p)[0], y))
-            if baseline:
-                fits.append(baseline.fitter((n, p), "MMITForest", params))
-            fit_times = interleaved_medians(fits, repeats)
-            fit_mmit, fit_cart = fit_times[:2]
+            mmit, fit_mmit, fit_cart, comparison = compare_fits(
+                args, baseline, "MMITForest", params, X, y,
+                partial(cart.fit, X_rows, targets), repeats)
             row = (f"{n:>7.0e} {p:>5d} {str(max_features):>5} {fit_mmit:>10.2f} "
-                   f"{fit_cart:>8.2f} {fit_mmit / fit_cart:>5.2f}")
-            if args.missing:
-                row += f" {fit_times[2]:>8.2f} {fit_mmit / fit_times[2]:>6.2f}"
-            if baseline:
-                row += f" {fit_times[-1]:>8.2f} {fit_mmit / fit_times[-1]:>5.2f}"
+                   f"{fit_cart:>8.2f} {fit_mmit / fit_cart:>5.2f}{comparison}")
             if not args.fit_only:
                 predict_mmit, predict_cart = interleaved_medians(
                     [partial(mmit.predict, X), partial(cart.predict, X)], max(3, repeats))

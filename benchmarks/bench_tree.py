@@ -32,7 +32,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeRegressor
 from timing import BaselineProcess, interleaved_medians
 
-from mmit import MMIT
+import mmit
 from mmit.baselines import interval_cart_rows
 
 N_FEATURES = 20
@@ -104,6 +104,30 @@ def check_sweep_arguments(parser, args):
         parser.error("--baseline times complete data only (earlier versions take no NaN)")
 
 
+def comparison_header(args):
+    """Header of the columns after scikit-learn's: MMIT without NaN, baseline."""
+    header = f" {'no-NaN s':>9} {'NaN/no':>6}" if args.missing else ""
+    return header + (f" {'base s':>9} {'/base':>6}" if args.baseline else "")
+
+
+def compare_fits(args, baseline, estimator, params, X, y, fit_sklearn, repeats):
+    """The fitted mmit ``estimator(**params)``, its fit time and scikit-learn's
+    (``fit_sklearn``), timed in turn with, under --missing, the same fit on
+    the data without NaN and, under --baseline, the baseline's; and the cells
+    of those comparison columns."""
+    model = getattr(mmit, estimator)(**params)
+    fits = [partial(model.fit, X, y), fit_sklearn]
+    n, p = X.shape
+    if args.missing:
+        fits.append(partial(getattr(mmit, estimator)(**params).fit, benchmark_data(n, p)[0],
+                            y))
+    if baseline:
+        fits.append(baseline.fitter((n, p), estimator, params))
+    times = interleaved_medians(fits, repeats)
+    cells = "".join(f" {other:>9.3f} {times[0] / other:>6.2f}" for other in times[2:])
+    return model, times[0], times[1], cells
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_sweep_arguments(parser, default_max_features=None)
@@ -115,43 +139,29 @@ def main():
     baseline = BaselineProcess(args.baseline) if args.baseline else None
 
     header = (f"{'n':>8} {'p':>5} {'max_f':>5} {'depth':>5} {'loss':>8} {'mmit fit s':>10} "
-              f"{'sk fit s':>9} {'ratio':>6}")
-    if args.missing:
-        header += f" {'no-NaN s':>9} {'NaN/no':>6}"
-    if baseline:
-        header += f" {'base s':>8} {'/base':>6}"
+              f"{'sk fit s':>9} {'ratio':>6}") + comparison_header(args)
     print(header + f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>6} {'leaves':>7} "
           f"{'sk leaves':>9}", flush=True)
     for n, p in itertools.product(sizes_of(args, 6), args.features):
         X, y = benchmark_data(n, p, args.missing)
         X_rows, targets = interval_cart_data(X, y, MARGIN)
-        X_complete = benchmark_data(n, p)[0] if args.missing else None
         repeats = args.repeats if n <= 10**5 else max(1, args.repeats // 2)
         for max_features, max_depth, loss in itertools.product(
                 args.max_features, args.depths, args.losses):
             params = dict(loss=loss, margin=MARGIN, max_depth=max_depth,
                           max_features=max_features, random_state=0)
-            mmit = MMIT(**params)
             cart = DecisionTreeRegressor(max_depth=max_depth, max_features=max_features,
                                          random_state=0)
-            fits = [partial(mmit.fit, X, y), partial(cart.fit, X_rows, targets)]
-            if args.missing:
-                fits.append(partial(MMIT(**params).fit, X_complete, y))
-            if baseline:
-                fits.append(baseline.fitter((n, p), "MMIT", params))
-            fit_times = interleaved_medians(fits, repeats)
-            fit_mmit, fit_cart = fit_times[:2]
+            model, fit_mmit, fit_cart, comparison = compare_fits(
+                args, baseline, "MMIT", params, X, y, partial(cart.fit, X_rows, targets),
+                repeats)
             predict_mmit, predict_cart = interleaved_medians(
-                [partial(mmit.predict, X), partial(cart.predict, X)], repeats)
+                [partial(model.predict, X), partial(cart.predict, X)], repeats)
             row = (f"{n:>8.0e} {p:>5d} {str(max_features):>5} {str(max_depth):>5} "
                    f"{loss.split('_')[0]:>8} {fit_mmit:>10.3f} {fit_cart:>9.3f} "
-                   f"{fit_mmit / fit_cart:>6.2f}")
-            if args.missing:
-                row += f" {fit_times[2]:>9.3f} {fit_mmit / fit_times[2]:>6.2f}"
-            if baseline:
-                row += f" {fit_times[-1]:>8.3f} {fit_mmit / fit_times[-1]:>6.2f}"
+                   f"{fit_mmit / fit_cart:>6.2f}{comparison}")
             print(row + f" {1e3 * predict_mmit:>12.2f} {1e3 * predict_cart:>10.2f} "
-                  f"{predict_mmit / predict_cart:>6.2f} {mmit.get_n_leaves():>7d} "
+                  f"{predict_mmit / predict_cart:>6.2f} {model.get_n_leaves():>7d} "
                   f"{cart.get_n_leaves():>9d}", flush=True)
     if baseline:
         baseline.close()
