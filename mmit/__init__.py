@@ -1,5 +1,6 @@
 """Maximum Margin Interval Trees: interval regression with trees and forests."""
 
+from ._boosting import MMITBoost
 from ._classes import MMIT, MaxMarginIntervalTree
 from ._export import export_text
 from ._forest import MMITForest
@@ -13,6 +14,7 @@ __version__ = "0.2.0.dev0"
 
 __all__ = [
     "MMIT",
+    "MMITBoost",
     "MMITCV",
     "MMITForest",
     "MMITForestCV",

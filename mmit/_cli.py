@@ -45,7 +45,7 @@ def run_cv(args):
 def run_fit(args):
     data = load_folder(args.data)
     target = _targets(data)
-    name = "MMIT" if args.model == "tree" else "MMITForestCV"
+    name = {"tree": "MMIT", "forest": "MMITForestCV", "boost": "MMITBoost"}[args.model]
     print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
@@ -110,7 +110,7 @@ def build_parser():
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
 
     cv = commands.add_parser(
-        "cv", help="cross-validated scores of MMIT, MMITForest and baselines",
+        "cv", help="cross-validated scores of MMIT, MMITForest, MMITBoost and baselines",
         description="Each fold of the data set's folds.csv is the test set in turn; every "
                     "model chooses its hyperparameters by inner 5-fold CV on the other "
                     "folds (MMITForestCV: out of bag; MMITForest: its defaults). Prints "
@@ -121,21 +121,22 @@ def build_parser():
                         help=f"a bundled data set (default: {DEFAULT_DATASET})")
     source.add_argument("--data", metavar="DIR",
                         help="a folder with features.csv, targets.csv and folds.csv")
-    cv.add_argument("--model", choices=["tree", "forest", "all"], default="all",
+    cv.add_argument("--model", choices=["tree", "forest", "boost", "all"], default="all",
                     help="mmit models to compare with the baselines (default: all)")
     cv.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
     cv.set_defaults(run=run_cv)
 
     fit = commands.add_parser(
         "fit", help="fit a model and save it",
-        description="Fit an MMIT (margin and pruning by 5-fold CV) or an MMITForest "
+        description="Fit an MMIT (margin and pruning by 5-fold CV), an MMITForest "
                     "(chosen by MMITForestCV: margin, loss, max_features and leaf size "
-                    "by out-of-bag score) on a data folder, and save it as arrays and "
-                    "JSON (no pickle).")
+                    "by out-of-bag score) or an MMITBoost (loss, depth and subsample by "
+                    "5-fold CV) on a data folder, and save it as arrays and JSON (no "
+                    "pickle).")
     fit.add_argument("--data", metavar="DIR", required=True,
                      help="a folder with features.csv and targets.csv")
     fit.add_argument("--out", metavar="MODEL", required=True, help="model file to write")
-    fit.add_argument("--model", choices=["tree", "forest"], default="tree",
+    fit.add_argument("--model", choices=["tree", "forest", "boost"], default="tree",
                      help="what to fit (default: tree)")
     fit.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
     fit.set_defaults(run=run_fit)

@@ -12,6 +12,7 @@ import time
 import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
 
+from ._boosting import MMITBoost
 from ._forest import MMITForest
 from ._model_selection import MMITCV, MMITForestCV, default_margins
 from .baselines import ConstantRegressor, IntervalCART
@@ -20,15 +21,20 @@ from .metrics import interval_accuracy, interval_mse
 MODEL_GROUPS = {
     "tree": ["MMIT"],
     "forest": ["MMITForest", "MMITForestCV"],
+    "boost": ["MMITBoost"],
     "all": ["Constant", "Interval-CART", "MMIT", "MMIT squared", "MMITForest",
-            "MMITForestCV"],
+            "MMITForestCV", "MMITBoost"],
 }
 _DEPTHS = [1, 2, 3, 4, 6, 9, 12, 16]
+# MMITBoost's inner-CV grid around its defaults (100 stages, learning rate 0.1)
+BOOST_GRID = {"loss": ["squared_hinge", "linear_hinge"], "max_depth": [2, 3],
+              "subsample": [1.0, 0.7]}
 
 
 def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
     """An unfitted model whose hyperparameters are chosen by inner 5-fold CV
-    (MMITForestCV: out of bag; MMITForest: its defaults).
+    (MMITForestCV: out of bag; MMITForest: its defaults; MMITBoost: loss,
+    depth and subsample over ``BOOST_GRID``).
 
     ``verbose`` reports the progress of forests (the long fits) on stderr.
     """
@@ -49,6 +55,9 @@ def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
         return MMITForest(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
     if name == "MMITForestCV":
         return MMITForestCV(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+    if name == "MMITBoost":
+        return GridSearchCV(MMITBoost(random_state=random_state), BOOST_GRID, cv=inner,
+                            n_jobs=n_jobs)
     raise ValueError(f"Unknown model {name!r}.")
 
 

@@ -64,6 +64,14 @@ def _fit_tree(index, tree, data, sample_weight, n_samples_bootstrap):
     return index, tree
 
 
+def mean_feature_importances(trees):
+    """Mean of the normalised importances of fitted MMITs, normalised."""
+    importances = np.mean([tree.tree_.compute_feature_importances() for tree in trees],
+                          axis=0)
+    total = importances.sum()
+    return importances / total if total > 0 else importances
+
+
 def _predict_rows(trees, X, rows, out):
     """Sum of the trees' predictions for a slice of rows, in tree order."""
     total = np.zeros(rows.stop - rows.start)
@@ -391,7 +399,4 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
     def feature_importances_(self):
         """Mean of the trees' normalised cost decreases per feature."""
         check_is_fitted(self)
-        importances = np.mean([tree.tree_.compute_feature_importances()
-                               for tree in self.estimators_], axis=0)
-        total = importances.sum()
-        return importances / total if total > 0 else importances
+        return mean_feature_importances(self.estimators_)

@@ -16,6 +16,7 @@ import zipfile
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ._boosting import MMITBoost
 from ._classes import MMIT
 from ._fitting import set_fitted_attributes
 from ._forest import MMITForest
@@ -26,13 +27,15 @@ __all__ = ["save_model", "load_model"]
 FORMAT = "mmit-model"
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
-_ESTIMATORS = {"MMIT": MMIT, "MMITForest": MMITForest}
+_ESTIMATORS = {"MMIT": MMIT, "MMITForest": MMITForest, "MMITBoost": MMITBoost}
+# the fitted attributes of a boosted model besides its trees (plain values)
+_BOOSTING_ATTRIBUTES = ("baseline_prediction_", "train_score_", "validation_score_")
 
 
 def _trees_of(model):
-    if isinstance(model, MMITForest):
-        return [tree.tree_ for tree in model.estimators_]
-    return [model.tree_]
+    if isinstance(model, MMIT):
+        return [model.tree_]
+    return [tree.tree_ for tree in model.estimators_]
 
 
 def _json_value(value):
@@ -44,12 +47,13 @@ def _json_value(value):
 
 
 def save_model(model, path):
-    """Save a fitted :class:`MMIT` or :class:`MMITForest` to ``path``.
+    """Save a fitted :class:`MMIT`, :class:`MMITForest` or :class:`MMITBoost`.
 
     Parameters
     ----------
-    model : MMIT or MMITForest
-        A fitted estimator (an ``MMITCV`` saves its ``best_estimator_``).
+    model : MMIT, MMITForest or MMITBoost
+        A fitted estimator (an ``MMITCV`` or ``MMITForestCV`` saves its
+        ``best_estimator_``).
     path : str or path-like
         Destination file (NumPy writes ``.npz`` archives).
 
@@ -67,7 +71,8 @@ def save_model(model, path):
     model = getattr(model, "best_estimator_", model)
     name = type(model).__name__
     if name not in _ESTIMATORS:
-        raise TypeError(f"save_model saves MMIT or MMITForest models, not {name}.")
+        raise TypeError(f"save_model saves MMIT, MMITForest or MMITBoost models, "
+                        f"not {name}.")
     check_is_fitted(model)
     trees = _trees_of(model)
     feature_names = getattr(model, "feature_names_in_", None)
@@ -81,9 +86,13 @@ def save_model(model, path):
                                                                  feature_names],
         "max_features": int(model.max_features_),
         "n_trees": len(trees),
-        "tree_random_states": ([tree.random_state for tree in model.estimators_]
-                               if name == "MMITForest" else None),
+        "tree_random_states": (None if name == "MMIT" else
+                               [tree.random_state for tree in model.estimators_]),
     }
+    if name == "MMITBoost":
+        metadata["boosting"] = {
+            attribute: np.asarray(getattr(model, attribute)).tolist()
+            for attribute in _BOOSTING_ATTRIBUTES}
     arrays = {"metadata": np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8)}
     for k, tree in enumerate(trees):
         state = tree.__getstate__()
@@ -102,7 +111,7 @@ def load_model(path):
 
     Returns
     -------
-    model : MMIT or MMITForest
+    model : MMIT, MMITForest or MMITBoost
         The fitted estimator; it predicts as the saved one did.
 
     Raises
@@ -158,9 +167,16 @@ def _build(metadata, arrays):
     names = None if names is None else np.array(names, dtype=object)
     for estimator, tree in zip(fitted, trees, strict=True):
         estimator.tree_ = tree
-    if cls is MMITForest:
+    if cls is not MMIT:
         model.estimators_ = fitted
         fitted = [*fitted, model]
+    if cls is MMITBoost:
+        boosting = metadata["boosting"]
+        model.baseline_prediction_ = float(boosting["baseline_prediction_"])
+        model.train_score_ = np.array(boosting["train_score_"], dtype=np.float64)
+        model.validation_score_ = np.array(boosting["validation_score_"],
+                                           dtype=np.float64)
+        model.n_iter_ = len(model.estimators_)
     for estimator in fitted:
         set_fitted_attributes(estimator, n_features, names, int(metadata["max_features"]))
     return model

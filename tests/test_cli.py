@@ -6,7 +6,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from mmit import MMIT, MMITCV, MMITForest, load_model, save_model
+from mmit import MMIT, MMITCV, MMITBoost, MMITForest, load_model, save_model
 from mmit._cli import main
 from mmit.baselines import ConstantRegressor, IntervalCART, interval_cart_rows
 from mmit.datasets import list_datasets, load_dataset, load_folder, make_interval_regression
@@ -49,7 +49,7 @@ def test_cv_prints_a_table_per_fold(folder, capsys):
     assert "fold 3: MMIT fitted" in captured.err  # progress on stderr
 
 
-@pytest.mark.parametrize("kind", ["tree", "forest"])
+@pytest.mark.parametrize("kind", ["tree", "forest", "boost"])
 def test_fit_then_predict_matches_the_fitted_model(folder, tmp_path, kind, capsys):
     model_path, out = tmp_path / "model.npz", tmp_path / "pred.csv"
     assert main(["fit", "--data", str(folder), "--out", str(model_path),
@@ -60,7 +60,7 @@ def test_fit_then_predict_matches_the_fitted_model(folder, tmp_path, kind, capsy
                  "--out", str(out)]) == 0
     predictions = np.loadtxt(out, skiprows=1)
     model = load_model(model_path)
-    assert isinstance(model, MMIT if kind == "tree" else MMITForest)
+    assert isinstance(model, {"tree": MMIT, "forest": MMITForest, "boost": MMITBoost}[kind])
     np.testing.assert_array_equal(predictions, model.predict(load_folder(folder).data))
 
 
@@ -92,6 +92,7 @@ def test_commands_report_bad_input(tmp_path, capsys):
 @pytest.mark.parametrize("model", [
     MMIT(margin=0.1, max_depth=4, random_state=0),
     MMITForest(n_estimators=5, max_features=2, random_state=0),
+    MMITBoost(n_estimators=8, learning_rate=0.3, random_state=0),
 ])
 def test_saved_models_predict_identically(tmp_path, model):
     data = load_dataset("servo", as_frame=True)
@@ -104,6 +105,12 @@ def test_saved_models_predict_identically(tmp_path, model):
     np.testing.assert_array_equal(restored.feature_names_in_, model.feature_names_in_)
     with zipfile.ZipFile(path) as archive:  # plain arrays: nothing pickled
         assert all(name.endswith(".npy") for name in archive.namelist())
+    if isinstance(model, MMITBoost):
+        np.testing.assert_array_equal(restored.train_score_, model.train_score_)
+        assert restored.n_iter_ == model.n_iter_
+        stages = zip(restored.staged_predict(data.data), model.staged_predict(data.data),
+                     strict=True)
+        assert all(np.array_equal(a, b) for a, b in stages)
 
 
 def test_saving_a_search_saves_its_best_tree(tmp_path):
@@ -112,7 +119,7 @@ def test_saving_a_search_saves_its_best_tree(tmp_path):
     save_model(search, tmp_path / "m.npz")
     restored = load_model(tmp_path / "m.npz")
     np.testing.assert_array_equal(restored.predict(X), search.predict(X))
-    with pytest.raises(TypeError, match="MMIT or MMITForest"):
+    with pytest.raises(TypeError, match="MMIT, MMITForest or MMITBoost"):
         save_model(ConstantRegressor().fit(X, y), tmp_path / "c.npz")
 
 

@@ -4,12 +4,12 @@ from sklearn.datasets import make_regression
 from sklearn.metrics import r2_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mmit import MMIT, MMITCV, MMITForest, MMITForestCV
+from mmit import MMIT, MMITCV, MMITBoost, MMITForest, MMITForestCV
 from mmit.baselines import ConstantRegressor, IntervalCART
 
 ESTIMATORS = [MMIT(), MMITForest(n_estimators=10), MMITCV(cv=3),
               MMITForestCV({"min_samples_leaf": [1, 5]}, n_estimators=30),
-              ConstantRegressor(), IntervalCART()]
+              MMITBoost(n_estimators=10, min_samples_leaf=1), ConstantRegressor(), IntervalCART()]
 
 
 def expected_failed_checks(estimator):

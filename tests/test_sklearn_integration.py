@@ -9,7 +9,7 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score, cross_
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from mmit import MMIT, MMITCV, MMITForest
+from mmit import MMIT, MMITCV, MMITBoost, MMITForest
 from mmit.metrics import interval_accuracy_scorer, neg_interval_mse_scorer
 
 pd = pytest.importorskip("pandas")
@@ -26,7 +26,8 @@ def interval_problem(n=120, seed=0):
 
 
 @pytest.mark.parametrize("estimator", [MMIT(max_depth=3, random_state=0),
-                                       MMITForest(n_estimators=10, random_state=0)])
+                                       MMITForest(n_estimators=10, random_state=0),
+                                       MMITBoost(n_estimators=20, random_state=0)])
 def test_cross_validation_with_interval_targets(estimator):
     X, y = interval_problem()
     cv = KFold(4, shuffle=True, random_state=0)
@@ -39,9 +40,12 @@ def test_cross_validation_with_interval_targets(estimator):
     np.testing.assert_allclose(results["test_mse"], scores)
 
 
-def test_grid_search_with_interval_targets():
+@pytest.mark.parametrize("estimator", [MMIT(random_state=0),
+                                       MMITBoost(n_estimators=20, learning_rate=0.5,
+                                                 min_samples_leaf=1, random_state=0)])
+def test_grid_search_with_interval_targets(estimator):
     X, y = interval_problem()
-    search = GridSearchCV(MMIT(random_state=0), {"margin": [0.0, 0.2], "max_depth": [1, 3]},
+    search = GridSearchCV(estimator, {"margin": [0.0, 0.2], "max_depth": [1, 3]},
                           cv=3, scoring=interval_accuracy_scorer).fit(X, y)
     assert search.best_params_["max_depth"] == 3
     assert search.predict(X).shape == (len(X),)
@@ -56,7 +60,7 @@ def test_pipeline_on_a_dataframe():
         ("encode", OneHotEncoder(sparse_output=False), ["group"]),
     ])
     for model in (MMIT(random_state=0), MMITForest(n_estimators=5, random_state=0),
-                  MMITCV(cv=3, random_state=0)):
+                  MMITCV(cv=3, random_state=0), MMITBoost(n_estimators=10, random_state=0)):
         pipeline = Pipeline([("preprocess", preprocess), ("model", model)])
         pipeline.set_output(transform="pandas")
         pipeline.fit(frame, y)

@@ -1,0 +1,386 @@
+"""MMITBoost: gradient boosting of Maximum Margin Interval Trees.
+
+Stage 0 predicts the optimal constant ``F_0`` of all intervals (the solver).
+Stage ``m`` grows an MMIT on the residual intervals ``[lower - F, upper -
+F]`` of the current predictions ``F``: its splits minimise the exact hinge
+loss of ``F + tree`` and its leaves hold the exact optimal residual of their
+rows, and ``F`` moves by ``learning_rate`` times the tree. The features are
+sorted once for all stages; each stage sorts only the 2n shifted
+breakpoints of its residual targets.
+
+Because the loss is convex and a leaf's value minimises the loss of its
+rows, a stage with ``learning_rate <= 1`` never increases the training loss
+of the rows it was grown on (all rows without ``subsample``).
+"""
+
+import sys
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from . import _solver
+from ._base import IntervalRegressorMixin
+from ._classes import MMIT
+from ._criterion import HingeTargets
+from ._fitting import (
+    TREE_PARAMETER_CONSTRAINTS,
+    TrainingData,
+    draw_seed,
+    prepare_features,
+    resolve_max_features,
+    set_fitted_attributes,
+    validate_training_data,
+)
+from ._forest import mean_feature_importances
+
+# boosting stages fitted before early stopping is considered on by "auto"
+_AUTO_EARLY_STOPPING_ROWS = 10_000
+
+
+class HingeLoss:
+    """The training objective: mean weighted hinge loss of predictions.
+
+    ``lower`` and ``upper`` are the hinges' breakpoints (the bounds moved
+    inside by the margin; exact values not moved).
+    """
+
+    def __init__(self, lower, upper, margin, loss, sample_weight):
+        self.lower, self.upper = _solver.hinge_positions(
+            np.ascontiguousarray(lower), np.ascontiguousarray(upper), margin)
+        self.squared = loss == "squared_hinge"
+        self.weight = sample_weight / sample_weight.sum()
+
+    def __call__(self, prediction, rows=slice(None)):
+        """Mean loss of ``prediction`` for ``rows`` (weights renormalised)."""
+        below = np.maximum(self.lower[rows] - prediction, 0.0)
+        above = np.maximum(prediction - self.upper[rows], 0.0)
+        if self.squared:
+            below, above = below * below, above * above
+        weight = self.weight[rows]
+        return float(weight @ (below + above) / weight.sum())
+
+
+def optimal_constant(lower, upper, margin, loss, sample_weight):
+    """The constant minimising the weighted hinge loss of all intervals
+    (0 without a finite bound)."""
+    predictions, _, _ = _solver.optimal_costs(
+        np.ascontiguousarray(lower), np.ascontiguousarray(upper), margin, loss,
+        np.ascontiguousarray(sample_weight))
+    return float(predictions[-1]) if predictions.size else 0.0
+
+
+class MMITBoost(IntervalRegressorMixin, BaseEstimator):
+    """Gradient boosting of Maximum Margin Interval Trees on interval targets.
+
+    Each stage grows a small :class:`MMIT` on the residual intervals of the
+    ensemble so far, ``[lower - F(x), upper - F(x)]``, with the exact MMIT
+    criterion: the tree's splits minimise the true hinge loss of ``F +
+    tree`` and its leaves hold the exact optimal residual of their rows
+    (no gradient or Newton approximation). The prediction is the optimal
+    constant plus ``learning_rate`` times the sum of the trees. Bounds may
+    be negative (no log link) and infinite; ``X`` may hold NaN.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Maximum number of boosting stages.
+    learning_rate : float, default=0.1
+        Shrinkage of each tree.
+    max_depth : int or None, default=3
+        Depth of each tree.
+    max_leaf_nodes : int, default=None
+        Grow each tree best-first to at most this many leaves.
+    min_samples_leaf : int or float, default=5
+        Minimum rows per leaf (a float: a fraction of ``n_samples``).
+    loss : {"squared_hinge", "linear_hinge"}, default="squared_hinge"
+        Hinge applied to the distance outside the shrunk interval.
+    margin : float, default=0.0
+        Margin of the hinges, see :class:`MMIT`.
+    subsample : float, default=1.0
+        Fraction of the rows, drawn without replacement at each stage, that
+        grows its tree (stochastic gradient boosting); the others get a
+        zero weight.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features evaluated per node.
+    early_stopping : "auto" or bool, default="auto"
+        Hold out ``validation_fraction`` of the rows and stop when their
+        loss has not improved by more than ``tol`` for ``n_iter_no_change``
+        stages. "auto": on when there are more than 10 000 rows.
+    validation_fraction : float, default=0.1
+        Share of the rows held out for early stopping.
+    n_iter_no_change : int, default=10
+        Stages without improvement before stopping.
+    tol : float, default=1e-7
+        Improvement of the validation loss that counts.
+    random_state : int, RandomState instance or None, default=None
+        Draws the validation rows, the subsamples and each tree's feature
+        order.
+    verbose : int, default=0
+        With 1 or more, report the training (and validation) loss on stderr
+        every 10 stages (every stage with 2).
+    warm_start : bool, default=False
+        Keep the fitted stages and add stages up to ``n_estimators``.
+
+    Attributes
+    ----------
+    estimators_ : list of MMIT
+        The stages' trees (fitted on residuals: each predicts a correction).
+    baseline_prediction_ : float
+        The optimal constant of the training intervals, stage 0.
+    n_iter_ : int
+        Number of stages fitted.
+    train_score_ : ndarray of shape (n_iter_ + 1,)
+        Negative mean training loss before the first stage and after each
+        (on the rows not held out).
+    validation_score_ : ndarray of shape (n_iter_ + 1,)
+        The same on the held-out rows; empty without early stopping.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X was a DataFrame with string columns.
+    max_features_ : int
+        Features evaluated per node.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Mean of the trees' normalised importances.
+
+    See Also
+    --------
+    MMITForest : Bagged MMITs.
+
+    Examples
+    --------
+    >>> from mmit import MMITBoost
+    >>> from mmit.datasets import load_dataset
+    >>> data = load_dataset("servo")
+    >>> model = MMITBoost(n_estimators=50, random_state=0).fit(data.data, data.target)
+    >>> model.n_iter_, bool(model.train_score_[-1] > model.train_score_[0])
+    (50, True)
+    """
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
+        "max_depth": TREE_PARAMETER_CONSTRAINTS["max_depth"],
+        "max_leaf_nodes": TREE_PARAMETER_CONSTRAINTS["max_leaf_nodes"],
+        "min_samples_leaf": TREE_PARAMETER_CONSTRAINTS["min_samples_leaf"],
+        "loss": TREE_PARAMETER_CONSTRAINTS["loss"],
+        "margin": TREE_PARAMETER_CONSTRAINTS["margin"],
+        "subsample": [Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "max_features": TREE_PARAMETER_CONSTRAINTS["max_features"],
+        "early_stopping": [StrOptions({"auto"}), "boolean"],
+        "validation_fraction": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        *,
+        n_estimators=100,
+        learning_rate=0.1,
+        max_depth=3,
+        max_leaf_nodes=None,
+        min_samples_leaf=5,
+        loss="squared_hinge",
+        margin=0.0,
+        subsample=1.0,
+        max_features=None,
+        early_stopping="auto",
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+    ):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.loss = loss
+        self.margin = margin
+        self.subsample = subsample
+        self.max_features = max_features
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+
+    def _tree(self, seed):
+        return MMIT(margin=self.margin, loss=self.loss, max_depth=self.max_depth,
+                    min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
+                    max_leaf_nodes=self.max_leaf_nodes, random_state=seed)
+
+    def _validation_rows(self, n_samples, random_state):
+        """Boolean mask of the held-out rows (none without early stopping)."""
+        held_out = np.zeros(n_samples, dtype=bool)
+        stopping = self.early_stopping
+        if stopping == "auto":
+            stopping = n_samples > _AUTO_EARLY_STOPPING_ROWS
+        if not stopping:
+            return held_out
+        n_held_out = int(np.ceil(self.validation_fraction * n_samples))
+        if n_held_out >= n_samples:
+            raise ValueError(f"validation_fraction={self.validation_fraction} leaves no "
+                             f"training rows out of {n_samples}.")
+        held_out[random_state.permutation(n_samples)[:n_held_out]] = True
+        return held_out
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the boosting stages on interval targets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training features; NaN marks a missing value.
+        y : array-like of shape (n_samples, 2) or (n_samples,)
+            Lower and upper bound of each target interval (``-inf``/``+inf``
+            allowed), or exact values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights.
+
+        Returns
+        -------
+        self : MMITBoost
+            The fitted estimator.
+        """
+        X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
+        X = np.ascontiguousarray(X)  # rows walk the trees at every stage
+        # the held-out rows depend on random_state only: the same across warm starts
+        random_state = check_random_state(self.random_state)
+        held_out = self._validation_rows(X.shape[0], random_state)
+        train = ~held_out
+        if not np.any(sample_weight[train] > 0):
+            raise ValueError("No training row (outside the validation rows) has a "
+                             "positive weight.")
+        X_train, lower_train, upper_train = X[train], lower[train], upper[train]
+        weight_train = sample_weight[train]
+        objective = HingeLoss(lower, upper, self.margin, self.loss, sample_weight)
+        if not self.warm_start or not hasattr(self, "estimators_"):
+            self.estimators_ = []
+            self.baseline_prediction_ = optimal_constant(
+                lower_train, upper_train, self.margin, self.loss, weight_train)
+        elif self.n_estimators < len(self.estimators_):
+            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                             f"number of stages already fitted ({len(self.estimators_)}) "
+                             "when warm_start=True.")
+        self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
+        features = prepare_features(X_train, self.max_features)
+        names = getattr(self, "feature_names_in_", None)
+        # skip the draws of the stages already fitted: the same as fitting at once
+        for _ in self.estimators_:
+            self._draw_stage(random_state, X_train.shape[0])
+        prediction = self._raw_predict(X)
+        train_scores = [-objective(prediction[train], train)]
+        validation_scores = [-objective(prediction[held_out], held_out)] \
+            if held_out.any() else []
+        start = time.perf_counter()
+        while len(self.estimators_) < self.n_estimators:
+            seed, drawn = self._draw_stage(random_state, X_train.shape[0])
+            weight = weight_train if drawn is None else weight_train * drawn
+            if not np.any(weight > 0):
+                weight = weight_train
+            residual = prediction[train]
+            data = TrainingData(features, HingeTargets(lower_train - residual,
+                                                       upper_train - residual,
+                                                       float(self.margin)))
+            tree = self._tree(seed)._fit(data, weight, seed)
+            set_fitted_attributes(tree, X.shape[1], names, self.max_features_)
+            self.estimators_.append(tree)
+            prediction += self.learning_rate * tree.tree_.predict(X)
+            train_scores.append(-objective(prediction[train], train))
+            if held_out.any():
+                validation_scores.append(-objective(prediction[held_out], held_out))
+            self._report(train_scores, validation_scores, start)
+            if held_out.any() and self._no_improvement(validation_scores):
+                break
+        self.n_iter_ = len(self.estimators_)
+        self.train_score_ = np.array(train_scores)
+        self.validation_score_ = np.array(validation_scores)
+        return self
+
+    def _draw_stage(self, random_state, n_train):
+        """A stage's tree seed and, with ``subsample``, its rows (0/1 weights)."""
+        seed = draw_seed(random_state)
+        if self.subsample >= 1.0:
+            return seed, None
+        drawn = np.zeros(n_train)
+        n_drawn = max(1, int(round(self.subsample * n_train)))
+        drawn[random_state.permutation(n_train)[:n_drawn]] = 1.0
+        return seed, drawn
+
+    def _no_improvement(self, scores):
+        """Whether none of the last ``n_iter_no_change`` validation scores beat
+        the one before them by more than ``tol`` (scikit-learn's rule)."""
+        if len(scores) <= self.n_iter_no_change:
+            return False
+        reference = scores[-self.n_iter_no_change - 1]
+        return all(score <= reference + self.tol
+                   for score in scores[-self.n_iter_no_change:])
+
+    def _report(self, train_scores, validation_scores, start):
+        stage = len(train_scores) - 1
+        if not self.verbose or (self.verbose < 2 and stage % 10 and
+                                stage != self.n_estimators):
+            return
+        line = f"[MMITBoost] stage {stage}/{self.n_estimators}: train loss " \
+               f"{-train_scores[-1]:.5g}"
+        if validation_scores:
+            line += f", validation loss {-validation_scores[-1]:.5g}"
+        print(f"{line}, {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+
+    def _raw_predict(self, X):
+        prediction = np.full(X.shape[0], self.baseline_prediction_)
+        for tree in self.estimators_:
+            prediction += self.learning_rate * tree.tree_.predict(X)
+        return prediction
+
+    def predict(self, X):
+        """Predicted value of each sample: the constant plus the shrunk trees.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        X = self._validate_X_predict(X)
+        return self._raw_predict(X)
+
+    def staged_predict(self, X):
+        """Predictions after each stage, from the first to ``n_iter_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        X = self._validate_X_predict(X)
+        prediction = np.full(X.shape[0], self.baseline_prediction_)
+        for tree in self.estimators_:
+            prediction = prediction + self.learning_rate * tree.tree_.predict(X)
+            yield prediction
+
+    @property
+    def feature_importances_(self):
+        """Mean of the trees' normalised cost decreases per feature."""
+        check_is_fitted(self)
+        return mean_feature_importances(self.estimators_)
