@@ -13,8 +13,8 @@ the other folds (the MMIT paper's protocol; see mmit/_evaluation.py):
 - MMITForest: its defaults, no tuning;
 - MMITForestCV: margin, loss, max_features and min_samples_leaf chosen by
   out-of-bag score (one forest per candidate);
-- MMITBoost: 100 stages, learning rate 0.1; loss, max_depth and subsample
-  by inner CV;
+- MMITBoost: 100 stages, learning rate 0.1; loss, max_depth and margin (0,
+  0.1 and 0.3 times the spread of the training bounds) by inner CV;
 - XGBoost AFT, when xgboost is installed: ``survival:aft`` on exp(target)
   with interval labels, tuned as well as we could: the error distribution
   (normal, logistic), its scale (0.5, 1, 2) and max_depth (2, 4, 6) by

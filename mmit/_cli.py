@@ -130,7 +130,7 @@ def build_parser():
         "fit", help="fit a model and save it",
         description="Fit an MMIT (margin and pruning by 5-fold CV), an MMITForest "
                     "(chosen by MMITForestCV: margin, loss, max_features and leaf size "
-                    "by out-of-bag score) or an MMITBoost (loss, depth and subsample by "
+                    "by out-of-bag score) or an MMITBoost (loss, depth and margin by "
                     "5-fold CV) on a data folder, and save it as arrays and JSON (no "
                     "pickle).")
     fit.add_argument("--data", metavar="DIR", required=True,

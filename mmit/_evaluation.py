@@ -14,7 +14,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 from ._boosting import MMITBoost
 from ._forest import MMITForest
-from ._model_selection import MMITCV, MMITForestCV, default_margins
+from ._model_selection import MMITCV, MMITForestCV, bounds_spread, default_margins
 from .baselines import ConstantRegressor, IntervalCART
 from .metrics import interval_accuracy, interval_mse
 
@@ -26,15 +26,16 @@ MODEL_GROUPS = {
             "MMITForestCV", "MMITBoost"],
 }
 _DEPTHS = [1, 2, 3, 4, 6, 9, 12, 16]
-# MMITBoost's inner-CV grid around its defaults (100 stages, learning rate 0.1)
-BOOST_GRID = {"loss": ["squared_hinge", "linear_hinge"], "max_depth": [2, 3],
-              "subsample": [1.0, 0.7]}
+# MMITBoost's inner-CV grid around its defaults (100 stages, learning rate 0.1),
+# margins as fractions of the spread of the training bounds
+BOOST_GRID = {"loss": ["squared_hinge", "linear_hinge"], "max_depth": [2, 3]}
+BOOST_MARGIN_SCALES = [0.0, 0.1, 0.3]
 
 
 def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
     """An unfitted model whose hyperparameters are chosen by inner 5-fold CV
     (MMITForestCV: out of bag; MMITForest: its defaults; MMITBoost: loss,
-    depth and subsample over ``BOOST_GRID``).
+    depth and margin).
 
     ``verbose`` reports the progress of forests (the long fits) on stderr.
     """
@@ -56,7 +57,9 @@ def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
     if name == "MMITForestCV":
         return MMITForestCV(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
     if name == "MMITBoost":
-        return GridSearchCV(MMITBoost(random_state=random_state), BOOST_GRID, cv=inner,
+        spread = bounds_spread(y_train[:, 0], y_train[:, 1])
+        grid = {**BOOST_GRID, "margin": [scale * spread for scale in BOOST_MARGIN_SCALES]}
+        return GridSearchCV(MMITBoost(random_state=random_state), grid, cv=inner,
                             n_jobs=n_jobs)
     raise ValueError(f"Unknown model {name!r}.")
 

@@ -9,7 +9,8 @@ from mmit.baselines import ConstantRegressor, IntervalCART
 
 ESTIMATORS = [MMIT(), MMITForest(n_estimators=10), MMITCV(cv=3),
               MMITForestCV({"min_samples_leaf": [1, 5]}, n_estimators=30),
-              MMITBoost(n_estimators=10, min_samples_leaf=1), ConstantRegressor(), IntervalCART()]
+              MMITBoost(n_estimators=10, min_samples_leaf=1), ConstantRegressor(),
+              IntervalCART()]
 
 
 def expected_failed_checks(estimator):
