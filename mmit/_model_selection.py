@@ -38,10 +38,17 @@ from .metrics import get_scorer
 _PREDICTION_BLOCK = 2**22
 
 
-def bounds_spread(lower, upper):
-    """Standard deviation of all finite bounds (0 with fewer than two)."""
-    finite = np.concatenate([lower[np.isfinite(lower)], upper[np.isfinite(upper)]])
-    return float(np.std(finite)) if finite.size > 1 else 0.0
+def bounds_spread(lower, upper, sample_weight=None):
+    """Standard deviation of all finite bounds, each weighted by its row's
+    weight when given (0 with fewer than two, or no weight)."""
+    weight = np.ones(lower.shape[0]) if sample_weight is None else sample_weight
+    bounds = np.concatenate([lower, upper])
+    weights = np.concatenate([weight, weight])[np.isfinite(bounds)]
+    bounds = bounds[np.isfinite(bounds)]
+    if bounds.size < 2 or weights.sum() <= 0:
+        return 0.0
+    mean = np.average(bounds, weights=weights)
+    return float(np.sqrt(np.average((bounds - mean) ** 2, weights=weights)))
 
 
 def default_margins(lower, upper, n_margins=8):

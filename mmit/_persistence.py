@@ -29,7 +29,8 @@ VERSION = 2
 READABLE_VERSIONS = (1, 2)
 _ESTIMATORS = {"MMIT": MMIT, "MMITForest": MMITForest, "MMITBoost": MMITBoost}
 # the fitted attributes of a boosted model besides its trees (plain values)
-_BOOSTING_ATTRIBUTES = ("baseline_prediction_", "train_score_", "validation_score_")
+_BOOSTING_ATTRIBUTES = ("baseline_prediction_", "margin_", "train_score_",
+                        "validation_score_")
 
 
 def _trees_of(model):
@@ -153,11 +154,12 @@ def _build(metadata, arrays):
                            "values": arrays[f"tree{k}_values"]})
         trees.append(tree)
     model = cls(**metadata["params"])
+    tree_params = {key: value for key, value in metadata["params"].items()
+                   if key in MMIT._parameter_constraints and key != "random_state"}
+    if cls is MMITBoost:  # the stages' trees have the margin used
+        tree_params["margin"] = float(metadata["boosting"]["margin_"])
     fitted = [model] if cls is MMIT else [
-        MMIT(**{key: value for key, value in metadata["params"].items()
-                if key in MMIT._parameter_constraints and key != "random_state"},
-             random_state=seed)
-        for seed in metadata["tree_random_states"]
+        MMIT(**tree_params, random_state=seed) for seed in metadata["tree_random_states"]
     ]
     if len(fitted) != len(trees) or not trees:
         raise ValueError("the number of trees does not match")
@@ -173,6 +175,7 @@ def _build(metadata, arrays):
     if cls is MMITBoost:
         boosting = metadata["boosting"]
         model.baseline_prediction_ = float(boosting["baseline_prediction_"])
+        model.margin_ = float(boosting["margin_"])
         model.train_score_ = np.array(boosting["train_score_"], dtype=np.float64)
         model.validation_score_ = np.array(boosting["validation_score_"],
                                            dtype=np.float64)

@@ -43,7 +43,7 @@ def test_one_stage_with_learning_rate_one_is_an_mmit(loss, seed):
 def test_stage_zero_is_the_optimal_constant():
     X, y = problem()
     weight = np.ones(len(X))
-    boost = MMITBoost(n_estimators=1, random_state=0).fit(X, y)
+    boost = MMITBoost(n_estimators=1, margin=0.0, random_state=0).fit(X, y)
     lower, upper = np.ascontiguousarray(y[:, 0]), np.ascontiguousarray(y[:, 1])
     constant = optimal_constant(lower, upper, 0.0, "squared_hinge", weight)
     assert boost.baseline_prediction_ == constant
@@ -83,6 +83,16 @@ def test_integer_weights_equal_repeated_rows():
     repeated = MMITBoost(**params).fit(np.repeat(X, counts, axis=0),
                                        np.repeat(y, counts, axis=0))
     np.testing.assert_allclose(weighted.predict(X), repeated.predict(X), atol=1e-9)
+
+
+def test_auto_margin_is_a_share_of_the_spread_of_the_bounds():
+    X, y = problem(seed=6)
+    auto = MMITBoost(n_estimators=10, random_state=0).fit(X, y)
+    finite = y[np.isfinite(y)]
+    assert auto.margin_ == pytest.approx(0.3 * np.std(finite))
+    explicit = MMITBoost(n_estimators=10, margin=auto.margin_, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(auto.predict(X), explicit.predict(X))
+    assert all(tree.margin == auto.margin_ for tree in auto.estimators_)
 
 
 def test_shifting_every_bound_shifts_the_predictions():
