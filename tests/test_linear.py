@@ -1,0 +1,106 @@
+"""IntervalLinearRegression against an independent solver and its optimality conditions."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+
+from mmit import IntervalLinearRegression
+from mmit._solver import hinge_positions, optimal_costs
+
+
+def problem(n=120, p=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)) * rng.uniform(0.5, 5.0, p) + rng.normal(0, 3, p)
+    center = X[:, 0] - 0.5 * X[:, 1] - 2.0
+    lower = center - rng.exponential(0.5, n)
+    upper = center + rng.exponential(0.5, n)
+    lower[rng.random(n) < 0.2] = -np.inf
+    upper[rng.random(n) < 0.2] = np.inf
+    exact = rng.random(n) < 0.1
+    upper[exact] = lower[exact] = center[exact]
+    return X, np.column_stack([lower, upper]), rng.uniform(0.5, 2.0, n)
+
+
+def standardised_objective(X, y, weight, alpha, l1_ratio, margin):
+    """The objective in (coefficients on standardised features, intercept)."""
+    w = weight / weight.sum()
+    mean = w @ X
+    scale = np.sqrt(w @ (X - mean) ** 2)
+    Z = (X - mean) / scale
+    lower, upper = hinge_positions(np.ascontiguousarray(y[:, 0]),
+                                   np.ascontiguousarray(y[:, 1]), margin)
+
+    def objective(coef, intercept):
+        f = Z @ coef + intercept
+        below, above = np.maximum(lower - f, 0.0), np.maximum(f - upper, 0.0)
+        return (w @ (below**2 + above**2) + alpha * l1_ratio * np.abs(coef).sum()
+                + 0.5 * alpha * (1.0 - l1_ratio) * coef @ coef)
+
+    def gradient(coef, intercept):
+        f = Z @ coef + intercept
+        g = 2.0 * w * (np.maximum(f - upper, 0.0) - np.maximum(lower - f, 0.0))
+        return Z.T @ g, g.sum()
+
+    return objective, gradient, mean, scale
+
+
+@pytest.mark.parametrize("alpha, l1_ratio, margin, seed", [
+    (0.0, 1.0, 0.0, 0), (0.01, 1.0, 0.1, 1), (0.05, 0.5, 0.0, 2), (0.1, 0.0, 0.3, 3),
+    (0.002, 0.9, 0.2, 4),
+])
+def test_objective_matches_an_independent_solver(alpha, l1_ratio, margin, seed):
+    X, y, weight = problem(seed=seed)
+    model = IntervalLinearRegression(alpha=alpha, l1_ratio=l1_ratio, margin=margin,
+                                     tol=1e-10, max_iter=100_000).fit(X, y, weight)
+    objective, gradient, mean, scale = standardised_objective(X, y, weight, alpha,
+                                                              l1_ratio, margin)
+    p = X.shape[1]
+
+    def split(v):  # coef = positive part - negative part: a smooth problem
+        return objective(v[:p] - v[p:2 * p], v[-1]) + alpha * l1_ratio * (
+            (v[:p] + v[p:2 * p]).sum() - np.abs(v[:p] - v[p:2 * p]).sum())
+
+    reference = minimize(split, np.zeros(2 * p + 1), method="L-BFGS-B",
+                         bounds=[(0, None)] * (2 * p) + [(None, None)],
+                         options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20_000})
+    coef = model.coef_ * scale
+    ours = objective(coef, model.intercept_ + model.coef_ @ mean)
+    assert ours <= reference.fun + 1e-6 * max(1.0, abs(reference.fun))
+    # optimality (KKT) of the solution
+    grad, intercept_grad = gradient(coef, model.intercept_ + model.coef_ @ mean)
+    l1, l2 = alpha * l1_ratio, alpha * (1.0 - l1_ratio)
+    smooth = grad + l2 * coef
+    active = coef != 0
+    assert abs(intercept_grad) < 1e-6
+    np.testing.assert_allclose(smooth[active], -l1 * np.sign(coef[active]), atol=1e-6)
+    assert np.all(np.abs(smooth[~active]) <= l1 + 1e-6)
+
+
+def test_a_large_penalty_leaves_the_optimal_constant():
+    X, y, weight = problem(seed=5)
+    model = IntervalLinearRegression(alpha=1e6, margin=0.1).fit(X, y, weight)
+    assert np.all(model.coef_ == 0.0)
+    constant = optimal_costs(np.ascontiguousarray(y[:, 0]), np.ascontiguousarray(y[:, 1]),
+                             0.1, "squared_hinge", weight)[0][-1]
+    assert model.intercept_ == pytest.approx(constant, abs=1e-6)
+
+
+def test_integer_weights_equal_repeated_rows():
+    X, y, _ = problem(seed=6)
+    counts = np.random.default_rng(6).integers(0, 4, len(X))
+    counts[0] = 1
+    params = dict(alpha=0.01, l1_ratio=0.7, tol=1e-10, max_iter=100_000)
+    weighted = IntervalLinearRegression(**params).fit(X, y, counts.astype(float))
+    repeated = IntervalLinearRegression(**params).fit(np.repeat(X, counts, axis=0),
+                                                      np.repeat(y, counts, axis=0))
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, atol=1e-6)
+    assert weighted.intercept_ == pytest.approx(repeated.intercept_, abs=1e-6)
+
+
+def test_a_linear_signal_is_recovered_and_convergence_is_reported():
+    X, y, _ = problem(n=400, seed=7)
+    model = IntervalLinearRegression(alpha=1e-4).fit(X, y)
+    np.testing.assert_allclose(model.coef_[:2], [1.0, -0.5], atol=0.1)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        IntervalLinearRegression(max_iter=1).fit(X, y)
