@@ -4,7 +4,7 @@ from ._boosting import MMITBoost
 from ._classes import MMIT, MaxMarginIntervalTree
 from ._export import export_text
 from ._forest import MMITForest
-from ._linear import IntervalLinearRegression
+from ._linear import IntervalLinearRegression, IntervalLinearRegressionCV
 from ._model_selection import MMITCV, MMITForestCV
 from ._optimal_costs import compute_optimal_costs
 from ._persistence import load_model, save_model
@@ -15,6 +15,7 @@ __version__ = "0.2.0.dev0"
 
 __all__ = [
     "IntervalLinearRegression",
+    "IntervalLinearRegressionCV",
     "MMIT",
     "MMITBoost",
     "MMITCV",

@@ -12,14 +12,18 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _solver
 from ._base import IntervalRegressorMixin
-from ._validation import check_interval_target, check_sample_weight
+from ._model_selection import bounds_spread
+from ._validation import check_interval_target, check_margin, check_sample_weight
+from .metrics import interval_mse
 
 # power-iteration steps bounding the largest eigenvalue of the Hessian
 _POWER_STEPS = 50
@@ -61,6 +65,53 @@ class _SquaredHingeProblem:
         return 1.05 * value + 1e-12
 
 
+class StandardisedProblem(_SquaredHingeProblem):
+    """The problem on X standardised with the weighted mean and standard
+    deviation of its columns, with the optimal constant as a start."""
+
+    def __init__(self, X, lower, upper, margin, sample_weight):
+        lower, upper = np.ascontiguousarray(lower), np.ascontiguousarray(upper)
+        weight = sample_weight / sample_weight.sum()
+        self.mean = weight @ X
+        scale = np.sqrt(weight @ (X - self.mean) ** 2)
+        scale[scale == 0.0] = 1.0
+        self.scale = scale
+        super().__init__((X - self.mean) / scale, lower, upper, margin, sample_weight)
+        predictions, _, _ = _solver.optimal_costs(lower, upper, float(margin),
+                                                  "squared_hinge", sample_weight)
+        self.constant = float(predictions[-1]) if predictions.size else 0.0
+
+    def alpha_max(self, l1_ratio):
+        """The smallest alpha whose solution has every coefficient zero
+        (l1_ratio below 1e-3 counts as 1e-3, as in scikit-learn)."""
+        gradient = self.Z.T @ self.gradient(np.full(self.Z.shape[0], self.constant))
+        return float(np.max(np.abs(gradient), initial=0.0)) / max(l1_ratio, 1e-3)
+
+    def original_scale(self, coef, intercept):
+        """Coefficients and intercept for the unstandardised features."""
+        coef = coef / self.scale
+        return coef, float(intercept - coef @ self.mean)
+
+    def path(self, alphas, l1_ratio, tol, max_iter):
+        """Solutions for decreasing ``alphas``, each started from the previous
+        (warm starts). Returns coefficients (n_alphas, n_features) and
+        intercepts on the original scale, the iterations, and the alphas
+        where the solver did not converge."""
+        step = 1.0 / self.lipschitz()
+        coef, intercept = np.zeros(self.Z.shape[1]), self.constant
+        coefs, intercepts, n_iter, unconverged = [], [], 0, []
+        for alpha in alphas:
+            coef, intercept, iterations, converged = fit_path_point(
+                self, alpha, l1_ratio, coef, intercept, tol, max_iter, step)
+            n_iter += iterations
+            if not converged:
+                unconverged.append(alpha)
+            original = self.original_scale(coef, intercept)
+            coefs.append(original[0])
+            intercepts.append(original[1])
+        return np.array(coefs), np.array(intercepts), n_iter, unconverged
+
+
 def _soft_threshold(values, threshold):
     return np.sign(values) * np.maximum(np.abs(values) - threshold, 0.0)
 
@@ -83,7 +134,7 @@ def fit_path_point(problem, alpha, l1_ratio, coef, intercept, tol, max_iter, ste
         b_new = c - step * g.sum()
         new_objective = (problem.loss(Z @ x_new + b_new) + l1 * np.abs(x_new).sum()
                          + 0.5 * l2 * x_new @ x_new)
-        if new_objective > objective:  # adaptive restart
+        if new_objective > objective:  # adaptive restart: drop the momentum
             t = 1.0
             y, c = x.copy(), b
             objective = np.inf
@@ -100,7 +151,50 @@ def fit_path_point(problem, alpha, l1_ratio, coef, intercept, tol, max_iter, ste
     return x, b, max_iter, False
 
 
-class IntervalLinearRegression(IntervalRegressorMixin, BaseEstimator):
+def _warn_unconverged(alphas, max_iter):
+    if alphas:
+        warnings.warn(f"IntervalLinearRegression did not converge in {max_iter} "
+                      f"iterations for alpha={alphas[0]:.4g}"
+                      f"{f' and {len(alphas) - 1} more' if len(alphas) > 1 else ''}; "
+                      "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
+
+
+def _check_training_data(estimator, X, y, sample_weight):
+    if y is None:
+        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
+                         "target y is None.")
+    X = validate_data(estimator, X, dtype=np.float64)
+    lower, upper = check_interval_target(y, X.shape[0])
+    sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
+    return X, lower, upper, sample_weight
+
+
+class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
+    """What the linear estimators share: no missing values, ``x.coef_ +
+    intercept_``."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False  # a linear model needs every feature
+        return tags
+
+    def predict(self, X):
+        """Predicted value of each sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X @ self.coef_ + self.intercept_
+
+
+class IntervalLinearRegression(_LinearPredictor):
     """Max-margin linear interval regression with an elastic-net penalty.
 
     Fits ``f(x) = x.w + b`` minimising the mean squared hinge loss of the
@@ -155,11 +249,6 @@ class IntervalLinearRegression(IntervalRegressorMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False  # a linear model needs every feature
-        return tags
-
     def __init__(self, alpha=1e-3, *, l1_ratio=1.0, margin=0.0, tol=1e-6, max_iter=10_000):
         self.alpha = alpha
         self.l1_ratio = l1_ratio
@@ -185,43 +274,173 @@ class IntervalLinearRegression(IntervalRegressorMixin, BaseEstimator):
         self : IntervalLinearRegression
             The fitted estimator.
         """
-        if y is None:
-            raise ValueError("IntervalLinearRegression requires y to be passed, but the "
-                             "target y is None.")
-        X = validate_data(self, X, dtype=np.float64)
-        lower, upper = check_interval_target(y, X.shape[0])
-        sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
-        weight = sample_weight / sample_weight.sum()
-        mean = weight @ X
-        scale = np.sqrt(weight @ (X - mean) ** 2)
-        scale[scale == 0.0] = 1.0
-        problem = _SquaredHingeProblem((X - mean) / scale, lower, upper, self.margin,
-                                       sample_weight)
-        predictions, _, _ = _solver.optimal_costs(lower, upper, float(self.margin),
-                                                  "squared_hinge", sample_weight)
-        start = float(predictions[-1]) if predictions.size else 0.0
-        coef, intercept, self.n_iter_, converged = fit_path_point(
-            problem, self.alpha, self.l1_ratio, np.zeros(X.shape[1]), start, self.tol,
-            self.max_iter, 1.0 / problem.lipschitz())
-        if not converged:
-            warnings.warn(f"IntervalLinearRegression did not converge in {self.max_iter} "
-                          "iterations; increase max_iter or tol.", ConvergenceWarning,
-                          stacklevel=2)
-        self.coef_ = coef / scale
-        self.intercept_ = float(intercept - self.coef_ @ mean)
+        X, lower, upper, sample_weight = _check_training_data(self, X, y, sample_weight)
+        problem = StandardisedProblem(X, lower, upper, self.margin, sample_weight)
+        coefs, intercepts, self.n_iter_, unconverged = problem.path(
+            [self.alpha], self.l1_ratio, self.tol, self.max_iter)
+        _warn_unconverged(unconverged, self.max_iter)
+        self.coef_, self.intercept_ = coefs[0], float(intercepts[0])
         return self
 
-    def predict(self, X):
-        """Predicted value of each sample.
+
+def _fold_mse(X, lower, upper, weight, train, test, margin, alphas, l1_ratio, tol,
+              max_iter):
+    """Test interval MSE of the path fitted on ``train``, for every alpha."""
+    problem = StandardisedProblem(X[train], lower[train], upper[train], margin,
+                                  weight[train])
+    coefs, intercepts, _, unconverged = problem.path(alphas, l1_ratio, tol, max_iter)
+    predictions = X[test] @ coefs.T + intercepts
+    target = np.column_stack([lower[test], upper[test]])
+    scores = [interval_mse(target, predictions[:, k], sample_weight=weight[test])
+              for k in range(len(alphas))]
+    return np.array(scores), unconverged
+
+
+class IntervalLinearRegressionCV(_LinearPredictor):
+    """IntervalLinearRegression with alpha and margin chosen by K-fold CV.
+
+    For each margin, the alphas run down a log-spaced path from the smallest
+    alpha that zeroes every coefficient (on all data); each fold fits the
+    whole path with warm starts and scores every alpha by the test interval
+    MSE, like scikit-learn's ``LassoCV``. The best (margin, alpha) is then
+    refitted on all data.
+
+    Parameters
+    ----------
+    l1_ratio : float, default=1.0
+        Share of the l1 penalty, see :class:`IntervalLinearRegression`.
+    n_alphas : int, default=100
+        Alphas on each path (when ``alphas`` is None).
+    eps : float, default=1e-3
+        Ratio of the smallest to the largest alpha of the path.
+    alphas : array-like of float, default=None
+        Candidate alphas for every margin instead of the path.
+    margins : array-like of float, default=None
+        Candidate margins; None: 0 and 0.03, 0.1 and 0.3 times the standard
+        deviation of the finite bounds.
+    cv : int, cross-validation generator or iterable, default=None
+        Folds, as in scikit-learn (None: 5-fold ``KFold``).
+    tol, max_iter
+        Solver settings, see :class:`IntervalLinearRegression`.
+    n_jobs : int, default=None
+        Parallel jobs over margins and folds (threads; numpy releases the
+        GIL in its products).
+
+    Attributes
+    ----------
+    alpha_ : float
+        The chosen alpha.
+    margin_ : float
+        The chosen margin.
+    alphas_ : ndarray of shape (n_margins, n_alphas)
+        The alphas of each margin's path.
+    margins_ : ndarray of shape (n_margins,)
+        The candidate margins.
+    mse_path_ : ndarray of shape (n_margins, n_alphas, n_folds)
+        Test interval MSE of every margin, alpha and fold.
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+        The refitted model on all data, original feature scale.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X was a DataFrame with string columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit import IntervalLinearRegressionCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 5))
+    >>> y = np.column_stack([X[:, 0] - 0.5, X[:, 0] + 0.5])
+    >>> model = IntervalLinearRegressionCV(n_alphas=20, cv=3).fit(X, y)
+    >>> model.mse_path_.shape, bool(abs(model.coef_[0] - 1) < 0.2)
+    ((4, 20, 3), True)
+    """
+
+    _parameter_constraints = {
+        "l1_ratio": [Interval(Real, 0.0, 1.0, closed="both")],
+        "n_alphas": [Interval(Integral, 1, None, closed="left")],
+        "eps": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "alphas": ["array-like", None],
+        "margins": ["array-like", None],
+        "cv": ["cv_object"],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(self, *, l1_ratio=1.0, n_alphas=100, eps=1e-3, alphas=None, margins=None,
+                 cv=None, tol=1e-6, max_iter=10_000, n_jobs=None):
+        self.l1_ratio = l1_ratio
+        self.n_alphas = n_alphas
+        self.eps = eps
+        self.alphas = alphas
+        self.margins = margins
+        self.cv = cv
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+
+    def _candidate_margins(self, lower, upper, sample_weight):
+        if self.margins is None:
+            spread = bounds_spread(lower, upper, sample_weight)
+            return (np.r_[0.0, spread * np.array([0.03, 0.1, 0.3])] if spread
+                    else np.zeros(1))
+        margins = np.array([check_margin(m) for m in np.ravel(self.margins)])
+        if margins.size == 0:
+            raise ValueError("margins must not be empty.")
+        return margins
+
+    def _path_alphas(self, problem):
+        if self.alphas is not None:
+            alphas = np.sort(np.ravel(np.asarray(self.alphas, dtype=np.float64)))[::-1]
+            if alphas.size == 0 or np.any(~np.isfinite(alphas)) or np.any(alphas < 0):
+                raise ValueError("alphas must be non-negative finite numbers.")
+            return alphas
+        alpha_max = problem.alpha_max(self.l1_ratio)
+        if alpha_max == 0.0:  # the constant fits: every alpha gives it
+            return np.zeros(self.n_alphas)
+        return np.geomspace(alpha_max, alpha_max * self.eps, self.n_alphas)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the paths and refit the best model on all data.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, 2) or (n_samples,)
+            Lower and upper bound of each target interval (``-inf``/``+inf``
+            allowed), or exact values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, for fitting and for the test MSE.
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        self : IntervalLinearRegressionCV
+            The fitted estimator.
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_
+        X, lower, upper, sample_weight = _check_training_data(self, X, y, sample_weight)
+        margins = self._candidate_margins(lower, upper, sample_weight)
+        problems = [StandardisedProblem(X, lower, upper, m, sample_weight) for m in margins]
+        alphas = np.array([self._path_alphas(problem) for problem in problems])
+        folds = list(check_cv(self.cv).split(X, np.column_stack([lower, upper])))
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margin,
+                               alphas[m], self.l1_ratio, self.tol, self.max_iter)
+            for m, margin in enumerate(margins) for train, test in folds)
+        _warn_unconverged([a for _, unconverged in results for a in unconverged],
+                          self.max_iter)
+        self.mse_path_ = np.array([scores for scores, _ in results]).reshape(
+            len(margins), len(folds), -1).transpose(0, 2, 1)
+        self.alphas_, self.margins_ = alphas, margins
+        mean = self.mse_path_.mean(axis=2)
+        best_margin, best_alpha = np.unravel_index(np.argmin(mean), mean.shape)
+        self.margin_ = float(margins[best_margin])
+        self.alpha_ = float(alphas[best_margin, best_alpha])
+        coefs, intercepts, self.n_iter_, unconverged = problems[best_margin].path(
+            alphas[best_margin, :best_alpha + 1], self.l1_ratio, self.tol, self.max_iter)
+        _warn_unconverged(unconverged, self.max_iter)
+        self.coef_, self.intercept_ = coefs[-1], float(intercepts[-1])
+        return self

@@ -8,6 +8,7 @@ from mmit import (
     MMIT,
     MMITCV,
     IntervalLinearRegression,
+    IntervalLinearRegressionCV,
     MMITBoost,
     MMITForest,
     MMITForestCV,
@@ -17,7 +18,8 @@ from mmit.baselines import ConstantRegressor, IntervalCART
 ESTIMATORS = [MMIT(), MMITForest(n_estimators=10), MMITCV(cv=3),
               MMITForestCV({"min_samples_leaf": [1, 5]}, n_estimators=30),
               MMITBoost(n_estimators=10, min_samples_leaf=1), IntervalLinearRegression(),
-              ConstantRegressor(), IntervalCART()]
+              IntervalLinearRegressionCV(n_alphas=5, cv=3), ConstantRegressor(),
+              IntervalCART()]
 
 
 def expected_failed_checks(estimator):

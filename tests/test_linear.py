@@ -5,7 +5,8 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
-from mmit import IntervalLinearRegression
+from mmit import IntervalLinearRegression, IntervalLinearRegressionCV
+from mmit._linear import StandardisedProblem
 from mmit._solver import hinge_positions, optimal_costs
 
 
@@ -104,3 +105,42 @@ def test_a_linear_signal_is_recovered_and_convergence_is_reported():
     np.testing.assert_allclose(model.coef_[:2], [1.0, -0.5], atol=0.1)
     with pytest.warns(ConvergenceWarning, match="did not converge"):
         IntervalLinearRegression(max_iter=1).fit(X, y)
+
+
+def test_the_path_starts_where_every_coefficient_is_zero():
+    X, y, weight = problem(seed=8)
+    path = StandardisedProblem(X, y[:, 0], y[:, 1], 0.1, weight)
+    alpha_max = path.alpha_max(1.0)
+    coefs, _, _, _ = path.path([alpha_max, 0.99 * alpha_max], 1.0, 1e-10, 100_000)
+    assert np.all(coefs[0] == 0.0)
+    assert np.any(coefs[1] != 0.0)
+
+
+def test_cv_chooses_on_the_path_and_refits_on_all_data():
+    X, y, weight = problem(n=200, p=6, seed=9)
+    search = IntervalLinearRegressionCV(n_alphas=15, cv=4, tol=1e-9,
+                                        max_iter=100_000).fit(X, y, weight)
+    assert search.mse_path_.shape == (4, 15, 4)
+    assert search.alphas_.shape == (4, 15)
+    assert np.all(np.diff(search.alphas_, axis=1) < 0)
+    mean = search.mse_path_.mean(axis=2)
+    m, a = np.unravel_index(np.argmin(mean), mean.shape)
+    assert search.margin_ == search.margins_[m] and search.alpha_ == search.alphas_[m, a]
+    single = IntervalLinearRegression(alpha=search.alpha_, margin=search.margin_, tol=1e-9,
+                                      max_iter=100_000).fit(X, y, weight)
+    np.testing.assert_allclose(search.coef_, single.coef_, atol=1e-5)
+    # the signal's features are kept, the noise ones mostly dropped
+    assert np.all(search.coef_[:2] != 0)
+    two_jobs = IntervalLinearRegressionCV(n_alphas=15, cv=4, tol=1e-9, max_iter=100_000,
+                                          n_jobs=2).fit(X, y, weight)
+    np.testing.assert_array_equal(two_jobs.mse_path_, search.mse_path_)
+
+
+def test_cv_with_given_alphas_and_margins():
+    X, y, _ = problem(seed=10)
+    search = IntervalLinearRegressionCV(alphas=[0.001, 0.1, 0.01], margins=[0.0, 0.2],
+                                        cv=3).fit(X, y)
+    np.testing.assert_array_equal(search.alphas_, [[0.1, 0.01, 0.001]] * 2)
+    assert search.mse_path_.shape == (2, 3, 3)
+    with pytest.raises(ValueError, match="alphas"):
+        IntervalLinearRegressionCV(alphas=[-1.0]).fit(X, y)
