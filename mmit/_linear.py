@@ -127,16 +127,21 @@ def fit_path_point(problem, alpha, l1_ratio, coef, intercept, tol, max_iter, ste
     step = 1.0 / (1.0 / step + l2)
     x, b = coef.copy(), intercept
     y, c, t = x.copy(), b, 1.0
+    # predictions of x and y, kept up to date: one product with Z and one
+    # with its transpose per iteration
+    fx = Z @ x + b
+    fy = fx.copy()
     objective = np.inf
     for iteration in range(1, max_iter + 1):
-        g = problem.gradient(Z @ y + c)
+        g = problem.gradient(fy)
         x_new = _soft_threshold(y - step * (Z.T @ g + l2 * y), step * l1)
         b_new = c - step * g.sum()
-        new_objective = (problem.loss(Z @ x_new + b_new) + l1 * np.abs(x_new).sum()
+        fx_new = Z @ x_new + b_new
+        new_objective = (problem.loss(fx_new) + l1 * np.abs(x_new).sum()
                          + 0.5 * l2 * x_new @ x_new)
         if new_objective > objective:  # adaptive restart: drop the momentum
             t = 1.0
-            y, c = x.copy(), b
+            y, c, fy = x.copy(), b, fx.copy()
             objective = np.inf
             continue
         t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
@@ -145,7 +150,8 @@ def fit_path_point(problem, alpha, l1_ratio, coef, intercept, tol, max_iter, ste
         size = np.sqrt(np.sum(x_new**2) + b_new**2)
         y = x_new + momentum * (x_new - x)
         c = b_new + momentum * (b_new - b)
-        x, b, t, objective = x_new, b_new, t_new, new_objective
+        fy = fx_new + momentum * (fx_new - fx)
+        x, b, fx, t, objective = x_new, b_new, fx_new, t_new, new_objective
         if change <= tol * max(size, 1.0):
             return x, b, iteration, True
     return x, b, max_iter, False
