@@ -23,7 +23,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from . import _solver
 from ._base import IntervalRegressorMixin
 from ._classes import MMIT
 from ._criterion import HingeTargets
@@ -38,6 +37,7 @@ from ._fitting import (
 )
 from ._forest import mean_feature_importances
 from ._model_selection import bounds_spread
+from ._objective import HingeLoss, optimal_constant
 
 # early_stopping="auto" holds rows out from this many on (as scikit-learn's
 # HistGradientBoosting)
@@ -45,38 +45,6 @@ _AUTO_EARLY_STOPPING_ROWS = 10_000
 # margin="auto": this times the spread of the finite training bounds
 # (benchmarks/boost_defaults.py)
 AUTO_MARGIN_SCALE = 0.3
-
-
-class HingeLoss:
-    """The training objective: mean weighted hinge loss of predictions.
-
-    ``lower`` and ``upper`` are the hinges' breakpoints (the bounds moved
-    inside by the margin; exact values not moved).
-    """
-
-    def __init__(self, lower, upper, margin, loss, sample_weight):
-        self.lower, self.upper = _solver.hinge_positions(
-            np.ascontiguousarray(lower), np.ascontiguousarray(upper), margin)
-        self.squared = loss == "squared_hinge"
-        self.weight = sample_weight / sample_weight.sum()
-
-    def __call__(self, prediction, rows=slice(None)):
-        """Mean loss of ``prediction`` for ``rows`` (weights renormalised)."""
-        below = np.maximum(self.lower[rows] - prediction, 0.0)
-        above = np.maximum(prediction - self.upper[rows], 0.0)
-        if self.squared:
-            below, above = below * below, above * above
-        weight = self.weight[rows]
-        return float(weight @ (below + above) / weight.sum())
-
-
-def optimal_constant(lower, upper, margin, loss, sample_weight):
-    """The constant minimising the weighted hinge loss of all intervals
-    (0 without a finite bound)."""
-    predictions, _, _ = _solver.optimal_costs(
-        np.ascontiguousarray(lower), np.ascontiguousarray(upper), margin, loss,
-        np.ascontiguousarray(sample_weight))
-    return float(predictions[-1]) if predictions.size else 0.0
 
 
 class MMITBoost(IntervalRegressorMixin, BaseEstimator):

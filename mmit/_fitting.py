@@ -62,13 +62,15 @@ TREE_PARAMETER_CONSTRAINTS = {
 }
 
 
-def validate_training_data(estimator, X, y, sample_weight):
-    """Checked X (float64; NaN for missing values, no inf), lower and upper
-    bounds, and non-negative weights with at least one positive."""
+def validate_training_data(estimator, X, y, sample_weight, allow_nan=True):
+    """Checked X (float64; NaN for missing values unless ``allow_nan`` is
+    False, no inf), lower and upper bounds, and non-negative weights with at
+    least one positive."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
                          "target y is None.")
-    X = validate_data(estimator, X, dtype=np.float64, ensure_all_finite="allow-nan",
+    X = validate_data(estimator, X, dtype=np.float64,
+                      ensure_all_finite="allow-nan" if allow_nan else True,
                       ensure_min_samples=1)
     lower, upper = check_interval_target(y, X.shape[0])
     sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)

@@ -19,40 +19,36 @@ from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _solver
 from ._base import IntervalRegressorMixin
+from ._fitting import validate_training_data
 from ._model_selection import bounds_spread
-from ._validation import check_interval_target, check_margin, check_sample_weight
+from ._objective import HingeLoss, optimal_constant
+from ._validation import check_margin
 from .metrics import interval_mse
 
 # power-iteration steps bounding the largest eigenvalue of the Hessian
 _POWER_STEPS = 50
 
 
-class _SquaredHingeProblem:
-    """The smooth part of the objective on standardised features ``Z``."""
+class StandardisedProblem:
+    """The squared hinge loss of ``Z.w + b``, ``Z`` being X standardised with
+    the weighted mean and standard deviation of its columns, with the
+    optimal constant as a start."""
 
-    def __init__(self, Z, lower, upper, margin, sample_weight):
-        self.Z = Z
-        self.lower, self.upper = _solver.hinge_positions(lower, upper, margin)
-        self.weight = sample_weight / sample_weight.sum()
-
-    def residuals(self, f):
-        """Distances below the lower and above the upper breakpoints."""
-        return np.maximum(self.lower - f, 0.0), np.maximum(f - self.upper, 0.0)
-
-    def loss(self, f):
-        below, above = self.residuals(f)
-        return float(self.weight @ (below * below + above * above))
-
-    def gradient(self, f):
-        """Gradient of the loss with respect to the predictions ``f``."""
-        below, above = self.residuals(f)
-        return 2.0 * self.weight * (above - below)
+    def __init__(self, X, lower, upper, margin, sample_weight):
+        weight = sample_weight / sample_weight.sum()
+        self.mean = weight @ X
+        scale = np.sqrt(weight @ (X - self.mean) ** 2)
+        scale[scale == 0.0] = 1.0
+        self.scale = scale
+        self.Z = (X - self.mean) / scale
+        self.objective = HingeLoss(lower, upper, margin, "squared_hinge", sample_weight)
+        self.constant = optimal_constant(lower, upper, margin, "squared_hinge",
+                                         sample_weight)
 
     def lipschitz(self):
         """Upper bound of the curvature of the loss in (w, b)."""
-        scaled = np.sqrt(2.0 * self.weight)[:, np.newaxis] * np.column_stack(
+        scaled = np.sqrt(2.0 * self.objective.weight)[:, np.newaxis] * np.column_stack(
             [self.Z, np.ones(self.Z.shape[0])])
         vector = np.ones(scaled.shape[1]) / np.sqrt(scaled.shape[1])
         value = 0.0
@@ -64,27 +60,11 @@ class _SquaredHingeProblem:
             vector = product / value
         return 1.05 * value + 1e-12
 
-
-class StandardisedProblem(_SquaredHingeProblem):
-    """The problem on X standardised with the weighted mean and standard
-    deviation of its columns, with the optimal constant as a start."""
-
-    def __init__(self, X, lower, upper, margin, sample_weight):
-        lower, upper = np.ascontiguousarray(lower), np.ascontiguousarray(upper)
-        weight = sample_weight / sample_weight.sum()
-        self.mean = weight @ X
-        scale = np.sqrt(weight @ (X - self.mean) ** 2)
-        scale[scale == 0.0] = 1.0
-        self.scale = scale
-        super().__init__((X - self.mean) / scale, lower, upper, margin, sample_weight)
-        predictions, _, _ = _solver.optimal_costs(lower, upper, float(margin),
-                                                  "squared_hinge", sample_weight)
-        self.constant = float(predictions[-1]) if predictions.size else 0.0
-
     def alpha_max(self, l1_ratio):
         """The smallest alpha whose solution has every coefficient zero
         (l1_ratio below 1e-3 counts as 1e-3, as in scikit-learn)."""
-        gradient = self.Z.T @ self.gradient(np.full(self.Z.shape[0], self.constant))
+        constant = np.full(self.Z.shape[0], self.constant)
+        gradient = self.Z.T @ self.objective.gradient(constant)
         return float(np.max(np.abs(gradient), initial=0.0)) / max(l1_ratio, 1e-3)
 
     def original_scale(self, coef, intercept):
@@ -133,11 +113,11 @@ def fit_path_point(problem, alpha, l1_ratio, coef, intercept, tol, max_iter, ste
     fy = fx.copy()
     objective = np.inf
     for iteration in range(1, max_iter + 1):
-        g = problem.gradient(fy)
+        g = problem.objective.gradient(fy)
         x_new = _soft_threshold(y - step * (Z.T @ g + l2 * y), step * l1)
         b_new = c - step * g.sum()
         fx_new = Z @ x_new + b_new
-        new_objective = (problem.loss(fx_new) + l1 * np.abs(x_new).sum()
+        new_objective = (problem.objective(fx_new) + l1 * np.abs(x_new).sum()
                          + 0.5 * l2 * x_new @ x_new)
         if new_objective > objective:  # adaptive restart: drop the momentum
             t = 1.0
@@ -163,16 +143,6 @@ def _warn_unconverged(alphas, max_iter):
                       f"iterations for alpha={alphas[0]:.4g}"
                       f"{f' and {len(alphas) - 1} more' if len(alphas) > 1 else ''}; "
                       "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
-
-
-def _check_training_data(estimator, X, y, sample_weight):
-    if y is None:
-        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
-                         "target y is None.")
-    X = validate_data(estimator, X, dtype=np.float64)
-    lower, upper = check_interval_target(y, X.shape[0])
-    sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
-    return X, lower, upper, sample_weight
 
 
 class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
@@ -280,7 +250,8 @@ class IntervalLinearRegression(_LinearPredictor):
         self : IntervalLinearRegression
             The fitted estimator.
         """
-        X, lower, upper, sample_weight = _check_training_data(self, X, y, sample_weight)
+        X, lower, upper, sample_weight = validate_training_data(
+            self, X, y, sample_weight, allow_nan=False)
         problem = StandardisedProblem(X, lower, upper, self.margin, sample_weight)
         coefs, intercepts, self.n_iter_, unconverged = problem.path(
             [self.alpha], self.l1_ratio, self.tol, self.max_iter)
@@ -427,7 +398,8 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         self : IntervalLinearRegressionCV
             The fitted estimator.
         """
-        X, lower, upper, sample_weight = _check_training_data(self, X, y, sample_weight)
+        X, lower, upper, sample_weight = validate_training_data(
+            self, X, y, sample_weight, allow_nan=False)
         margins = self._candidate_margins(lower, upper, sample_weight)
         problems = [StandardisedProblem(X, lower, upper, m, sample_weight) for m in margins]
         alphas = np.array([self._path_alphas(problem) for problem in problems])

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmit import MMIT, MMITBoost
-from mmit._boosting import HingeLoss, optimal_constant
+from mmit._objective import HingeLoss, optimal_constant
 from mmit.datasets import make_interval_regression
 
 LOSSES = ["linear_hinge", "squared_hinge"]
