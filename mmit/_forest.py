@@ -3,6 +3,7 @@
 import sys
 import time
 import warnings
+from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
@@ -25,27 +26,36 @@ from ._fitting import (
 from .metrics import interval_mse
 
 
-def draw_probabilities(sample_weight):
-    """Probability of each sample at every draw of a bootstrap sample: None
-    (uniform) when all weights are equal, else proportional to the weight."""
-    if np.all(sample_weight == sample_weight[0]):
-        return None
-    return sample_weight / sample_weight.sum()
+@dataclass(frozen=True)
+class Bootstrap:
+    """How every tree of a fit draws its bootstrap sample: ``n_draws`` draws
+    among ``n_samples``, uniform or with ``probabilities`` proportional to
+    the sample weights."""
+
+    n_samples: int
+    n_draws: int
+    probabilities: np.ndarray | None
+
+    @classmethod
+    def of(cls, sample_weight, n_draws):
+        """Uniform draws when all weights are equal (the unweighted forest),
+        else draws proportional to the weights."""
+        uniform = np.all(sample_weight == sample_weight[0])
+        return cls(sample_weight.shape[0], n_draws,
+                   None if uniform else sample_weight / sample_weight.sum())
+
+    def counts(self, generator):
+        """How many times each sample is drawn in one tree's sample."""
+        if self.probabilities is None:
+            drawn = generator.integers(0, self.n_samples, self.n_draws)
+        else:
+            drawn = generator.choice(self.n_samples, self.n_draws, p=self.probabilities)
+        return np.bincount(drawn, minlength=self.n_samples)
 
 
-def bootstrap_counts(generator, n_samples, n_samples_bootstrap, probabilities):
-    """How many times each sample is drawn in one tree's bootstrap sample,
-    drawing with the given probabilities (None: uniform)."""
-    if probabilities is None:
-        drawn = generator.integers(0, n_samples, n_samples_bootstrap)
-    else:
-        drawn = generator.choice(n_samples, n_samples_bootstrap, p=probabilities)
-    return np.bincount(drawn, minlength=n_samples)
-
-
-def _fit_tree(index, tree, data, sample_weight, n_samples_bootstrap):
-    """Grow one forest tree on its bootstrap counts (``n_samples_bootstrap``
-    None: no bootstrap, the tree is grown on ``sample_weight``).
+def _fit_tree(index, tree, data, sample_weight, bootstrap):
+    """Grow one forest tree on its bootstrap counts (``bootstrap`` None: the
+    tree is grown on ``sample_weight``).
 
     Samples are drawn with probabilities proportional to ``sample_weight``
     and the tree weighs each sample by its count, as scikit-learn's forests
@@ -57,9 +67,8 @@ def _fit_tree(index, tree, data, sample_weight, n_samples_bootstrap):
     """
     generator = np.random.default_rng(tree.random_state)
     weight = sample_weight
-    if n_samples_bootstrap is not None:
-        weight = bootstrap_counts(generator, data.n_samples, n_samples_bootstrap,
-                                  draw_probabilities(sample_weight)).astype(np.float64)
+    if bootstrap is not None:
+        weight = bootstrap.counts(generator).astype(np.float64)
     tree._fit(data, weight, int(generator.integers(1, MAX_SEED)))
     return index, tree
 
@@ -301,7 +310,8 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out-of-bag estimates need bootstrap=True.")
-        n_samples_bootstrap = self._n_samples_bootstrap(sample_weight)
+        n_draws = self._n_samples_bootstrap(sample_weight)
+        bootstrap = None if n_draws is None else Bootstrap.of(sample_weight, n_draws)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         if not self.warm_start or not hasattr(self, "estimators_"):
             self.estimators_ = []
@@ -321,18 +331,17 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
             seeds = random_state.randint(MAX_SEED, size=n_new)
             trees = [MMIT(**self._tree_params(), random_state=int(seed)) for seed in seeds]
             data = training_data(X, lower, upper, self.margin, self.max_features)
-            self.estimators_.extend(self._grow(trees, data, sample_weight,
-                                               n_samples_bootstrap))
+            self.estimators_.extend(self._grow(trees, data, sample_weight, bootstrap))
         if self.oob_score:
             self._set_oob_score(np.ascontiguousarray(X), np.column_stack([lower, upper]),
-                                sample_weight, n_samples_bootstrap)
+                                sample_weight, bootstrap)
         return self
 
-    def _grow(self, trees, data, sample_weight, n_samples_bootstrap):
+    def _grow(self, trees, data, sample_weight, bootstrap):
         progress = _Progress(len(trees), self.verbose)
         jobs = Parallel(n_jobs=self.n_jobs, prefer="threads",
                         return_as="generator_unordered")(
-            delayed(_fit_tree)(index, tree, data, sample_weight, n_samples_bootstrap)
+            delayed(_fit_tree)(index, tree, data, sample_weight, bootstrap)
             for index, tree in enumerate(trees)
         )
         grown = [None] * len(trees)
@@ -345,14 +354,12 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
             progress.tree_done()
         return grown
 
-    def _set_oob_score(self, X, y, sample_weight, n_samples_bootstrap):
+    def _set_oob_score(self, X, y, sample_weight, bootstrap):
         n_samples = X.shape[0]
-        probabilities = draw_probabilities(sample_weight)
         total = np.zeros(n_samples)
         n_predictions = np.zeros(n_samples)
         for tree in self.estimators_:
-            counts = bootstrap_counts(np.random.default_rng(tree.random_state),
-                                      n_samples, n_samples_bootstrap, probabilities)
+            counts = bootstrap.counts(np.random.default_rng(tree.random_state))
             out_of_bag = np.flatnonzero(counts == 0)
             total[out_of_bag] += tree.tree_.predict(X[out_of_bag])
             n_predictions[out_of_bag] += 1

@@ -32,7 +32,7 @@ from ._fitting import (
 from ._forest import MMITForest
 from ._pruning import leaf_alphas, prune_at, subtree_predictions
 from ._validation import LOSSES, check_margin
-from .metrics import get_scorer
+from .metrics import _distance_outside, get_scorer
 
 # predictions scored at once: bounds the (n_validation, n_alphas) block in memory
 _PREDICTION_BLOCK = 2**22
@@ -380,10 +380,7 @@ def _out_of_bag_errors(params, X, y, sample_weight, seed):
     forest = _fit_out_of_bag(MMITForest(**params, oob_score=True, random_state=seed),
                              X, y, sample_weight)
     seconds = time.perf_counter() - start
-    prediction = forest.oob_prediction_
-    below = np.maximum(y[:, 0] - prediction, 0.0)
-    above = np.maximum(prediction - y[:, 1], 0.0)
-    return below**2 + above**2, seconds
+    return _distance_outside(y[:, 0], y[:, 1], forest.oob_prediction_) ** 2, seconds
 
 
 class MMITForestCV(IntervalRegressorMixin, BaseEstimator):

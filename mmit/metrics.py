@@ -21,6 +21,11 @@ __all__ = [
 ]
 
 
+def _distance_outside(lower, upper, y_pred):
+    """Distance from each prediction to its interval (0 inside; NaN stays NaN)."""
+    return np.maximum(lower - y_pred, 0.0) + np.maximum(y_pred - upper, 0.0)
+
+
 def _distance_to_interval(y_true, y_pred, sample_weight):
     lower, upper = check_interval_target(y_true)
     y_pred = check_array(y_pred, ensure_2d=False, dtype=np.float64, input_name="y_pred",
@@ -29,8 +34,7 @@ def _distance_to_interval(y_true, y_pred, sample_weight):
         raise ValueError(f"y_pred must be 1-D, got shape {y_pred.shape}.")
     check_consistent_length(lower, y_pred)
     weight = check_sample_weight(sample_weight, y_pred.shape[0], allow_all_zero=False)
-    distance = np.maximum(lower - y_pred, 0.0) + np.maximum(y_pred - upper, 0.0)
-    return distance, weight
+    return _distance_outside(lower, upper, y_pred), weight
 
 
 def interval_mse(y_true, y_pred, *, sample_weight=None):
