@@ -61,7 +61,8 @@ class XGBoostAFT(IntervalRegressorMixin, BaseEstimator):
         self.early_stopping_rounds = early_stopping_rounds
 
     @staticmethod
-    def _matrix(X, y):
+    def matrix(X, y):
+        """A DMatrix with the interval bounds as AFT label bounds (exp)."""
         import xgboost
 
         matrix = xgboost.DMatrix(X)
@@ -79,9 +80,9 @@ class XGBoostAFT(IntervalRegressorMixin, BaseEstimator):
                   "aft_loss_distribution_scale": self.scale,
                   "max_depth": self.max_depth, "learning_rate": self.learning_rate,
                   "tree_method": "hist", "nthread": 1, "verbosity": 0}
-        validation = self._matrix(X[held_out], y[held_out])
+        validation = self.matrix(X[held_out], y[held_out])
         self.booster_ = xgboost.train(
-            params, self._matrix(X[~held_out], y[~held_out]),
+            params, self.matrix(X[~held_out], y[~held_out]),
             num_boost_round=self.n_estimators, evals=[(validation, "validation")],
             early_stopping_rounds=self.early_stopping_rounds, verbose_eval=False)
         return self

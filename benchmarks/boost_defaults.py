@@ -19,9 +19,10 @@ import numpy as np
 from scipy.stats import rankdata
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forest_defaults import bounds_spread, splits_of  # noqa: E402
+from forest_defaults import splits_of  # noqa: E402
 
 from mmit import MMITBoost  # noqa: E402
+from mmit._model_selection import bounds_spread  # noqa: E402
 from mmit.metrics import interval_mse  # noqa: E402
 
 CANDIDATES = {
@@ -41,7 +42,7 @@ CANDIDATES = {
 
 def test_mse(candidate, X_train, y_train, X_test, y_test):
     params = dict(candidate)
-    margin = params.pop("margin_scale", 0.0) * bounds_spread(y_train)
+    margin = params.pop("margin_scale", 0.0) * bounds_spread(y_train[:, 0], y_train[:, 1])
     model = MMITBoost(**params, margin=margin, random_state=0).fit(X_train, y_train)
     return interval_mse(y_test, model.predict(X_test))
 

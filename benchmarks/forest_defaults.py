@@ -34,6 +34,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from mmit import MMITForest
+from mmit._model_selection import bounds_spread
 from mmit.datasets import load_folder, make_interval_regression
 from mmit.metrics import interval_mse
 
@@ -68,15 +69,10 @@ def label(candidate):
             f"samples={'all' if samples is None else f'{samples:.2f}'}")
 
 
-def bounds_spread(y):
-    finite = y[np.isfinite(y)]
-    return float(np.std(finite)) if finite.size > 1 else 0.0
-
-
 def test_mse(candidate, X_train, y_train, X_test, y_test, trees, n_jobs):
     forest = MMITForest(
         trees, max_features=candidate["max_features"], loss=candidate["loss"],
-        margin=candidate["margin_scale"] * bounds_spread(y_train),
+        margin=candidate["margin_scale"] * bounds_spread(y_train[:, 0], y_train[:, 1]),
         min_samples_leaf=candidate["min_samples_leaf"],
         max_samples=candidate["max_samples"], n_jobs=n_jobs, random_state=0,
     ).fit(X_train, y_train)
