@@ -256,7 +256,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
                              "positive weight.")
         X_train, lower_train, upper_train = X[train], lower[train], upper[train]
         weight_train = sample_weight[train]
-        if not self.warm_start or not hasattr(self, "estimators_"):
+        continuing = self.warm_start and hasattr(self, "estimators_")
+        if not continuing:
             self.estimators_ = []
             self.margin_ = (AUTO_MARGIN_SCALE
                             * bounds_spread(lower_train, upper_train, weight_train)
@@ -275,9 +276,13 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         for _ in self.estimators_:
             self._draw_stage(random_state, X_train.shape[0])
         prediction = self._raw_predict(X)
-        train_scores = [-objective(prediction[train], train)]
-        validation_scores = [-objective(prediction[held_out], held_out)] \
-            if held_out.any() else []
+        if continuing:  # the scores so far end with those of ``prediction``
+            train_scores = list(self.train_score_)
+            validation_scores = list(self.validation_score_)
+        else:
+            train_scores = [-objective(prediction[train], train)]
+            validation_scores = ([-objective(prediction[held_out], held_out)]
+                                 if held_out.any() else [])
         start = time.perf_counter()
         while len(self.estimators_) < self.n_estimators:
             seed, drawn = self._draw_stage(random_state, X_train.shape[0])

@@ -126,6 +126,8 @@ def test_warm_start_equals_fitting_at_once():
     model = MMITBoost(n_estimators=5, subsample=0.7, random_state=4, warm_start=True)
     model.fit(X, y).set_params(n_estimators=12).fit(X, y)
     np.testing.assert_array_equal(model.predict(X), at_once.predict(X))
+    assert model.n_iter_ == 12
+    np.testing.assert_allclose(model.train_score_, at_once.train_score_)
     with pytest.raises(ValueError, match="n_estimators"):
         model.set_params(n_estimators=3).fit(X, y)
 
