@@ -82,6 +82,11 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         zero weight.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Features evaluated per node.
+    leaf_model : {"constant", "linear"}, default="constant"
+        What each stage's leaves predict (see :class:`MMIT`): "linear" fits a
+        linear model of the residual intervals in every leaf.
+    leaf_shrinkage : float, default=1.0
+        Pull of linear leaves toward their constant (see :class:`MMIT`).
     early_stopping : "auto" or bool, default="auto"
         Hold out ``validation_fraction`` of the rows and stop when their
         loss has not improved by more than ``tol`` for ``n_iter_no_change``
@@ -160,6 +165,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         "margin": [*TREE_PARAMETER_CONSTRAINTS["margin"], StrOptions({"auto"})],
         "subsample": [Interval(RealNotInt, 0.0, 1.0, closed="right")],
         "max_features": TREE_PARAMETER_CONSTRAINTS["max_features"],
+        "leaf_model": TREE_PARAMETER_CONSTRAINTS["leaf_model"],
+        "leaf_shrinkage": TREE_PARAMETER_CONSTRAINTS["leaf_shrinkage"],
         "early_stopping": [StrOptions({"auto"}), "boolean"],
         "validation_fraction": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
@@ -181,6 +188,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         margin="auto",
         subsample=1.0,
         max_features=None,
+        leaf_model="constant",
+        leaf_shrinkage=1.0,
         early_stopping="auto",
         validation_fraction=0.1,
         n_iter_no_change=10,
@@ -198,6 +207,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         self.margin = margin
         self.subsample = subsample
         self.max_features = max_features
+        self.leaf_model = leaf_model
+        self.leaf_shrinkage = leaf_shrinkage
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
@@ -209,7 +220,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
     def _tree(self, seed):
         return MMIT(margin=self.margin_, loss=self.loss, max_depth=self.max_depth,
                     min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
-                    max_leaf_nodes=self.max_leaf_nodes, random_state=seed)
+                    max_leaf_nodes=self.max_leaf_nodes, leaf_model=self.leaf_model,
+                    leaf_shrinkage=self.leaf_shrinkage, random_state=seed)
 
     def _validation_rows(self, n_samples, random_state):
         """Boolean mask of the held-out rows (none without early stopping)."""

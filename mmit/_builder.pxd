@@ -15,6 +15,7 @@ cdef class Features:
     cdef const double[::1, :] X              # features, column-major (NaN: missing)
     cdef const int32_t[:, ::1] order         # order[j]: rows by increasing X[:, j], NaN last
     cdef const unsigned char[::1] has_missing  # per feature: any NaN in the column
+    cdef object _rows                        # X in row-major order, made on first use
 
 
 ctypedef struct NodeRecord:

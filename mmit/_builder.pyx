@@ -187,6 +187,16 @@ cdef class Features:
         self.order = presort(X) if presorted else np.empty((0, 0), dtype=np.int32)
         self.has_missing = np.isnan(X).any(axis=0).view(np.uint8)
 
+    @property
+    def rows(self):
+        """The features in row-major order (made once, read-only), for walks
+        down the trees grown on them."""
+        if self._rows is None:
+            rows = np.ascontiguousarray(self.X)
+            rows.flags.writeable = False
+            self._rows = rows
+        return self._rows
+
     def __reduce__(self):
         return (Features, (np.asarray(self.X), self.presorted))
 

@@ -13,6 +13,7 @@ from ._fitting import (
     tree_builder,
     validate_training_data,
 )
+from ._node_models import with_linear_models
 from ._pruning import prune_at, pruning_sequence
 
 
@@ -55,7 +56,20 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         by at least this much.
     ccp_alpha : float, default=0.0
         Complexity parameter of minimal cost-complexity pruning (costs
-        divided by the total training weight); 0 prunes nothing.
+        divided by the total training weight); 0 prunes nothing. With
+        linear leaves the costs are those of the nodes' linear models.
+    leaf_model : {"constant", "linear"}, default="constant"
+        What a leaf predicts. "linear": the splits are the same (chosen for
+        constant leaves), then each leaf holds a linear model of the
+        features fitted on its samples: the squared hinge loss (with the
+        margin) plus a ridge penalty ``leaf_shrinkage * (b^2 + |w|^2)``
+        that pulls it toward the leaf's constant (``w`` the slopes of the
+        standardised features, ``b`` the shift of the constant). A missing
+        feature counts as its training mean.
+    leaf_shrinkage : float, default=1.0
+        Strength (> 0) of the pull of linear leaves toward their constant,
+        in units of training weight: a leaf whose samples weigh much less
+        than it stays near its constant. See :class:`MMITCV` to choose it.
     random_state : int, RandomState instance or None, default=None
         Draws the order in which features are tried, which breaks ties
         between equally good splits: a fixed seed gives a fixed tree.
@@ -124,6 +138,8 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         max_leaf_nodes=None,
         min_cost_decrease=0.0,
         ccp_alpha=0.0,
+        leaf_model="constant",
+        leaf_shrinkage=1.0,
         random_state=None,
     ):
         self.margin = margin
@@ -135,6 +151,8 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_cost_decrease = min_cost_decrease
         self.ccp_alpha = ccp_alpha
+        self.leaf_model = leaf_model
+        self.leaf_shrinkage = leaf_shrinkage
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -174,11 +192,26 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         seed : int
             Seed of the builder's feature order.
         """
-        builder = tree_builder(self.get_params(), data.n_samples, data.n_features)
-        tree = builder.build(data.features, data.targets, sample_weight, seed)
+        tree = self._grow(data, sample_weight, seed)
+        if self.leaf_model == "linear":
+            # every node needs its model when pruning may make it a leaf
+            tree = self._with_linear_models(tree, data, sample_weight,
+                                            all_nodes=self.ccp_alpha > 0.0)
         self.tree_ = prune_at(tree, self.ccp_alpha)
-        self.max_features_ = builder.max_features
         return self
+
+    def _grow(self, data, sample_weight, seed):
+        """The unpruned tree of constants (sets ``max_features_``)."""
+        builder = tree_builder(self.get_params(), data.n_samples, data.n_features)
+        self.max_features_ = builder.max_features
+        return builder.build(data.features, data.targets, sample_weight, seed)
+
+    def _with_linear_models(self, tree, data, sample_weight, all_nodes):
+        """``tree`` (grown on ``data``) with linear models in its leaves, or
+        in all its nodes."""
+        return with_linear_models(tree, data.features.rows, *data.targets.bounds,
+                                  data.targets.margin, self.loss, sample_weight,
+                                  self.leaf_shrinkage, all_nodes)
 
     def predict(self, X):
         """Predicted value (of the leaf reached) for each sample.
@@ -255,8 +288,15 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             the root alone); ``costs``: total leaf cost, divided by the total
             training weight, of the subtree for each alpha. Fitting with
             ``ccp_alpha=ccp_alphas[i]`` gives the subtree of ``costs[i]``.
+            With linear leaves, every node's cost is its linear model's.
         """
-        tree = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight).tree_
+        model = clone(self)
+        X, lower, upper, sample_weight = validate_training_data(model, X, y, sample_weight)
+        data = training_data(X, lower, upper, model.margin, model.max_features)
+        tree = model._grow(data, sample_weight,
+                           draw_seed(check_random_state(model.random_state)))
+        if model.leaf_model == "linear":
+            tree = model._with_linear_models(tree, data, sample_weight, all_nodes=True)
         total_weight = tree.weighted_n_node_samples[0]
         _, alphas, costs, full_cost = pruning_sequence(tree, total_weight)
         return Bunch(ccp_alphas=np.r_[0.0, alphas], costs=np.r_[full_cost, costs])

@@ -90,6 +90,11 @@ cdef class HingeTargets:
         self.hinge_order = hinge_order
         self._bounds = (np.asarray(lower), np.asarray(upper))
 
+    @property
+    def bounds(self):
+        """The interval bounds: (lower, upper)."""
+        return self._bounds
+
     def __reduce__(self):
         return (HingeTargets, (*self._bounds, self.margin))
 

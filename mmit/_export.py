@@ -37,6 +37,21 @@ def split_conditions(tree, node, feature_names, decimals):
     return left, right + " or missing"
 
 
+def leaf_prediction(tree, node, feature_names, decimals):
+    """A node's prediction as text: its value, or its linear model (the
+    intercept and each non-zero slope, on the original features)."""
+    model = tree.node_model[node]
+    if model < 0:
+        return f"{tree.value[node]:.{decimals}f}"
+    slopes = tree.slopes[model]
+    intercept = tree.value[node] - slopes @ tree.center
+    terms = [f"{intercept:.{decimals}f}"]
+    for j in np.flatnonzero(slopes):
+        sign = "-" if slopes[j] < 0 else "+"
+        terms.append(f"{sign} {abs(slopes[j]):.{decimals}g} * {feature_names[j]}")
+    return " ".join(terms)
+
+
 def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     """Rules of a fitted MMIT as indented text.
 
@@ -60,7 +75,9 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     -----
     Each split says which side a missing value (NaN) of its feature goes
     to (``or missing``); a split "present versus missing" reads ``x is
-    present`` / ``x is missing``.
+    present`` / ``x is missing``. A linear leaf shows its model, e.g.
+    ``value: 0.500 + 2 * dose - 0.1 * age`` (a missing feature counts as
+    its training mean).
 
     Examples
     --------
@@ -78,7 +95,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     check_is_fitted(model, "tree_")
     tree = model.tree_
     feature_names = resolve_feature_names(model, feature_names)
-    left, right, value = tree.children_left, tree.children_right, tree.value
+    left, right = tree.children_left, tree.children_right
     lines = []
     # pre-order walk; ("right", node) entries print the right condition between subtrees
     stack = [("node", 0, 0)]
@@ -88,7 +105,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
         if kind == "right":
             lines.append(indent + split_conditions(tree, node, feature_names, decimals)[1])
         elif left[node] == TREE_LEAF:
-            line = f"{indent}value: {value[node]:.{decimals}f}"
+            line = f"{indent}value: {leaf_prediction(tree, node, feature_names, decimals)}"
             if show_cost:
                 line += (f" (cost: {tree.cost[node]:.{decimals}f}, "
                          f"samples: {tree.n_node_samples[node]})")

@@ -132,8 +132,9 @@ class MMITForest(IntervalRegressorMixin, BaseEstimator):
         Hinge applied to the distance outside the shrunk interval (see
         Notes for the choice of the defaults).
     margin, max_depth, min_samples_split, min_samples_leaf, \
-max_leaf_nodes, min_cost_decrease, ccp_alpha
-        Parameters of each tree, see :class:`MMIT`.
+max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
+        Parameters of each tree, see :class:`MMIT` (linear leaves need
+        leaves of several samples: ``min_samples_leaf`` or ``max_depth``).
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
         Features evaluated per node (a float is a fraction of them); 1.0 and
         None evaluate all.
@@ -238,6 +239,8 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         max_leaf_nodes=None,
         min_cost_decrease=0.0,
         ccp_alpha=0.0,
+        leaf_model="constant",
+        leaf_shrinkage=1.0,
         bootstrap=True,
         max_samples=None,
         oob_score=False,
@@ -256,6 +259,8 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha
         self.max_leaf_nodes = max_leaf_nodes
         self.min_cost_decrease = min_cost_decrease
         self.ccp_alpha = ccp_alpha
+        self.leaf_model = leaf_model
+        self.leaf_shrinkage = leaf_shrinkage
         self.bootstrap = bootstrap
         self.max_samples = max_samples
         self.oob_score = oob_score

@@ -51,6 +51,14 @@ def bounds_spread(lower, upper, sample_weight=None):
     return float(np.sqrt(np.average((bounds - mean) ** 2, weights=weights)))
 
 
+def _checked_shrinkages(shrinkages):
+    shrinkages = np.ravel(np.asarray(shrinkages, dtype=np.float64))
+    if shrinkages.size == 0 or not np.all(shrinkages > 0.0) or not np.isfinite(
+            shrinkages).all():
+        raise ValueError(f"leaf_shrinkages must be positive numbers, got {shrinkages}.")
+    return [float(value) for value in shrinkages]
+
+
 def default_margins(lower, upper, n_margins=8):
     """0 and a log-spaced grid up to the spread of the finite bounds.
 
@@ -80,22 +88,25 @@ class _FixedPredictions(RegressorMixin, BaseEstimator):
         return self.predictions
 
 
-def _grow_with_path(features, lower, upper, params, loss, margin, sample_weight, seed):
-    """Unpruned tree, as ``MMIT(..., random_state=seed).fit`` would grow it,
-    its nodes' leaf alphas, its pruning path, seconds taken."""
+def _grow_with_path(features, lower, upper, params, candidate, sample_weight, seed):
+    """Unpruned tree of a candidate (loss, margin, leaf model), as
+    ``MMIT(..., random_state=seed)`` grows it before pruning (linear models
+    in every node), its nodes' leaf alphas, its pruning path, seconds taken."""
     start = time.perf_counter()
-    data = TrainingData(features, HingeTargets(lower, upper, margin))
-    tree = MMIT(**params, loss=loss, margin=margin)._fit(
-        data, sample_weight, draw_seed(check_random_state(seed))).tree_
+    data = TrainingData(features, HingeTargets(lower, upper, candidate["margin"]))
+    model = MMIT(**params, **candidate)
+    tree = model._grow(data, sample_weight, draw_seed(check_random_state(seed)))
+    if candidate["leaf_model"] == "linear":
+        tree = model._with_linear_models(tree, data, sample_weight, all_nodes=True)
     leaf_alpha, ccp_alphas = leaf_alphas(tree)
     return tree, leaf_alpha, ccp_alphas, time.perf_counter() - start
 
 
-def _fold_scores(features, lower, upper, X_test, y_test, params, loss, margin,
+def _fold_scores(features, lower, upper, X_test, y_test, params, candidate,
                  sample_weight, seed, ccp_alphas, scorer):
     """Scores on the test rows of every pruned subtree of one fold's tree."""
     tree, leaf_alpha, _, fit_time = _grow_with_path(
-        features, lower, upper, params, loss, margin, sample_weight, seed)
+        features, lower, upper, params, candidate, sample_weight, seed)
     scores = np.empty(len(ccp_alphas))
     block = max(1, _PREDICTION_BLOCK // max(len(X_test), 1))
     for first in range(0, len(ccp_alphas), block):
@@ -109,15 +120,17 @@ def _fold_scores(features, lower, upper, X_test, y_test, params, loss, margin,
 class MMITCV(IntervalRegressorMixin, BaseEstimator):
     """MMIT with margin, loss and pruning chosen by K-fold cross-validation.
 
-    For every fold and every (loss, margin) one tree is grown on the fold's
-    training part, and every subtree on its minimal cost-complexity pruning
-    path is scored on the fold's test part without refitting (each test
-    row's path is walked once). The candidate ``ccp_alpha`` values of a
-    (loss, margin) are the pruning path of the tree grown on all data; the
-    best candidate is that tree pruned at the best alpha, which is exactly
-    what refitting on all data would give. The scores equal those of
-    ``GridSearchCV(MMIT(...))`` over the same grid and folds, at the cost of
-    one tree instead of one per alpha.
+    For every fold and every (loss, margin, leaf model) one tree is grown on
+    the fold's training part, and every subtree on its minimal
+    cost-complexity pruning path is scored on the fold's test part without
+    refitting (each test row's path is walked once). The candidate
+    ``ccp_alpha`` values of a (loss, margin, leaf model) are the pruning path
+    of the tree grown on all data; the best candidate is that tree pruned at
+    the best alpha, which is exactly what refitting on all data would give.
+    The scores equal those of ``GridSearchCV(MMIT(...))`` over the same grid
+    and folds, at the cost of one tree instead of one per alpha. With linear
+    leaves every node of the trees holds its linear model, so that the
+    pruned subtrees' leaves are linear too.
 
     Parameters
     ----------
@@ -126,6 +139,10 @@ class MMITCV(IntervalRegressorMixin, BaseEstimator):
         1 times the standard deviation of the finite bounds.
     losses : list of {"linear_hinge", "squared_hinge"}, default=("linear_hinge",)
         Candidate losses.
+    leaf_models : list of {"constant", "linear"}, default=("constant",)
+        Candidate leaf models (see :class:`MMIT`).
+    leaf_shrinkages : array-like of float, default=(0.1, 1.0, 10.0)
+        Candidate ``leaf_shrinkage`` values of linear leaves.
     max_depth, min_samples_split, min_samples_leaf, max_features, \
 max_leaf_nodes, min_cost_decrease
         Parameters of the trees, see :class:`MMIT`.
@@ -144,16 +161,20 @@ max_leaf_nodes, min_cost_decrease
     best_estimator_ : MMIT
         The best tree on all data (predicts on its own).
     best_params_ : dict
-        Its ``loss``, ``margin`` and ``ccp_alpha``.
+        Its ``loss``, ``margin``, ``leaf_model``, ``leaf_shrinkage`` and
+        ``ccp_alpha``.
     best_score_ : float
         Its mean test score.
     best_index_ : int
         Its index in ``cv_results_``. Candidates are ordered by loss (as in
-        ``losses``), margin, then increasing ``ccp_alpha``; equal mean
-        scores go to the first, as in ``GridSearchCV``.
+        ``losses``), margin, leaf model (as in ``leaf_models``, linear ones
+        by shrinkage), then increasing ``ccp_alpha``; equal mean scores go
+        to the first, as in ``GridSearchCV``.
     cv_results_ : dict of ndarray
         As ``GridSearchCV``'s: ``param_loss``, ``param_margin``,
-        ``param_ccp_alpha``, ``params``, ``split{k}_test_score``,
+        ``param_leaf_model``, ``param_leaf_shrinkage`` (1.0, the default,
+        for constant leaves), ``param_ccp_alpha``, ``params``,
+        ``split{k}_test_score``,
         ``mean_test_score``, ``std_test_score``, ``rank_test_score``,
         ``mean_fit_time`` and ``std_fit_time`` (per fold tree, shared by the
         alphas of a loss and margin).
@@ -174,7 +195,7 @@ max_leaf_nodes, min_cost_decrease
     >>> search = MMITCV(margins=[0.0, 0.01], cv=3, random_state=0)
     >>> search = search.fit(data.data, data.target)
     >>> sorted(search.best_params_)
-    ['ccp_alpha', 'loss', 'margin']
+    ['ccp_alpha', 'leaf_model', 'leaf_shrinkage', 'loss', 'margin']
     """
 
     _parameter_constraints = {
@@ -183,6 +204,8 @@ max_leaf_nodes, min_cost_decrease
             "max_leaf_nodes", "min_cost_decrease", "random_state")},
         "margins": ["array-like", None],
         "losses": [list, tuple],
+        "leaf_models": [list, tuple],
+        "leaf_shrinkages": ["array-like"],
         "cv": ["cv_object"],
         "scoring": [StrOptions({"neg_interval_mse", "interval_accuracy"}), callable, None],
         "n_jobs": [Integral, None],
@@ -193,6 +216,8 @@ max_leaf_nodes, min_cost_decrease
         *,
         margins=None,
         losses=("linear_hinge",),
+        leaf_models=("constant",),
+        leaf_shrinkages=(0.1, 1.0, 10.0),
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
@@ -206,6 +231,8 @@ max_leaf_nodes, min_cost_decrease
     ):
         self.margins = margins
         self.losses = losses
+        self.leaf_models = leaf_models
+        self.leaf_shrinkages = leaf_shrinkages
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -223,16 +250,30 @@ max_leaf_nodes, min_cost_decrease
             "max_leaf_nodes", "min_cost_decrease")}
 
     def _candidate_grid(self, lower, upper):
+        """The (loss, margin, leaf model) candidates, as MMIT parameters."""
         for loss in self.losses:
             if loss not in LOSSES:
                 raise ValueError(f"losses must be among {LOSSES}, got {loss!r}.")
+        leaves = []
+        for leaf_model in self.leaf_models:
+            if leaf_model == "constant":
+                leaves.append({"leaf_model": "constant", "leaf_shrinkage": 1.0})
+            elif leaf_model == "linear":
+                leaves += [{"leaf_model": "linear", "leaf_shrinkage": shrinkage}
+                           for shrinkage in _checked_shrinkages(self.leaf_shrinkages)]
+            else:
+                raise ValueError(f"leaf_models must be among ('constant', 'linear'), "
+                                 f"got {leaf_model!r}.")
+        if not leaves:
+            raise ValueError("leaf_models must not be empty.")
         if self.margins is None:
             margins = default_margins(lower, upper)
         else:
             margins = np.array([check_margin(m) for m in np.ravel(self.margins)])
             if margins.size == 0:
                 raise ValueError("margins must not be empty.")
-        return [(loss, float(margin)) for loss in self.losses for margin in margins]
+        return [{"loss": loss, "margin": float(margin), **leaf}
+                for loss in self.losses for margin in margins for leaf in leaves]
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, groups=None):
@@ -269,9 +310,9 @@ max_leaf_nodes, min_cost_decrease
 
         features = prepare_features(X, self.max_features)
         full = parallel(
-            delayed(_grow_with_path)(features, lower, upper, params, loss, margin,
+            delayed(_grow_with_path)(features, lower, upper, params, candidate,
                                      sample_weight, seed)
-            for loss, margin in candidates
+            for candidate in candidates
         )
         fold_features = [prepare_features(X[train], self.max_features)
                          for train, _ in splits]
@@ -279,15 +320,14 @@ max_leaf_nodes, min_cost_decrease
         folds = parallel(
             delayed(_fold_scores)(
                 fold_features[k], lower[train], upper[train], X_contiguous[test],
-                target[test], params, loss, margin, sample_weight[train], seed,
+                target[test], params, candidate, sample_weight[train], seed,
                 full[c][2], scorer)
             for k, (train, test) in enumerate(splits)
-            for c, (loss, margin) in enumerate(candidates)
+            for c, candidate in enumerate(candidates)
         )
         self._set_results(candidates, full, folds, len(splits))
-        best_loss = self.best_params_["loss"]
-        best_margin = self.best_params_["margin"]
-        best_tree = full[candidates.index((best_loss, best_margin))][0]
+        best = {name: self.best_params_[name] for name in candidates[0]}
+        best_tree = full[candidates.index(best)][0]
         estimator = MMIT(**params, **self.best_params_, random_state=seed)
         estimator.tree_ = prune_at(best_tree, self.best_params_["ccp_alpha"])
         set_fitted_attributes(estimator, self.n_features_in_,
@@ -298,28 +338,23 @@ max_leaf_nodes, min_cost_decrease
 
     def _set_results(self, candidates, full, folds, n_splits):
         n_candidates = len(candidates)
-        losses, margins, alphas, fit_times, split_scores = [], [], [], [], []
-        for c, (loss, margin) in enumerate(candidates):
+        params, fit_times, split_scores = [], [], []
+        for c, candidate in enumerate(candidates):
             ccp_alphas = full[c][2]
-            losses += [loss] * len(ccp_alphas)
-            margins += [margin] * len(ccp_alphas)
-            alphas.append(ccp_alphas)
+            params += [{**candidate, "ccp_alpha": float(alpha)} for alpha in ccp_alphas]
             times = [folds[k * n_candidates + c][1] for k in range(n_splits)]
             fit_times.append(np.tile(times, (len(ccp_alphas), 1)))
             split_scores.append(np.column_stack(
                 [folds[k * n_candidates + c][0] for k in range(n_splits)]))
-        alphas = np.concatenate(alphas)
         scores = np.vstack(split_scores)
         fit_times = np.vstack(fit_times)
         mean = scores.mean(axis=1)
         results = {
-            "param_loss": np.array(losses, dtype=object),
-            "param_margin": np.array(margins),
-            "param_ccp_alpha": alphas,
-            "params": [{"loss": loss, "margin": margin, "ccp_alpha": float(alpha)}
-                       for loss, margin, alpha in zip(losses, margins, alphas,
-                                                      strict=True)],
+            f"param_{name}": np.array([param[name] for param in params],
+                                      dtype=object if isinstance(first, str) else float)
+            for name, first in params[0].items()
         }
+        results["params"] = params
         for k in range(n_splits):
             results[f"split{k}_test_score"] = scores[:, k]
         results["mean_test_score"] = mean
@@ -349,7 +384,8 @@ max_leaf_nodes, min_cost_decrease
 
 
 #: The MMITForest parameters MMITForestCV's grid may set.
-FOREST_GRID_PARAMETERS = ("margin", "loss", "max_features", "min_samples_leaf", "max_depth")
+FOREST_GRID_PARAMETERS = ("margin", "loss", "max_features", "min_samples_leaf", "max_depth",
+                          "leaf_model", "leaf_shrinkage")
 
 
 def default_forest_grid(lower, upper):
@@ -402,9 +438,10 @@ class MMITForestCV(IntervalRegressorMixin, BaseEstimator):
     ----------
     param_grid : dict of lists, default=None
         Candidate values of ``margin``, ``loss``, ``max_features``,
-        ``min_samples_leaf`` and ``max_depth``, each list in order of
-        preference. None: margin 0 and a tenth of the standard deviation
-        of the finite training bounds, the squared and linear hinge,
+        ``min_samples_leaf``, ``max_depth``, ``leaf_model`` and
+        ``leaf_shrinkage``, each list in order of preference. None: margin 0
+        and a tenth of the standard deviation of the finite training
+        bounds, the squared and linear hinge,
         ``max_features`` 1.0 (all features), 1/3 and "sqrt",
         ``min_samples_leaf`` 1 and 5 (24 candidates, MMITForest's defaults
         first: the candidates of ``benchmarks/forest_defaults.py`` that were

@@ -5,9 +5,11 @@ A model file is a NumPy ``.npz`` archive holding a JSON document
 names) and, for each tree, its node array and values. Loading never
 unpickles anything, and checks every part before building the estimator.
 
-Format versions: 2 (mmit 0.2) stores where each node sends missing values;
-files of version 1 still load, their trees sending a missing value to the
-heavier child (they were grown without missing values).
+Format versions: 3 (mmit 0.3) stores the linear models of trees with linear
+leaves (each node's model row, the slopes and the center); 2 (mmit 0.2)
+stores where each node sends missing values; files of versions 1 and 2
+still load, those of version 1 sending a missing value to the heavier
+child (their trees were grown without missing values).
 """
 
 import json
@@ -25,8 +27,10 @@ from ._tree import Tree
 __all__ = ["save_model", "load_model"]
 
 FORMAT = "mmit-model"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
+# the arrays of a tree's state in a file (the linear models only when it has them)
+_TREE_ARRAYS = ("nodes", "values", "models", "slopes", "center")
 _ESTIMATORS = {"MMIT": MMIT, "MMITForest": MMITForest, "MMITBoost": MMITBoost}
 # the fitted attributes of a boosted model besides its trees (plain values)
 _BOOSTING_ATTRIBUTES = ("baseline_prediction_", "margin_", "train_score_",
@@ -97,8 +101,9 @@ def save_model(model, path):
     arrays = {"metadata": np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8)}
     for k, tree in enumerate(trees):
         state = tree.__getstate__()
-        arrays[f"tree{k}_nodes"] = state["nodes"]
-        arrays[f"tree{k}_values"] = state["values"]
+        for name in _TREE_ARRAYS:
+            if name in state:
+                arrays[f"tree{k}_{name}"] = state[name]
     with open(path, "wb") as file:
         np.savez_compressed(file, **arrays)
 
@@ -150,8 +155,9 @@ def _build(metadata, arrays):
     trees = []
     for k in range(int(metadata["n_trees"])):
         tree = Tree(n_features)
-        tree.__setstate__({"max_depth": 0, "nodes": arrays[f"tree{k}_nodes"],
-                           "values": arrays[f"tree{k}_values"]})
+        state = {name: arrays[f"tree{k}_{name}"] for name in _TREE_ARRAYS
+                 if f"tree{k}_{name}" in arrays}
+        tree.__setstate__({"max_depth": 0, **state})
         trees.append(tree)
     model = cls(**metadata["params"])
     tree_params = {key: value for key, value in metadata["params"].items()

@@ -186,7 +186,13 @@ def prune(Tree tree, const intp_t[::1] pruned):
                     nodes[child].n_node_samples, nodes[child].weighted_n_node_samples,
                     depth[child])
     subtree._resize(subtree.node_count)
-    return subtree
+    if not tree.has_linear_models:
+        return subtree
+    kept = np.flatnonzero(np.asarray(new_id) >= 0)
+    node_model = np.empty(subtree.node_count, dtype=np.int64)
+    node_model[np.asarray(new_id)[kept]] = tree.node_model[kept]
+    return subtree.with_linear_models(node_model, tree.slopes, tree.center, subtree.value,
+                                      subtree.cost)
 
 
 def subtree_predictions(Tree tree, const double[:, ::1] X, const double[::1] leaf_alpha,
@@ -197,7 +203,8 @@ def subtree_predictions(Tree tree, const double[:, ::1] X, const double[::1] lea
     subtree (0 for a leaf, +inf for a node only ever removed with an
     ancestor). For ``alphas`` in increasing order, row i's prediction for
     ``alphas[k]`` is the value of the shallowest node on its path whose
-    ``leaf_alpha <= alphas[k]``. O(n_rows * (depth + n_alphas)).
+    ``leaf_alpha <= alphas[k]`` (its value, or its linear model's
+    prediction). O(n_rows * (depth + n_alphas)).
 
     Returns
     -------
@@ -231,5 +238,5 @@ def subtree_predictions(Tree tree, const double[:, ::1] X, const double[::1] lea
             for k in range(n_alphas):
                 while depth > 0 and prefix_min[depth - 1] <= alphas[k]:
                     depth -= 1
-                predictions[i, k] = tree.values[path[depth]]
+                predictions[i, k] = tree.node_prediction(path[depth], &X[i, 0])
     return predictions_array

@@ -40,6 +40,15 @@ cdef class Tree:
     cdef double* values               # prediction of each node (inside _value_array)
     cdef object _node_array           # ndarray of NODE_DTYPE holding the nodes
     cdef object _value_array          # ndarray holding the values
+    # linear node models (leaf_model="linear"), NULL in a tree of constants:
+    # node i predicts values[i] + slope_table[model_of_node[i]] . (x -
+    # model_center), a missing x_j counting as model_center[j]; -1: a constant
+    cdef const int64_t* model_of_node  # per node (inside _model_array)
+    cdef const double* slope_table    # (n_models, n_features), C order (inside _slope_array)
+    cdef const double* model_center   # (n_features,) (inside _center_array)
+    cdef object _model_array
+    cdef object _slope_array
+    cdef object _center_array
 
     cdef intp_t add_node(self, intp_t parent, bint is_left, double value, double cost,
                          intp_t n_node_samples, double weighted_n_node_samples,
@@ -47,5 +56,6 @@ cdef class Tree:
     cdef void set_split(self, intp_t node_id, intp_t feature, double threshold,
                         bint missing_go_to_left) noexcept nogil
     cdef int _resize(self, intp_t capacity) except -1
+    cdef double node_prediction(self, int64_t node, const double* row) noexcept nogil
     cdef void _descend(self, const double[:, ::1] X, int64_t* leaves,
                        double* values) noexcept nogil

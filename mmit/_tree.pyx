@@ -84,10 +84,15 @@ cdef class Tree:
     (samples with ``x[feature] <= threshold`` go left; ``-2`` for a leaf;
     a threshold of ``+inf`` splits present from missing values), sends a
     missing value (NaN) left where ``missing_go_to_left[i]``, predicts
-    ``value[i]`` and has optimal total cost ``cost[i]`` over its
-    ``n_node_samples[i]`` training samples of total weight
+    ``value[i]`` and has total cost ``cost[i]`` (the loss of its prediction)
+    over its ``n_node_samples[i]`` training samples of total weight
     ``weighted_n_node_samples[i]``. A child's id is always larger than its
     parent's. The attributes are read-only views of the tree's arrays.
+
+    A tree with linear node models (``leaf_model="linear"``) has
+    ``node_model[i]``, the row of node i's slopes in ``slopes`` (-1 for a
+    constant node): node i predicts ``value[i] + slopes[node_model[i]] @ (x
+    - center)``, a missing ``x[j]`` counting as ``center[j]``.
 
     Parameters
     ----------
@@ -104,6 +109,9 @@ cdef class Tree:
         self._value_array = np.zeros(0)
         self.nodes = NULL
         self.values = NULL
+        self.model_of_node = NULL
+        self.slope_table = NULL
+        self.model_center = NULL
 
     cdef int _resize(self, intp_t capacity) except -1:
         """Grow (or shrink) the arrays to ``capacity`` nodes; new nodes are zero."""
@@ -200,6 +208,52 @@ cdef class Tree:
         return view
 
     @property
+    def has_linear_models(self):
+        return self.model_of_node != NULL
+
+    @property
+    def node_model(self):
+        if self.model_of_node == NULL:
+            return np.full(self.node_count, -1, dtype=np.intp)
+        return self._model_array.astype(np.intp)
+
+    @property
+    def slopes(self):
+        if self.model_of_node == NULL:
+            return np.zeros((0, self.n_features))
+        view = self._slope_array.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def center(self):
+        if self.model_of_node == NULL:
+            return np.zeros(self.n_features)
+        view = self._center_array.view()
+        view.flags.writeable = False
+        return view
+
+    def with_linear_models(self, node_model, slopes, center, values, cost):
+        """A copy of the tree whose nodes predict with linear models.
+
+        Parameters
+        ----------
+        node_model : ndarray of shape (node_count,), int
+            Row of each node's slopes (-1 for a constant node).
+        slopes : ndarray of shape (n_models, n_features)
+        center : ndarray of shape (n_features,)
+        values, cost : ndarray of shape (node_count,)
+            Each node's prediction at ``center`` and its loss.
+        """
+        state = self.__getstate__()
+        state["nodes"]["cost"] = cost
+        state.update(values=np.asarray(values, dtype=np.float64), models=node_model,
+                     slopes=slopes, center=center)
+        tree = Tree(self.n_features)
+        tree.__setstate__(state)
+        return tree
+
+    @property
     def n_leaves(self):
         return int(np.count_nonzero(self.children_left == TREE_LEAF))
 
@@ -242,7 +296,24 @@ cdef class Tree:
                 if leaves != NULL:
                     leaves[start + k] = block_leaves[k]
                 if values != NULL:
-                    values[start + k] = self.values[block_leaves[k]]
+                    values[start + k] = self.node_prediction(block_leaves[k],
+                                                             &X[start + k, 0])
+
+    cdef double node_prediction(self, int64_t node, const double* row) noexcept nogil:
+        """Prediction of ``node`` (a valid id) for ``row``: its value, plus
+        its linear model's slopes times the row's offsets from the center."""
+        cdef double prediction = self.values[node], x
+        cdef int64_t model
+        cdef const double* slope
+        cdef intp_t j
+        if self.model_of_node == NULL or self.model_of_node[node] < 0:
+            return prediction
+        slope = self.slope_table + self.model_of_node[node] * self.n_features
+        for j in range(self.n_features):
+            x = row[j]
+            if x == x:
+                prediction += slope[j] * (x - self.model_center[j])
+        return prediction
 
     def decision_path(self, const double[:, ::1] X):
         """Sparse (n_samples, node_count) indicator of the nodes each row visits."""
@@ -293,11 +364,15 @@ cdef class Tree:
         # which would make pickles and model files differ from run to run
         nodes = np.zeros(self.node_count, dtype=NODE_DTYPE)
         nodes[:] = self._node_array[:self.node_count]
-        return {
+        state = {
             "max_depth": self.max_depth,
             "nodes": nodes,
             "values": self._value_array[:self.node_count].copy(),
         }
+        if self.model_of_node != NULL:
+            state.update(models=self._model_array.copy(), slopes=self._slope_array.copy(),
+                         center=self._center_array.copy())
+        return state
 
     def __setstate__(self, state):
         """Restore a tree after checking it is one: the arrays may come from a
@@ -309,12 +384,29 @@ cdef class Tree:
         if values.dtype != np.float64 or values.shape != nodes.shape:
             raise ValueError("Tree state has values of the wrong shape or type.")
         depth = checked_depth(nodes, self.n_features)
+        models = checked_models(state, nodes.shape[0], self.n_features)
         self.node_count = 0
         self._resize(nodes.shape[0])
         self._node_array[:] = nodes
         self._value_array[:] = values
         self.node_count = nodes.shape[0]
         self.max_depth = depth
+        self._set_models(*models)
+
+    def _set_models(self, node_model, slopes, center):
+        """Point at the linear models' arrays (checked), or at none."""
+        self._model_array, self._slope_array, self._center_array = node_model, slopes, center
+        self.model_of_node = NULL
+        self.slope_table = NULL
+        self.model_center = NULL
+        if node_model is None:
+            return
+        cdef const int64_t[::1] models = node_model
+        cdef const double[:, ::1] slope_rows = slopes
+        cdef const double[::1] centers = center
+        self.model_of_node = &models[0]
+        self.slope_table = &slope_rows[0, 0] if slopes.shape[0] > 0 else NULL
+        self.model_center = &centers[0] if center.shape[0] > 0 else NULL
 
 
 cdef inline void find_leaves(const Node* nodes, intp_t n_nodes, const double[:, ::1] X,
@@ -338,6 +430,26 @@ cdef inline void find_leaves(const Node* nodes, intp_t n_nodes, const double[:, 
             if node.left_child != TREE_LEAF:
                 moved = True
                 leaves[k] = next_node(node, rows + k * n_features)
+
+
+def checked_models(state, intp_t n_nodes, intp_t n_features):
+    """The linear models of a tree state (``models``, ``slopes``,
+    ``center``) as arrays the prediction can trust, or three Nones for a tree
+    of constants (raises ValueError)."""
+    if "models" not in state:
+        return None, None, None
+    models = np.ascontiguousarray(state["models"])
+    slopes = np.ascontiguousarray(state["slopes"])
+    center = np.ascontiguousarray(state["center"])
+    if (models.dtype.kind not in "iu" or models.shape != (n_nodes,)
+            or slopes.dtype != np.float64 or slopes.ndim != 2
+            or slopes.shape[1] != n_features or center.dtype != np.float64
+            or center.shape != (n_features,)):
+        raise ValueError("Tree state has linear models of the wrong shape or type.")
+    if (np.any(models < -1) or np.any(models >= slopes.shape[0])
+            or not np.isfinite(slopes).all() or not np.isfinite(center).all()):
+        raise ValueError("Tree state has invalid linear models.")
+    return models.astype(np.int64), slopes, center
 
 
 def checked_depth(nodes, intp_t n_features):

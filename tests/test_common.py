@@ -15,7 +15,8 @@ from mmit import (
 )
 from mmit.baselines import ConstantRegressor, IntervalCART
 
-ESTIMATORS = [MMIT(), MMITForest(n_estimators=10), MMITCV(cv=3),
+ESTIMATORS = [MMIT(), MMIT(max_depth=3, leaf_model="linear"), MMITForest(n_estimators=10),
+              MMITCV(cv=3), MMITCV(cv=3, leaf_models=("constant", "linear")),
               MMITForestCV({"min_samples_leaf": [1, 5]}, n_estimators=30),
               MMITBoost(n_estimators=10, min_samples_leaf=1), IntervalLinearRegression(),
               IntervalLinearRegressionCV(n_alphas=5, cv=3), ConstantRegressor(),

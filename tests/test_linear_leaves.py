@@ -1,0 +1,205 @@
+"""Trees with linear leaves: the node-model solver against scipy, the
+predictions against their formula, pruning, model selection, model files."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from sklearn.model_selection import GridSearchCV, KFold
+
+from mmit import (
+    MMIT,
+    MMITCV,
+    MMITBoost,
+    MMITForest,
+    export_text,
+    load_model,
+    save_model,
+)
+from mmit._node_models import ridge_hinge_newton
+from mmit._tree import Tree
+
+
+def linear_problem(n=200, p=3, seed=0, width=0.2, censored=0.2):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, size=(n, p))
+    signal = 1.5 * X[:, 0] - 0.5 * X[:, 1] + np.where(X[:, 2] > 0, 1.0, -1.0)
+    lower = signal - rng.exponential(width, n)
+    upper = signal + rng.exponential(width, n)
+    lower[rng.random(n) < censored] = -np.inf
+    upper[rng.random(n) < censored] = np.inf
+    return X, np.column_stack([lower, upper]), signal
+
+
+def ridge_objective(theta, A, offset, lower, upper, weight, shrinkage):
+    prediction = offset + theta[0] + A @ theta[1:]
+    below = np.maximum(lower - prediction, 0.0)
+    above = np.maximum(prediction - upper, 0.0)
+    return weight @ (below ** 2 + above ** 2) + shrinkage * theta @ theta
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 40), p=st.integers(1, 12),
+       shrinkage=st.sampled_from([1e-3, 0.1, 1.0, 30.0]),
+       censored=st.sampled_from([0.0, 0.3, 0.6]))
+def test_node_model_solver_reaches_the_minimum(seed, n, p, shrinkage, censored):
+    """Against L-BFGS-B on the same strictly convex problem (both sides of
+    the rows-versus-columns Woodbury switch, censored and exact bounds)."""
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, p)) * rng.exponential(1.0, p)
+    offset = rng.normal(size=n)
+    lower = rng.normal(size=n) * 2
+    upper = lower + rng.exponential(1.0, n) * (rng.random(n) < 0.7)
+    lower[rng.random(n) < censored] = -np.inf
+    upper[rng.random(n) < censored] = np.inf
+    weight = rng.exponential(1.0, n) + 0.01
+    args = (A, offset, lower, upper, weight, shrinkage)
+    b, w = ridge_hinge_newton(*args)
+    reference = minimize(ridge_objective, np.zeros(p + 1), args=args, method="L-BFGS-B",
+                         options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20_000})
+    found = ridge_objective(np.r_[b, w], *args)
+    assert found <= reference.fun + 1e-6 * max(1.0, abs(reference.fun))
+
+
+def test_predictions_follow_the_stored_models():
+    X, y, _ = linear_problem(seed=1)
+    model = MMIT(max_depth=3, leaf_model="linear", random_state=0).fit(X, y)
+    tree = model.tree_
+    assert tree.has_linear_models and np.any(tree.node_model >= 0)
+    X_test = np.random.default_rng(2).uniform(-2, 2, size=(300, 3))
+    X_test[::4, 1] = np.nan
+    leaves = tree.apply(X_test)
+    offsets = np.nan_to_num(X_test - tree.center)  # a missing value at the center
+    expected = tree.value[leaves].copy()
+    linear = tree.node_model[leaves] >= 0
+    expected[linear] += np.einsum("ij,ij->i", tree.slopes[tree.node_model[leaves[linear]]],
+                                  offsets[linear])
+    np.testing.assert_allclose(model.predict(X_test), expected, rtol=0, atol=1e-12)
+
+
+def test_linear_leaves_follow_a_linear_signal():
+    X, y, signal = linear_problem(n=600, seed=3, censored=0.0)
+    constant = MMIT(max_depth=2, loss="squared_hinge", random_state=0).fit(X, y)
+    linear = MMIT(max_depth=2, loss="squared_hinge", leaf_model="linear",
+                  random_state=0).fit(X, y)
+    error = {name: np.mean((model.predict(X) - signal) ** 2)
+             for name, model in [("constant", constant), ("linear", linear)]}
+    assert error["linear"] < 0.05 * error["constant"]
+    # same splits, other leaves
+    np.testing.assert_array_equal(linear.tree_.feature, constant.tree_.feature)
+    np.testing.assert_array_equal(linear.tree_.threshold, constant.tree_.threshold)
+
+
+def test_strong_shrinkage_keeps_the_constants():
+    X, y, _ = linear_problem(seed=4)
+    constant = MMIT(max_depth=3, loss="squared_hinge", random_state=0).fit(X, y)
+    shrunk = MMIT(max_depth=3, loss="squared_hinge", leaf_model="linear",
+                  leaf_shrinkage=1e12, random_state=0).fit(X, y)
+    np.testing.assert_allclose(shrunk.predict(X), constant.predict(X), atol=1e-8)
+
+
+def test_integer_weights_equal_repeated_rows():
+    X, y, _ = linear_problem(seed=5)
+    X[::9, 0] = np.nan
+    weight = np.random.default_rng(5).integers(0, 4, len(X)).astype(float)
+    rows = np.repeat(np.arange(len(X)), weight.astype(int))
+    for params in [{"max_depth": 3}, {"ccp_alpha": 0.002}]:
+        weighted = MMIT(leaf_model="linear", random_state=0, **params).fit(X, y, weight)
+        repeated = MMIT(leaf_model="linear", random_state=0, **params).fit(X[rows], y[rows])
+        np.testing.assert_allclose(weighted.predict(X), repeated.predict(X), atol=1e-10)
+
+
+def test_pruning_uses_the_linear_costs():
+    X, y, _ = linear_problem(seed=6)
+    model = MMIT(leaf_model="linear", random_state=0)
+    path = model.cost_complexity_pruning_path(X, y)
+    assert np.all(np.diff(path.ccp_alphas) >= 0) and np.all(np.diff(path.costs) >= -1e-12)
+    for alpha, cost in zip(path.ccp_alphas, path.costs, strict=True):
+        pruned = MMIT(leaf_model="linear", ccp_alpha=alpha, random_state=0).fit(X, y)
+        tree = pruned.tree_
+        leaves = tree.children_left == -1
+        assert tree.cost[leaves].sum() / tree.weighted_n_node_samples[0] == \
+            pytest.approx(cost, rel=1e-9, abs=1e-12)
+        # each leaf's cost is its own model's loss on its rows
+        leaf_of_row = pruned.apply(X)
+        prediction = pruned.predict(X)
+        outside = np.maximum(y[:, 0] - prediction, 0) + np.maximum(prediction - y[:, 1], 0)
+        np.testing.assert_allclose(np.bincount(leaf_of_row, outside,
+                                               minlength=tree.node_count)[leaves],
+                                   tree.cost[leaves], rtol=1e-9, atol=1e-12)
+
+
+def test_cv_scores_equal_grid_search_with_refits():
+    X, y, _ = linear_problem(n=150, seed=7)
+    cv = KFold(3, shuffle=True, random_state=0)
+    search = MMITCV(margins=[0.0, 0.1], leaf_models=["constant", "linear"],
+                    leaf_shrinkages=[0.1, 10.0], cv=cv, random_state=0).fit(X, y)
+    results = search.cv_results_
+    assert set(results["param_leaf_model"]) == {"constant", "linear"}
+    grids = [{name: [param[name]] for name in ("margin", "leaf_model", "leaf_shrinkage")}
+             | {"ccp_alpha": [param["ccp_alpha"]]} for param in results["params"]]
+    grid = GridSearchCV(MMIT(random_state=0), grids, cv=cv).fit(X, y)
+    np.testing.assert_allclose(results["mean_test_score"],
+                               grid.cv_results_["mean_test_score"], rtol=1e-9)
+    refit = MMIT(random_state=0, **search.best_params_).fit(X, y)
+    np.testing.assert_array_equal(search.predict(X), refit.predict(X))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: MMIT(max_depth=3, leaf_model="linear", random_state=0),
+    lambda: MMIT(ccp_alpha=0.003, leaf_model="linear", random_state=0),
+    lambda: MMITForest(5, min_samples_leaf=10, leaf_model="linear", random_state=0),
+    lambda: MMITBoost(n_estimators=5, leaf_model="linear", random_state=0),
+])
+def test_model_files_keep_the_linear_models(tmp_path, make):
+    X, y, _ = linear_problem(seed=8)
+    model = make().fit(X, y)
+    path = tmp_path / "model.npz"
+    save_model(model, path)
+    with np.load(path) as archive:
+        assert json.loads(bytes(archive["metadata"]).decode())["version"] == 3
+        assert "tree0_slopes" in archive.files
+    X_test = X.copy()
+    X_test[::5, 2] = np.nan
+    np.testing.assert_array_equal(load_model(path).predict(X_test), model.predict(X_test))
+
+
+def test_damaged_linear_models_are_refused():
+    X, y, _ = linear_problem(seed=9)
+    state = MMIT(max_depth=2, leaf_model="linear").fit(X, y).tree_.__getstate__()
+    for damage, message in [
+        (dict(models=np.full(len(state["models"]), 99)), "invalid linear models"),
+        (dict(slopes=state["slopes"][:, :2]), "wrong shape"),
+        (dict(center=np.full(3, np.inf)), "invalid linear models"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            Tree(3).__setstate__({**state, **damage})
+
+
+def test_export_text_shows_the_leaf_models():
+    X, y, _ = linear_problem(seed=10, censored=0.0)
+    model = MMIT(max_depth=1, leaf_model="linear").fit(X, y)
+    text = export_text(model, feature_names=["a", "b", "c"])
+    assert text.count("* a") == 2 and "value:" in text
+    # the printed intercept and slopes give the predictions
+    tree = model.tree_
+    leaf = int(np.flatnonzero(tree.children_left == -1)[0])
+    slopes = tree.slopes[tree.node_model[leaf]]
+    intercept = tree.value[leaf] - slopes @ tree.center
+    row = X[model.apply(X) == leaf][0]
+    assert intercept + slopes @ row == pytest.approx(model.predict(row[None])[0])
+
+
+def test_invalid_leaf_parameters_are_refused():
+    X, y, _ = linear_problem(n=30)
+    with pytest.raises(ValueError, match="leaf_model"):
+        MMIT(leaf_model="quadratic").fit(X, y)
+    with pytest.raises(ValueError, match="leaf_shrinkage"):
+        MMIT(leaf_model="linear", leaf_shrinkage=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="leaf_shrinkages"):
+        MMITCV(leaf_models=["linear"], leaf_shrinkages=[-1.0], cv=2).fit(X, y)
+    with pytest.raises(ValueError, match="leaf_models"):
+        MMITCV(leaf_models=["cubic"], cv=2).fit(X, y)
