@@ -56,7 +56,8 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         by at least this much.
     ccp_alpha : float, default=0.0
         Complexity parameter of minimal cost-complexity pruning (costs
-        divided by the total training weight); 0 prunes nothing. With
+        divided by the total training weight); 0 prunes nothing, ``inf``
+        leaves the root alone. With
         linear leaves the costs are those of the nodes' linear models.
     leaf_model : {"constant", "linear"}, default="constant"
         What a leaf predicts. "linear": the splits are the same (chosen for

@@ -45,7 +45,8 @@ def run_cv(args):
 def run_fit(args):
     data = load_folder(args.data)
     target = _targets(data)
-    name = {"tree": "MMIT", "forest": "MMITForestCV", "boost": "MMITBoost"}[args.model]
+    name = {"tree": "MMIT", "linear": "MMIT linear leaves", "forest": "MMITForestCV",
+            "boost": "MMITBoost"}[args.model]
     print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
@@ -121,14 +122,16 @@ def build_parser():
                         help=f"a bundled data set (default: {DEFAULT_DATASET})")
     source.add_argument("--data", metavar="DIR",
                         help="a folder with features.csv, targets.csv and folds.csv")
-    cv.add_argument("--model", choices=["tree", "forest", "boost", "all"], default="all",
+    cv.add_argument("--model", choices=["tree", "linear", "forest", "boost", "all"],
+                    default="all",
                     help="mmit models to compare with the baselines (default: all)")
     cv.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
     cv.set_defaults(run=run_cv)
 
     fit = commands.add_parser(
         "fit", help="fit a model and save it",
-        description="Fit an MMIT (margin and pruning by 5-fold CV), an MMITForest "
+        description="Fit an MMIT (margin and pruning by 5-fold CV; 'linear': also "
+                    "constant or linear leaves and their shrinkage), an MMITForest "
                     "(chosen by MMITForestCV: margin, loss, max_features and leaf size "
                     "by out-of-bag score) or an MMITBoost (loss, depth and margin by "
                     "5-fold CV) on a data folder, and save it as arrays and JSON (no "
@@ -136,7 +139,8 @@ def build_parser():
     fit.add_argument("--data", metavar="DIR", required=True,
                      help="a folder with features.csv and targets.csv")
     fit.add_argument("--out", metavar="MODEL", required=True, help="model file to write")
-    fit.add_argument("--model", choices=["tree", "forest", "boost"], default="tree",
+    fit.add_argument("--model", choices=["tree", "linear", "forest", "boost"],
+                     default="tree",
                      help="what to fit (default: tree)")
     fit.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
     fit.set_defaults(run=run_fit)

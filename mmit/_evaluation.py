@@ -14,16 +14,18 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 from ._boosting import MMITBoost
 from ._forest import MMITForest
+from ._linear import IntervalLinearRegressionCV
 from ._model_selection import MMITCV, MMITForestCV, bounds_spread, default_margins
 from .baselines import ConstantRegressor, IntervalCART
 from .metrics import interval_accuracy, interval_mse
 
 MODEL_GROUPS = {
     "tree": ["MMIT"],
+    "linear": ["L1-Linear", "MMIT linear leaves"],
     "forest": ["MMITForest", "MMITForestCV"],
     "boost": ["MMITBoost"],
-    "all": ["Constant", "Interval-CART", "MMIT", "MMIT squared", "MMITForest",
-            "MMITForestCV", "MMITBoost"],
+    "all": ["Constant", "L1-Linear", "Interval-CART", "MMIT", "MMIT squared",
+            "MMIT linear leaves", "MMITForest", "MMITForestCV", "MMITBoost"],
 }
 _DEPTHS = [1, 2, 3, 4, 6, 9, 12, 16]
 # MMITBoost's inner-CV grid around its defaults (100 stages, learning rate 0.1),
@@ -35,7 +37,9 @@ BOOST_MARGIN_SCALES = [0.0, 0.1, 0.3]
 def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
     """An unfitted model whose hyperparameters are chosen by inner 5-fold CV
     (MMITForestCV: out of bag; MMITForest: its defaults; MMITBoost: loss,
-    depth and margin).
+    depth and margin; L1-Linear: the lasso's alpha and the margin; MMIT
+    linear leaves: margin, constant or linear leaves, their shrinkage and
+    the pruning, with the squared hinge of the leaves' models).
 
     ``verbose`` reports the progress of forests (the long fits) on stderr.
     """
@@ -51,6 +55,12 @@ def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
     if name in ("MMIT", "MMIT squared"):
         loss = "squared_hinge" if name.endswith("squared") else "linear_hinge"
         return MMITCV(margins=margins, losses=[loss], cv=inner, n_jobs=n_jobs,
+                      random_state=random_state)
+    if name == "L1-Linear":
+        return IntervalLinearRegressionCV(cv=inner, n_jobs=n_jobs)
+    if name == "MMIT linear leaves":
+        return MMITCV(margins=margins, losses=["squared_hinge"],
+                      leaf_models=["constant", "linear"], cv=inner, n_jobs=n_jobs,
                       random_state=random_state)
     if name == "MMITForest":
         return MMITForest(n_jobs=n_jobs, random_state=random_state, verbose=verbose)

@@ -57,7 +57,7 @@ TREE_PARAMETER_CONSTRAINTS = {
     ],
     "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "min_cost_decrease": [Interval(Real, 0.0, None, closed="left")],
-    "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
+    "ccp_alpha": [Interval(Real, 0.0, np.inf, closed="both")],  # inf: the root alone
     "leaf_model": [StrOptions({"constant", "linear"})],
     "leaf_shrinkage": [Interval(Real, 0.0, None, closed="neither")],
     "random_state": ["random_state"],

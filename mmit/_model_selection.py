@@ -99,7 +99,9 @@ def _grow_with_path(features, lower, upper, params, candidate, sample_weight, se
     if candidate["leaf_model"] == "linear":
         tree = model._with_linear_models(tree, data, sample_weight, all_nodes=True)
     leaf_alpha, ccp_alphas = leaf_alphas(tree)
-    return tree, leaf_alpha, ccp_alphas, time.perf_counter() - start
+    # +inf: the root alone in every fold, whose own path may end later (with
+    # linear leaves the root alone is the linear model, often the best)
+    return tree, leaf_alpha, np.r_[ccp_alphas, np.inf], time.perf_counter() - start
 
 
 def _fold_scores(features, lower, upper, X_test, y_test, params, candidate,

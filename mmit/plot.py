@@ -28,8 +28,10 @@ def plot_intervals(x, y, predictions=None, *, ax=None, feature_name="feature",
     A finite interval is a segment from its lower to its upper bound; a
     censored bound is drawn as a segment running to the edge of the plot
     with a triangle marking the open end; an exact value is a dot. When
-    ``predictions`` are given they are drawn, in the order of ``x``, as a
-    step line.
+    ``predictions`` are given they are drawn as a line through the points
+    in the order of ``x`` (steps for a tree of constant leaves, slopes for
+    linear leaves or a linear model; with several features, the other
+    features move the line too).
 
     Parameters
     ----------
@@ -37,12 +39,13 @@ def plot_intervals(x, y, predictions=None, *, ax=None, feature_name="feature",
         The feature.
     y : array-like of shape (n_samples, 2) or (n_samples,)
         Target intervals (lower, upper), or exact values.
-    predictions : array-like of shape (n_samples,), default=None
-        A model's predictions for the same samples.
+    predictions : array-like of shape (n_samples,) or dict, default=None
+        A model's predictions for the same samples, or several models'
+        as ``{name: predictions}`` (one line each).
     ax : matplotlib Axes, default=None
         Where to draw; a new figure by default.
     feature_name, model_name : str
-        Axis label and legend entry.
+        Axis label, and legend entry of ``predictions`` given as an array.
 
     Returns
     -------
@@ -76,10 +79,15 @@ def plot_intervals(x, y, predictions=None, *, ax=None, feature_name="feature",
             color="0.45", markersize=4)
     ax.plot(x[np.isposinf(upper)], np.full(np.isposinf(upper).sum(), top), "^",
             color="0.45", markersize=4)
-    if predictions is not None:
-        order = np.argsort(x, kind="stable")
-        ax.step(x[order], np.asarray(predictions, dtype=float)[order], where="mid",
-                color="tab:red", linewidth=1.8, label=model_name)
+    if predictions is not None and not isinstance(predictions, dict):
+        predictions = {model_name: predictions}
+    order = np.argsort(x, kind="stable")
+    for name, values in (predictions or {}).items():
+        values = np.asarray(values, dtype=float).ravel()
+        if values.shape != x.shape:
+            raise ValueError(f"the predictions of {name} have shape {values.shape}, "
+                             f"x has {x.shape}.")
+        ax.plot(x[order], values[order], linewidth=1.8, label=name)
     ax.set_ylim(bottom, top)
     ax.set_xlabel(feature_name)
     ax.set_ylabel("target")

@@ -49,7 +49,13 @@ def test_cv_prints_a_table_per_fold(folder, capsys):
     assert "fold 3: MMIT fitted" in captured.err  # progress on stderr
 
 
-@pytest.mark.parametrize("kind", ["tree", "forest", "boost"])
+def test_cv_compares_the_linear_models(folder, capsys):
+    assert main(["cv", "--data", str(folder), "--model", "linear"]) == 0
+    header = capsys.readouterr().out.splitlines()[1]
+    assert "L1-Linear" in header and "MMIT linear leaves" in header
+
+
+@pytest.mark.parametrize("kind", ["tree", "linear", "forest", "boost"])
 def test_fit_then_predict_matches_the_fitted_model(folder, tmp_path, kind, capsys):
     model_path, out = tmp_path / "model.npz", tmp_path / "pred.csv"
     assert main(["fit", "--data", str(folder), "--out", str(model_path),
@@ -60,7 +66,8 @@ def test_fit_then_predict_matches_the_fitted_model(folder, tmp_path, kind, capsy
                  "--out", str(out)]) == 0
     predictions = np.loadtxt(out, skiprows=1)
     model = load_model(model_path)
-    assert isinstance(model, {"tree": MMIT, "forest": MMITForest, "boost": MMITBoost}[kind])
+    assert isinstance(model, {"tree": MMIT, "linear": MMIT, "forest": MMITForest,
+                              "boost": MMITBoost}[kind])
     np.testing.assert_array_equal(predictions, model.predict(load_folder(folder).data))
 
 
@@ -246,6 +253,15 @@ def test_plots_draw_intervals_and_trees():
     model = MMIT(max_depth=2, random_state=0).fit(X, y)
     ax = plot_intervals(X[:, 0], y, model.predict(X), feature_name="x0")
     assert ax.get_xlabel() == "x0" and len(ax.lines) >= 3
+    linear = MMIT(max_depth=2, leaf_model="linear", random_state=0).fit(X, y)
+    ax = plot_intervals(X[:, 0], y, {"constant": model.predict(X),
+                                     "linear": linear.predict(X)})
+    order = np.argsort(X[:, 0])
+    drawn = {line.get_label(): line for line in ax.lines}
+    np.testing.assert_array_equal(drawn["linear"].get_ydata(), linear.predict(X)[order])
+    assert "constant" in drawn
+    with pytest.raises(ValueError, match="predictions of bad"):
+        plot_intervals(X[:, 0], y, {"bad": np.zeros(3)})
     ax = plot_tree(model)
     texts = [text.get_text() for text in ax.texts]
     assert len(texts) == model.tree_.node_count

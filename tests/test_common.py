@@ -16,7 +16,8 @@ from mmit import (
 from mmit.baselines import ConstantRegressor, IntervalCART
 
 ESTIMATORS = [MMIT(), MMIT(max_depth=3, leaf_model="linear"), MMITForest(n_estimators=10),
-              MMITCV(cv=3), MMITCV(cv=3, leaf_models=("constant", "linear")),
+              MMITCV(cv=3),
+              MMITCV(cv=3, margins=[0.0], leaf_models=("linear",), leaf_shrinkages=[1.0]),
               MMITForestCV({"min_samples_leaf": [1, 5]}, n_estimators=30),
               MMITBoost(n_estimators=10, min_samples_leaf=1), IntervalLinearRegression(),
               IntervalLinearRegressionCV(n_alphas=5, cv=3), ConstantRegressor(),
