@@ -78,16 +78,20 @@ def ridge_hinge_newton(A, offset, lower, upper, weight, shrinkage):
     value = objective(prediction, theta)
     previous_side = None
     for _ in range(_MAX_NEWTON_STEPS):
-        below, above = lower - prediction, prediction - upper
-        residual = np.where(above > 0.0, above, 0.0) - np.where(below > 0.0, below, 0.0)
-        side = np.sign(residual)  # -1 below, +1 above, 0 inside the interval
-        active = side != 0.0
+        below, above = lower - prediction > 0.0, prediction - upper > 0.0
+        residual = (np.where(above, prediction - upper, 0.0)
+                    - np.where(below, lower - prediction, 0.0))
+        # the hinges beyond their breakpoint (both where a wide margin crossed them)
+        side = 2 * above + below
+        hinge_count = above + below.astype(np.int8)
+        active = hinge_count > 0
         gradient = design.T @ (weight * residual) + shrinkage * theta
         if not gradient.any():
             break
         if previous_side is not None and np.array_equal(side, previous_side):
-            break  # a full step on these rows' quadratic reached its exact minimum
-        direction = -_ridge_solve(design[active], weight[active], shrinkage, gradient)
+            break  # a full step on these hinges' quadratic reached its exact minimum
+        direction = -_ridge_solve(design[active], (weight * hinge_count)[active], shrinkage,
+                                  gradient)
         change = design @ direction
         slope = gradient @ direction
         step = 1.0

@@ -47,12 +47,14 @@ def ridge_objective(theta, A, offset, lower, upper, weight, shrinkage):
        censored=st.sampled_from([0.0, 0.3, 0.6]))
 def test_node_model_solver_reaches_the_minimum(seed, n, p, shrinkage, censored):
     """Against L-BFGS-B on the same strictly convex problem (both sides of
-    the rows-versus-columns Woodbury switch, censored and exact bounds)."""
+    the rows-versus-columns Woodbury switch, censored and exact bounds,
+    crossed breakpoints)."""
     rng = np.random.default_rng(seed)
     A = rng.normal(size=(n, p)) * rng.exponential(1.0, p)
     offset = rng.normal(size=n)
     lower = rng.normal(size=n) * 2
-    upper = lower + rng.exponential(1.0, n) * (rng.random(n) < 0.7)
+    # breakpoints a wide margin crossed (upper < lower) too: both hinges count
+    upper = lower + rng.normal(0.5, 1.0, n) * (rng.random(n) < 0.7)
     lower[rng.random(n) < censored] = -np.inf
     upper[rng.random(n) < censored] = np.inf
     weight = rng.exponential(1.0, n) + 0.01
