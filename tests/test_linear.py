@@ -1,11 +1,15 @@
-"""IntervalLinearRegression against an independent solver and its optimality conditions."""
+"""IntervalLinearRegression and its coordinate-descent path against an independent
+solver, and its optimality conditions."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
 from mmit import IntervalLinearRegression, IntervalLinearRegressionCV
+from mmit._coordinate_descent import elastic_net_path
 from mmit._linear import StandardisedProblem
 from mmit._solver import hinge_positions, optimal_costs
 
@@ -53,7 +57,7 @@ def standardised_objective(X, y, weight, alpha, l1_ratio, margin):
 def test_objective_matches_an_independent_solver(alpha, l1_ratio, margin, seed):
     X, y, weight = problem(seed=seed)
     model = IntervalLinearRegression(alpha=alpha, l1_ratio=l1_ratio, margin=margin,
-                                     tol=1e-10, max_iter=100_000).fit(X, y, weight)
+                                     tol=1e-20, max_iter=100_000).fit(X, y, weight)
     objective, gradient, mean, scale = standardised_objective(X, y, weight, alpha,
                                                               l1_ratio, margin)
     p = X.shape[1]
@@ -91,7 +95,7 @@ def test_integer_weights_equal_repeated_rows():
     X, y, _ = problem(seed=6)
     counts = np.random.default_rng(6).integers(0, 4, len(X))
     counts[0] = 1
-    params = dict(alpha=0.01, l1_ratio=0.7, tol=1e-10, max_iter=100_000)
+    params = dict(alpha=0.01, l1_ratio=0.7, tol=1e-20, max_iter=100_000)
     weighted = IntervalLinearRegression(**params).fit(X, y, counts.astype(float))
     repeated = IntervalLinearRegression(**params).fit(np.repeat(X, counts, axis=0),
                                                       np.repeat(y, counts, axis=0))
@@ -118,7 +122,7 @@ def test_the_path_starts_where_every_coefficient_is_zero():
 
 def test_cv_chooses_on_the_path_and_refits_on_all_data():
     X, y, weight = problem(n=200, p=6, seed=9)
-    search = IntervalLinearRegressionCV(n_alphas=15, cv=4, tol=1e-9,
+    search = IntervalLinearRegressionCV(n_alphas=15, cv=4, tol=1e-18,
                                         max_iter=100_000).fit(X, y, weight)
     assert search.mse_path_.shape == (4, 15, 4)
     assert search.alphas_.shape == (4, 15)
@@ -126,12 +130,12 @@ def test_cv_chooses_on_the_path_and_refits_on_all_data():
     mean = search.mse_path_.mean(axis=2)
     m, a = np.unravel_index(np.argmin(mean), mean.shape)
     assert search.margin_ == search.margins_[m] and search.alpha_ == search.alphas_[m, a]
-    single = IntervalLinearRegression(alpha=search.alpha_, margin=search.margin_, tol=1e-9,
+    single = IntervalLinearRegression(alpha=search.alpha_, margin=search.margin_, tol=1e-18,
                                       max_iter=100_000).fit(X, y, weight)
     np.testing.assert_allclose(search.coef_, single.coef_, atol=1e-5)
     # the signal's features are kept, the noise ones mostly dropped
     assert np.all(search.coef_[:2] != 0)
-    two_jobs = IntervalLinearRegressionCV(n_alphas=15, cv=4, tol=1e-9, max_iter=100_000,
+    two_jobs = IntervalLinearRegressionCV(n_alphas=15, cv=4, tol=1e-18, max_iter=100_000,
                                           n_jobs=2).fit(X, y, weight)
     np.testing.assert_array_equal(two_jobs.mse_path_, search.mse_path_)
 
@@ -144,3 +148,51 @@ def test_cv_with_given_alphas_and_margins():
     assert search.mse_path_.shape == (2, 3, 3)
     with pytest.raises(ValueError, match="alphas"):
         IntervalLinearRegressionCV(alphas=[-1.0]).fit(X, y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 30), p=st.integers(1, 8),
+       l1_ratio=st.sampled_from([0.0, 0.5, 1.0]), censored=st.sampled_from([0.0, 0.4]),
+       margin=st.sampled_from([0.0, 0.5]), zero_weights=st.booleans())
+def test_path_solutions_match_an_independent_solver(seed, n, p, l1_ratio, censored, margin,
+                                                     zero_weights):
+    """Every solution of a warm-started path (collinear and constant columns,
+    more features than rows, crossed breakpoints, zero weights) against
+    L-BFGS-B on the same problem."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, p))
+    if p > 1:
+        Z[:, -1] = Z[:, 0] * 2.0  # collinear
+    Z[:, 0] *= rng.random() < 0.8  # sometimes a constant column
+    center = Z @ rng.normal(size=p)
+    lower, upper = center - rng.exponential(0.5, n), center + rng.exponential(0.5, n)
+    lower[rng.random(n) < censored] = -np.inf
+    upper[rng.random(n) < censored] = np.inf
+    lower, upper = hinge_positions(lower, upper, margin)
+    weight = rng.exponential(1.0, n) * (rng.random(n) > 0.3 if zero_weights else 1.0)
+    if weight.sum() == 0:
+        weight[0] = 1.0
+    weight /= weight.sum()
+    alphas = np.array([1.0, 0.1, 0.01]) * rng.choice([0.1, 1.0])
+    coefs, intercepts, _, converged = elastic_net_path(
+        np.ascontiguousarray(Z), lower, upper, weight, alphas, l1_ratio, 1e-10, 100_000,
+        0.0)
+    assert converged.all()
+
+    def objective(theta, alpha):
+        f = Z @ theta[1:] + theta[0]
+        loss = weight @ (np.maximum(f - upper, 0) ** 2 + np.maximum(lower - f, 0) ** 2)
+        return loss + alpha * (l1_ratio * np.abs(theta[1:]).sum()
+                               + 0.5 * (1 - l1_ratio) * theta[1:] @ theta[1:])
+
+    for k, alpha in enumerate(alphas):
+        def split(v, alpha=alpha):  # coefficients = positive - negative parts
+            theta = np.r_[v[0], v[1:p + 1] - v[p + 1:]]
+            return objective(theta, alpha) + alpha * l1_ratio * (
+                v[1:].sum() - np.abs(theta[1:]).sum())
+
+        reference = minimize(split, np.zeros(2 * p + 1), method="L-BFGS-B",
+                             bounds=[(None, None)] + [(0, None)] * (2 * p),
+                             options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20_000})
+        found = objective(np.r_[intercepts[k], coefs[k]], alpha)
+        assert found <= reference.fun + 1e-6 * max(1.0, abs(reference.fun))

@@ -1,0 +1,497 @@
+"""The solver of the max-margin linear model (``mmit._linear``).
+
+The problem, on standardised features ``Z`` and weights ``w`` summing to 1,
+in ``theta = (b, beta)`` with ``zt_i = (1, Z_i)``::
+
+    min  sum_i w_i h_i(zt_i . theta)
+         + alpha * (l1_ratio |beta|_1 + (1 - l1_ratio) / 2 |beta|^2),
+
+``h_i(f) = (f - upper_i)_+^2 + (lower_i - f)_+^2`` (``lower``/``upper`` the
+hinges' breakpoints; infinite ones never active, both active where a wide
+margin crossed them). The loss is piecewise quadratic: where the set of
+active hinges does not change it equals
+
+    Q(theta) = theta' G theta - 2 c' theta + const,
+    G = sum_{active hinges} w_i zt_i zt_i',  c = sum_{active hinges} w_i t_i zt_i,
+
+``t_i`` the hinge's breakpoint. The solver is a proximal Newton method on
+this exact local model (the generalised Hessian of the squared hinge, as in
+Keerthi and DeCoste's finite Newton method for L2-loss SVMs): coordinate
+descent minimises ``Q`` plus the penalty over a working set of features,
+in O(p) per coordinate through ``q = G theta - c``; an Armijo line search on
+the true objective along the step (one pass over the rows) keeps every
+step a descent; then the rows whose active hinges changed update ``G`` and
+``c`` (in blocks, with BLAS). When no hinge changes after a full step the
+working set's solution is exact. ``2 q`` is the true gradient, so checking
+the optimality (KKT) of the features outside the working set costs O(p).
+
+Along a decreasing path of alphas each solution starts from the previous
+one, and the working set starts as the non-zero coefficients plus the
+features kept by the sequential strong rule (Tibshirani et al. 2012,
+``|gradient_j| >= 2 alpha_k l1_ratio - alpha_{k-1} l1_ratio``).
+"""
+
+from libc.math cimport INFINITY, fabs, isfinite, sqrt
+from libcpp.queue cimport priority_queue
+from libcpp.utility cimport pair
+
+import numpy as np
+
+from scipy.linalg.cython_blas cimport dgemm
+
+from ._solver cimport intp_t
+
+cdef enum:
+    MAX_HALVINGS = 30        # Armijo line-search halvings before giving up a step
+    MAX_NEWTON_STEPS = 200   # proximal Newton steps per alpha
+    FLIP_BLOCK = 256         # rows whose active hinges changed, added to G at once
+
+cdef double ARMIJO = 0.01            # sufficient-decrease fraction
+cdef double MIN_CURVATURE = 1e-3     # floor of a coordinate's curvature, times its column's
+
+
+cdef inline double hinges_change(double f, double new_f, double lower,
+                                 double upper) noexcept nogil:
+    """The squared hinges at ``new_f`` minus those at ``f``, as products of
+    differences (no cancellation of nearly equal squares for small steps)."""
+    cdef double above = f - upper if f > upper else 0.0
+    cdef double below = lower - f if f < lower else 0.0
+    cdef double new_above = new_f - upper if new_f > upper else 0.0
+    cdef double new_below = lower - new_f if new_f < lower else 0.0
+    return ((new_above - above) * (new_above + above)
+            + (new_below - below) * (new_below + below))
+
+
+cdef inline double soft_threshold(double value, double threshold) noexcept nogil:
+    if value > threshold:
+        return value - threshold
+    if value < -threshold:
+        return value + threshold
+    return 0.0
+
+
+ctypedef pair[double, intp_t] Deadline   # (-deadline, row): a max-heap pops the earliest
+
+
+cdef class GramNewton:
+    """The state of one path: ``theta``, the active hinges, ``G``, ``c`` and
+    ``q = G theta - c`` (index 0: the intercept), and the rows' deadlines.
+
+    Row screening: a row's active hinges can only change when its prediction
+    crosses a breakpoint. Once evaluated at ``theta`` (prediction ``f_i``,
+    distance ``slack_i`` to its nearest finite breakpoint), the row keeps
+    its hinges while ``|zt_i . (theta' - theta)| <= |zt_i| |theta' -
+    theta| < slack_i``; with ``L`` the length of the path that ``theta``
+    has travelled, that holds until ``L`` reaches the row's deadline ``L_i +
+    slack_i / |zt_i|``. A step therefore evaluates only the rows whose
+    deadline it may pass (a min-heap of deadlines), in O(p) each: the other
+    rows' contributions to the loss are exactly the local model's.
+
+    (Attributes are incremented as ``x = x + 1``: with the debug build's
+    ``nonecheck``, Cython rejects in-place operators on them without the GIL.)
+    """
+    cdef const double[:, ::1] rows       # standardised features, row-major
+    cdef const double[::1] lower
+    cdef const double[::1] upper
+    cdef const double[::1] weight
+    cdef intp_t n, p1                    # rows; coefficients with the intercept
+    cdef double[::1] row_norm            # |zt_i|
+    cdef unsigned char[::1] above        # the upper hinge of row i is in G
+    cdef unsigned char[::1] below        # the lower hinge of row i is in G
+    cdef priority_queue[Deadline] deadlines
+    cdef double travelled                # L: length of theta's path so far
+    cdef intp_t[::1] candidates          # rows a step may change
+    cdef double[::1] candidate_f         # their predictions before the step
+    cdef double[::1] candidate_change    # zt_i . step
+    cdef intp_t n_candidates
+    cdef double[::1, :] G
+    cdef double[::1] c
+    cdef double[::1] theta
+    cdef double[::1] q
+    cdef double[::1] column_curvature    # 2 sum_i w_i zt_ij^2
+    cdef double[::1, :] block            # FLIP_BLOCK rows zt_i as columns
+    cdef double[::1, :] scaled_block     # the same times their weight change
+    cdef intp_t block_size
+
+    def __cinit__(self, const double[:, ::1] Z, lower, upper, weight, double intercept):
+        self.rows = Z
+        self.lower = lower
+        self.upper = upper
+        self.weight = weight
+        self.n = Z.shape[0]
+        self.p1 = Z.shape[1] + 1
+        self.row_norm = np.ones(self.n)
+        self.above = np.zeros(self.n, dtype=np.uint8)
+        self.below = np.zeros(self.n, dtype=np.uint8)
+        self.travelled = 0.0
+        self.candidates = np.zeros(self.n, dtype=np.intp)
+        self.candidate_f = np.zeros(self.n)
+        self.candidate_change = np.zeros(self.n)
+        self.G = np.zeros((self.p1, self.p1), order="F")
+        self.c = np.zeros(self.p1)
+        self.theta = np.zeros(self.p1)
+        self.theta[0] = intercept
+        self.q = np.zeros(self.p1)
+        self.column_curvature = np.zeros(self.p1)
+        self.block = np.zeros((self.p1, FLIP_BLOCK), order="F")
+        self.scaled_block = np.zeros((self.p1, FLIP_BLOCK), order="F")
+        self.block_size = 0
+        cdef intp_t i, j
+        cdef double z
+        with nogil:
+            for i in range(self.n):
+                self.column_curvature[0] += 2.0 * self.weight[i]
+                for j in range(1, self.p1):
+                    z = self.rows[i, j - 1]
+                    self.row_norm[i] += z * z
+                    self.column_curvature[j] += 2.0 * self.weight[i] * z * z
+                self.row_norm[i] = sqrt(self.row_norm[i])
+            for i in range(self.n):
+                self.evaluate(i, intercept)
+            self.flush_block()
+
+    cdef void flush_block(self) noexcept nogil:
+        """G += scaled_block . block' (the rows gathered so far)."""
+        cdef char no = b"N", yes = b"T"
+        cdef int m = <int>self.p1, k = <int>self.block_size
+        cdef double one = 1.0
+        if k > 0:
+            dgemm(&no, &yes, &m, &m, &k, &one, &self.scaled_block[0, 0], &m,
+                  &self.block[0, 0], &m, &one, &self.G[0, 0], &m)
+        self.block_size = 0
+
+    cdef intp_t evaluate(self, intp_t i, double f) noexcept nogil:
+        """Row i, whose prediction at ``theta`` is ``f``: bring its hinges in
+        G, c and q up to date (rows gathered for ``flush_block``), and give it
+        its new deadline. Returns 1 when its hinges changed."""
+        cdef intp_t j
+        cdef bint is_above = f > self.upper[i], is_below = f < self.lower[i]
+        cdef double weight_change, target_change, q_change, slack = INFINITY
+        if self.weight[i] <= 0.0:
+            return 0
+        if isfinite(self.upper[i]):
+            slack = fabs(f - self.upper[i])
+        if isfinite(self.lower[i]) and fabs(f - self.lower[i]) < slack:
+            slack = fabs(f - self.lower[i])
+        if slack < INFINITY:
+            self.deadlines.push(Deadline(-(self.travelled + slack / self.row_norm[i]), i))
+        if is_above == self.above[i] and is_below == self.below[i]:
+            return 0
+        weight_change = self.weight[i] * (<int>is_above - <int>self.above[i]
+                                          + <int>is_below - <int>self.below[i])
+        target_change = 0.0
+        if is_above != self.above[i]:
+            target_change += self.weight[i] * self.upper[i] * (
+                <int>is_above - <int>self.above[i])
+        if is_below != self.below[i]:
+            target_change += self.weight[i] * self.lower[i] * (
+                <int>is_below - <int>self.below[i])
+        self.above[i] = is_above
+        self.below[i] = is_below
+        # G += weight_change zt zt', c += target_change zt; so q = G theta - c
+        # moves by (weight_change f - target_change) zt
+        q_change = weight_change * f - target_change
+        self.block[0, self.block_size] = 1.0
+        self.scaled_block[0, self.block_size] = weight_change
+        self.c[0] += target_change
+        self.q[0] += q_change
+        for j in range(1, self.p1):
+            self.block[j, self.block_size] = self.rows[i, j - 1]
+            self.scaled_block[j, self.block_size] = weight_change * self.rows[i, j - 1]
+            self.c[j] += target_change * self.rows[i, j - 1]
+            self.q[j] += q_change * self.rows[i, j - 1]
+        self.block_size = self.block_size + 1
+        if self.block_size == FLIP_BLOCK:
+            self.flush_block()
+        return 1
+
+    cdef double model_change(self, intp_t i, double f, double new_f) noexcept nogil:
+        """The change of row i's hinges counted in G (the local model's
+        loss) from ``f`` to ``new_f``."""
+        cdef double change = 0.0
+        if self.above[i]:
+            change += (new_f - f) * (new_f + f - 2.0 * self.upper[i])
+        if self.below[i]:
+            change += (new_f - f) * (new_f + f - 2.0 * self.lower[i])
+        return change
+
+    cdef void coordinate_sweep(self, const intp_t* working, intp_t n_working,
+                               double l1, double l2, bint whole_q) noexcept nogil:
+        """One sweep of exact coordinate minimisation of Q plus the penalty
+        over the intercept and the working set. Only the entries of q of
+        the intercept and the working set follow (see ``update_outside``),
+        unless ``whole_q`` (cheaper, being contiguous, for a large set)."""
+        cdef intp_t k, j, m, i
+        cdef double curvature, gradient, new, step, l1_j, l2_j
+        for k in range(-1, n_working):
+            j = 0 if k < 0 else working[k] + 1
+            l1_j = 0.0 if j == 0 else l1
+            l2_j = 0.0 if j == 0 else l2
+            curvature = 2.0 * self.G[j, j]
+            if curvature < MIN_CURVATURE * self.column_curvature[j]:
+                curvature = MIN_CURVATURE * self.column_curvature[j]
+            curvature += l2_j
+            if curvature <= 0.0:
+                continue
+            gradient = 2.0 * self.q[j] + l2_j * self.theta[j]
+            new = soft_threshold(curvature * self.theta[j] - gradient, l1_j) / curvature
+            step = new - self.theta[j]
+            if step == 0.0:
+                continue
+            self.theta[j] = new
+            if whole_q:
+                for i in range(self.p1):
+                    self.q[i] += step * self.G[i, j]
+                continue
+            self.q[0] += step * self.G[0, j]
+            for m in range(n_working):
+                i = working[m] + 1
+                self.q[i] += step * self.G[i, j]
+
+    cdef void update_outside(self, const unsigned char* in_working, const intp_t* working,
+                             intp_t n_working, const double* old_theta) noexcept nogil:
+        """Bring the entries of q outside the working set up to date with the
+        change of theta since ``old_theta`` (sweeps update only the inside)."""
+        cdef intp_t i, k, j
+        cdef double step
+        for k in range(-1, n_working):
+            j = 0 if k < 0 else working[k] + 1
+            step = self.theta[j] - old_theta[j]
+            if step == 0.0:
+                continue
+            for i in range(1, self.p1):
+                if not in_working[i - 1]:
+                    self.q[i] += step * self.G[i, j]
+
+    cdef double optimality_gap(self, const intp_t* working, intp_t n_working,
+                               double l1, double l2) noexcept nogil:
+        """Largest violation of the optimality conditions of Q plus the
+        penalty over the intercept and the working set (the distance of 0
+        from each coordinate's subdifferential; 2 q is the gradient)."""
+        cdef intp_t k, j
+        cdef double largest = fabs(2.0 * self.q[0]), gradient, violation
+        for k in range(n_working):
+            j = working[k] + 1
+            gradient = 2.0 * self.q[j] + l2 * self.theta[j]
+            if self.theta[j] > 0.0:
+                violation = fabs(gradient + l1)
+            elif self.theta[j] < 0.0:
+                violation = fabs(gradient - l1)
+            else:
+                violation = fabs(gradient) - l1
+            if violation > largest:
+                largest = violation
+        return largest
+
+    cdef double penalty(self, const double* theta, const intp_t* working,
+                        intp_t n_working, double l1, double l2) noexcept nogil:
+        cdef intp_t k
+        cdef double value = 0.0, beta
+        for k in range(n_working):
+            beta = theta[working[k] + 1]
+            value += l1 * fabs(beta) + 0.5 * l2 * beta * beta
+        return value
+
+    cdef int newton_step(self, const unsigned char* in_working, const intp_t* working,
+                         intp_t n_working, double l1,
+                         double l2, double tol, intp_t max_sweeps, double* old_theta,
+                         double* old_q, double* full_theta, double* full_q,
+                         double* moved, intp_t* changed, intp_t* sweeps) noexcept nogil:
+        """Minimise Q plus the penalty over the working set, then move along
+        the step as far as the line search allows, and re-evaluate the rows
+        whose deadline the step may have passed. Returns 1 when the step was
+        taken in full, 0 when shortened, -1 when no descent was found;
+        ``moved`` is the length of the step taken, ``changed`` the rows
+        whose hinges changed."""
+        cdef intp_t k, j, i, row, sweep
+        cdef double slope, step, t = 1.0, length = 0.0, model_slope, model_curvature
+        cdef double loss_change, penalty_old, penalty_new, f, df, new_f
+        cdef int halving, outcome = -1
+        # a large working set: loops over every coefficient, contiguous, beat
+        # loops through the set's indices
+        cdef bint whole_q = 4 * n_working >= self.p1
+        for j in range(self.p1):
+            old_theta[j] = self.theta[j]
+            old_q[j] = self.q[j]
+        for sweep in range(max_sweeps):
+            sweeps[0] += 1
+            self.coordinate_sweep(working, n_working, l1, l2, whole_q)
+            if self.optimality_gap(working, n_working, l1, l2) <= tol:
+                break
+        if not whole_q:
+            self.update_outside(in_working, working, n_working, old_theta)
+        # along theta(t) = old + t d: the local model's loss changes by
+        # 2 t old_q.d + t^2 d.G d, with G d = full_q - old_q; the objective's
+        # directional derivative (the l1 part by its change over the step)
+        model_slope = 0.0
+        model_curvature = 0.0
+        slope = 0.0
+        for j in range(self.p1):
+            step = self.theta[j] - old_theta[j]
+            full_theta[j] = self.theta[j]
+            full_q[j] = self.q[j]
+            length += step * step
+            model_slope += 2.0 * old_q[j] * step
+            model_curvature += (full_q[j] - old_q[j]) * step
+        length = sqrt(length)
+        slope = model_slope
+        for k in range(n_working):
+            j = working[k] + 1
+            step = full_theta[j] - old_theta[j]
+            slope += l2 * old_theta[j] * step + l1 * (fabs(full_theta[j])
+                                                      - fabs(old_theta[j]))
+        # the rows whose hinges the full step may change: their predictions
+        # before it and their change along it
+        self.n_candidates = 0
+        while (not self.deadlines.empty()
+               and -self.deadlines.top().first <= self.travelled + length):
+            row = self.deadlines.top().second
+            self.deadlines.pop()
+            f = old_theta[0]
+            df = full_theta[0] - old_theta[0]
+            if whole_q:  # contiguous over every feature (theta is 0 outside the set)
+                for j in range(1, self.p1):
+                    f += old_theta[j] * self.rows[row, j - 1]
+                    df += (full_theta[j] - old_theta[j]) * self.rows[row, j - 1]
+            else:
+                for k in range(n_working):
+                    j = working[k] + 1
+                    f += old_theta[j] * self.rows[row, j - 1]
+                    df += (full_theta[j] - old_theta[j]) * self.rows[row, j - 1]
+            self.candidates[self.n_candidates] = row
+            self.candidate_f[self.n_candidates] = f
+            self.candidate_change[self.n_candidates] = df
+            self.n_candidates = self.n_candidates + 1
+        penalty_old = self.penalty(old_theta, working, n_working, l1, l2)
+        for halving in range(MAX_HALVINGS):
+            for j in range(self.p1):
+                self.theta[j] = old_theta[j] + t * (full_theta[j] - old_theta[j])
+                self.q[j] = old_q[j] + t * (full_q[j] - old_q[j])
+            loss_change = t * model_slope + t * t * model_curvature
+            for k in range(self.n_candidates):
+                row = self.candidates[k]
+                f = self.candidate_f[k]
+                new_f = f + t * self.candidate_change[k]
+                loss_change += self.weight[row] * (
+                    hinges_change(f, new_f, self.lower[row], self.upper[row])
+                    - self.model_change(row, f, new_f))
+            penalty_new = self.penalty(&self.theta[0], working, n_working, l1, l2)
+            if loss_change + penalty_new - penalty_old <= ARMIJO * t * slope:
+                outcome = 1 if halving == 0 else 0
+                break
+            t *= 0.5
+        if outcome < 0:
+            t = 0.0
+            for j in range(self.p1):
+                self.theta[j] = old_theta[j]
+                self.q[j] = old_q[j]
+        self.travelled = self.travelled + t * length
+        moved[0] = t * length
+        changed[0] = 0
+        for k in range(self.n_candidates):
+            row = self.candidates[k]
+            changed[0] += self.evaluate(row, self.candidate_f[k]
+                                        + t * self.candidate_change[k])
+        self.flush_block()
+        return outcome
+
+
+def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
+                     const double[::1] upper, const double[::1] weight,
+                     const double[::1] alphas, double l1_ratio, double tol,
+                     intp_t max_sweeps, double intercept):
+    """Solutions along decreasing ``alphas``, each from the previous one.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features), row-major
+        Standardised features.
+    lower, upper : ndarray of shape (n_samples,)
+        Breakpoints of the hinges.
+    weight : ndarray of shape (n_samples,)
+        Non-negative weights summing to 1.
+    alphas : ndarray of shape (n_alphas,)
+        Decreasing penalties.
+    l1_ratio : float
+    tol : float
+        An alpha's solution is reached when a Newton step moves the
+        predictions by less than ``tol`` (root mean square) and the
+        optimality conditions hold outside the working set.
+    max_sweeps : int
+        Coordinate-descent sweeps allowed per alpha (over its Newton steps).
+    intercept : float
+        Start of the intercept (the coefficients start at 0).
+
+    Returns
+    -------
+    coefs : ndarray of shape (n_alphas, n_features)
+    intercepts : ndarray of shape (n_alphas,)
+    sweeps : int
+        Coordinate-descent sweeps, in all.
+    converged : ndarray of shape (n_alphas,), bool
+    """
+    cdef intp_t n = Z.shape[0], p = Z.shape[1], n_alphas = alphas.shape[0]
+    if lower.shape[0] != n or upper.shape[0] != n or weight.shape[0] != n:
+        raise ValueError("Z, lower, upper and weight must have the same number of rows.")
+    if not max_sweeps >= 1:
+        raise ValueError(f"max_sweeps must be at least 1, got {max_sweeps}.")
+    if n == 0 or p == 0:
+        raise ValueError(f"Z must have rows and columns, got shape ({n}, {p}).")
+    cdef GramNewton state = GramNewton(Z, lower, upper, weight, intercept)
+    coefs_array = np.zeros((n_alphas, p))
+    intercepts_array = np.zeros(n_alphas)
+    converged_array = np.zeros(n_alphas, dtype=np.uint8)
+    cdef double[:, ::1] coefs = coefs_array
+    cdef double[::1] intercepts = intercepts_array
+    cdef unsigned char[::1] converged = converged_array
+    cdef intp_t[::1] working = np.zeros(p, dtype=np.intp)
+    cdef unsigned char[::1] in_working = np.zeros(p, dtype=np.uint8)
+    cdef double[::1] old_theta = np.zeros(p + 1)
+    cdef double[::1] old_q = np.zeros(p + 1)
+    cdef double[::1] full_theta = np.zeros(p + 1)
+    cdef double[::1] full_q = np.zeros(p + 1)
+    cdef intp_t j, k, newton, n_working, n_added, flips, sweeps = 0, first_sweep
+    cdef double l1, l2, previous_l1 = -1.0, threshold, moved
+    cdef int outcome
+    with nogil:
+        for k in range(n_alphas):
+            l1 = alphas[k] * l1_ratio
+            l2 = alphas[k] * (1.0 - l1_ratio)
+            # strong rule (the basic one for the first alpha); 2 q is the gradient
+            threshold = 2.0 * l1 - previous_l1 if previous_l1 >= 0.0 else l1
+            n_working = 0
+            for j in range(p):
+                in_working[j] = state.column_curvature[j + 1] > 0.0 and (
+                    state.theta[j + 1] != 0.0 or fabs(2.0 * state.q[j + 1]) >= threshold)
+                if in_working[j]:
+                    working[n_working] = j
+                    n_working += 1
+            first_sweep = sweeps
+            for newton in range(MAX_NEWTON_STEPS):
+                if sweeps - first_sweep >= max_sweeps:
+                    break
+                outcome = state.newton_step(&in_working[0], &working[0], n_working, l1, l2,
+                                            tol, max_sweeps - (sweeps - first_sweep),
+                                            &old_theta[0], &old_q[0],
+                                            &full_theta[0], &full_q[0], &moved, &flips,
+                                            &sweeps)
+                # settled: no descent left along the step, a negligible step, or
+                # a full step after which the same hinges are active (exact)
+                if not (outcome < 0 or moved <= tol or (outcome == 1 and flips == 0)):
+                    continue
+                n_added = 0
+                for j in range(p):
+                    if (not in_working[j] and state.column_curvature[j + 1] > 0.0
+                            and fabs(2.0 * state.q[j + 1]) > l1):
+                        in_working[j] = 1
+                        working[n_working] = j
+                        n_working += 1
+                        n_added += 1
+                if n_added == 0:
+                    converged[k] = 1
+                    break
+            for j in range(p):
+                coefs[k, j] = state.theta[j + 1]
+            intercepts[k] = state.theta[0]
+            previous_l1 = l1
+    return coefs_array, intercepts_array, sweeps, converged_array.astype(bool)
