@@ -46,9 +46,11 @@ cdef class Tree:
     cdef const int64_t* model_of_node  # per node (inside _model_array)
     cdef const double* slope_table    # (n_models, n_features), C order (inside _slope_array)
     cdef const double* model_center   # (n_features,) (inside _center_array)
+    cdef const double* model_offset   # per model: -slopes . center (inside _offset_array)
     cdef object _model_array
     cdef object _slope_array
     cdef object _center_array
+    cdef object _offset_array
 
     cdef intp_t add_node(self, intp_t parent, bint is_left, double value, double cost,
                          intp_t n_node_samples, double weighted_n_node_samples,

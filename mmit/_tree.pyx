@@ -112,6 +112,7 @@ cdef class Tree:
         self.model_of_node = NULL
         self.slope_table = NULL
         self.model_center = NULL
+        self.model_offset = NULL
 
     cdef int _resize(self, intp_t capacity) except -1:
         """Grow (or shrink) the arrays to ``capacity`` nodes; new nodes are zero."""
@@ -301,14 +302,30 @@ cdef class Tree:
 
     cdef double node_prediction(self, int64_t node, const double* row) noexcept nogil:
         """Prediction of ``node`` (a valid id) for ``row``: its value, plus
-        its linear model's slopes times the row's offsets from the center."""
-        cdef double prediction = self.values[node], x
+        its linear model's slopes times the row's offsets from the center
+        (a missing feature at the center)."""
+        cdef double prediction, x, sum0 = 0.0, sum1 = 0.0, sum2 = 0.0, sum3 = 0.0
         cdef int64_t model
         cdef const double* slope
-        cdef intp_t j
+        cdef intp_t j, n = self.n_features, unrolled = self.n_features & ~3
         if self.model_of_node == NULL or self.model_of_node[node] < 0:
+            return self.values[node]
+        model = self.model_of_node[node]
+        slope = self.slope_table + model * n
+        # a plain dot product unless a feature is missing (NaN); four running
+        # sums, so that the additions do not wait for each other
+        for j in range(0, unrolled, 4):
+            sum0 += slope[j] * row[j]
+            sum1 += slope[j + 1] * row[j + 1]
+            sum2 += slope[j + 2] * row[j + 2]
+            sum3 += slope[j + 3] * row[j + 3]
+        for j in range(unrolled, n):
+            sum0 += slope[j] * row[j]
+        prediction = self.values[node] + self.model_offset[model] + (
+            (sum0 + sum1) + (sum2 + sum3))
+        if prediction == prediction:
             return prediction
-        slope = self.slope_table + self.model_of_node[node] * self.n_features
+        prediction = self.values[node]
         for j in range(self.n_features):
             x = row[j]
             if x == x:
@@ -399,14 +416,18 @@ cdef class Tree:
         self.model_of_node = NULL
         self.slope_table = NULL
         self.model_center = NULL
+        self.model_offset = NULL
         if node_model is None:
             return
+        self._offset_array = -(slopes @ center)
+        cdef const double[::1] offsets = self._offset_array
         cdef const int64_t[::1] models = node_model
         cdef const double[:, ::1] slope_rows = slopes
         cdef const double[::1] centers = center
         self.model_of_node = &models[0]
         self.slope_table = &slope_rows[0, 0] if slopes.shape[0] > 0 else NULL
         self.model_center = &centers[0] if center.shape[0] > 0 else NULL
+        self.model_offset = &offsets[0] if slopes.shape[0] > 0 else NULL
 
 
 cdef inline void find_leaves(const Node* nodes, intp_t n_nodes, const double[:, ::1] X,
