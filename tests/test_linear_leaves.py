@@ -205,3 +205,22 @@ def test_invalid_leaf_parameters_are_refused():
         MMITCV(leaf_models=["linear"], leaf_shrinkages=[-1.0], cv=2).fit(X, y)
     with pytest.raises(ValueError, match="leaf_models"):
         MMITCV(leaf_models=["cubic"], cv=2).fit(X, y)
+
+
+def test_model_files_of_version_2_load(tmp_path):
+    """Files written before linear leaves (format version 2: no model arrays)."""
+    X, y, _ = linear_problem(seed=11)
+    model = MMIT(max_depth=4, random_state=0).fit(X, y)
+    path = tmp_path / "model.npz"
+    save_model(model, path)
+    with np.load(path) as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    assert not any(key.endswith(("_models", "_slopes", "_center")) for key in arrays)
+    metadata = json.loads(bytes(arrays["metadata"]).decode())
+    metadata["version"] = 2
+    del metadata["params"]["leaf_model"], metadata["params"]["leaf_shrinkage"]
+    arrays["metadata"] = np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8)
+    np.savez_compressed(path, **arrays)
+    loaded = load_model(path)
+    assert loaded.leaf_model == "constant"
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
