@@ -85,7 +85,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
     leaf_model : {"constant", "linear"}, default="constant"
         What each stage's leaves predict (see :class:`MMIT`): "linear" fits a
         linear model of the residual intervals in every leaf.
-    leaf_shrinkage : float, default=1.0
+    leaf_shrinkage : float, default=10.0
         Pull of linear leaves toward their constant (see :class:`MMIT`).
     early_stopping : "auto" or bool, default="auto"
         Hold out ``validation_fraction`` of the rows and stop when their
@@ -189,7 +189,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         subsample=1.0,
         max_features=None,
         leaf_model="constant",
-        leaf_shrinkage=1.0,
+        leaf_shrinkage=10.0,
         early_stopping="auto",
         validation_fraction=0.1,
         n_iter_no_change=10,

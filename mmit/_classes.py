@@ -67,10 +67,11 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         that pulls it toward the leaf's constant (``w`` the slopes of the
         standardised features, ``b`` the shift of the constant). A missing
         feature counts as its training mean.
-    leaf_shrinkage : float, default=1.0
+    leaf_shrinkage : float, default=10.0
         Strength (> 0) of the pull of linear leaves toward their constant,
         in units of training weight: a leaf whose samples weigh much less
-        than it stays near its constant. See :class:`MMITCV` to choose it.
+        than it stays near its constant. The default is the middle of
+        :class:`MMITCV`'s grid, which chooses it by cross-validation.
     random_state : int, RandomState instance or None, default=None
         Draws the order in which features are tried, which breaks ties
         between equally good splits: a fixed seed gives a fixed tree.
@@ -140,7 +141,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         min_cost_decrease=0.0,
         ccp_alpha=0.0,
         leaf_model="constant",
-        leaf_shrinkage=1.0,
+        leaf_shrinkage=10.0,
         random_state=None,
     ):
         self.margin = margin

@@ -240,7 +240,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         min_cost_decrease=0.0,
         ccp_alpha=0.0,
         leaf_model="constant",
-        leaf_shrinkage=1.0,
+        leaf_shrinkage=10.0,
         bootstrap=True,
         max_samples=None,
         oob_score=False,

@@ -73,7 +73,7 @@ class StandardisedProblem:
         alphas = np.ascontiguousarray(alphas, dtype=np.float64)
         coefs, intercepts, sweeps, converged = elastic_net_path(
             self.Z, self.objective.lower, self.objective.upper, self.objective.weight,
-            alphas, l1_ratio, np.sqrt(tol) * self.target_scale, max_iter, self.constant)
+            alphas, l1_ratio, tol * self.target_scale, max_iter, self.constant)
         coefs, intercepts = self.original_scale(coefs, intercepts)
         return coefs, intercepts, sweeps, list(alphas[~converged])
 
@@ -130,12 +130,11 @@ class IntervalLinearRegression(_LinearPredictor):
     margin : float, default=0.0
         Margin of the hinges, see :class:`MMIT`.
     tol : float, default=1e-4
-        Tolerance on the objective, relative to the variance of the finite
-        bounds (as scikit-learn's on the duality gap relative to that of
-        y): the solver stops when a Newton step moves the predictions by
-        less than ``sqrt(tol)`` times their standard deviation (root mean
-        square) or leaves the same hinges active, and no coefficient's
-        gradient violates its optimality condition by more than that.
+        Tolerance relative to the standard deviation of the finite bounds:
+        the solver stops when a full Newton step leaves the same hinges
+        active or moves the coefficients by less than this, and no
+        coefficient's gradient violates its optimality condition by more
+        than this.
     max_iter : int, default=100000
         Maximum sweeps of coordinate descent per alpha, over the Newton
         steps (each sweep costs O(n_features) per coefficient, not

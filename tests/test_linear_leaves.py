@@ -85,11 +85,16 @@ def test_predictions_follow_the_stored_models():
 def test_linear_leaves_follow_a_linear_signal():
     X, y, signal = linear_problem(n=600, seed=3, censored=0.0)
     constant = MMIT(max_depth=2, loss="squared_hinge", random_state=0).fit(X, y)
-    linear = MMIT(max_depth=2, loss="squared_hinge", leaf_model="linear",
-                  random_state=0).fit(X, y)
-    error = {name: np.mean((model.predict(X) - signal) ** 2)
-             for name, model in [("constant", constant), ("linear", linear)]}
-    assert error["linear"] < 0.05 * error["constant"]
+    weak, default = (MMIT(max_depth=2, loss="squared_hinge", leaf_model="linear",
+                          random_state=0, **params).fit(X, y)
+                     for params in ({"leaf_shrinkage": 1.0}, {}))
+    error = {name: np.mean((model.predict(X) - signal) ** 2) for name, model in
+             [("constant", constant), ("weak", weak), ("default", default)]}
+    assert error["weak"] < 0.05 * error["constant"]
+    # a stronger pull toward the constants: further from the line, still far
+    # below the constants
+    assert error["weak"] < error["default"] < 0.1 * error["constant"]
+    linear = default
     # same splits, other leaves
     np.testing.assert_array_equal(linear.tree_.feature, constant.tree_.feature)
     np.testing.assert_array_equal(linear.tree_.threshold, constant.tree_.threshold)
