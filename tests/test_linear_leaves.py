@@ -15,6 +15,7 @@ from mmit import (
     MMITCV,
     MMITBoost,
     MMITForest,
+    MMITForestCV,
     export_text,
     load_model,
     save_model,
@@ -229,3 +230,18 @@ def test_model_files_of_version_2_load(tmp_path):
     loaded = load_model(path)
     assert loaded.leaf_model == "constant"
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_ensembles_grow_linear_leaves():
+    X, y, signal = linear_problem(n=300, seed=12, censored=0.0)
+    forest = MMITForest(10, min_samples_leaf=20, leaf_model="linear", random_state=0)
+    boost = MMITBoost(n_estimators=20, leaf_model="linear", random_state=0)
+    for model in (forest.fit(X, y), boost.fit(X, y)):
+        assert all(tree.tree_.has_linear_models for tree in model.estimators_)
+        constant = model.__class__(**{**model.get_params(), "leaf_model": "constant"})
+        error = {name: np.mean((fitted.predict(X) - signal) ** 2)
+                 for name, fitted in [("linear", model), ("constant", constant.fit(X, y))]}
+        assert error["linear"] < error["constant"]
+    search = MMITForestCV({"leaf_model": ["constant", "linear"], "min_samples_leaf": [20]},
+                          n_estimators=10, random_state=0).fit(X, y)
+    assert search.best_params_["leaf_model"] == "linear"
