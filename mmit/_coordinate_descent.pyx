@@ -392,13 +392,13 @@ cdef class GramNewton:
             sign_changes = self.coordinate_sweep(working, n_working, l1, l2, whole_q)
             gap = self.optimality_gap(working, n_working, l1, l2)
             if gap > tol and sign_changes == 0 and sweep >= next_jump:
-                # the signs held for a sweep: move toward the exact minimum
-                # on them; when the system is singular, wait twice as long
-                # before the next try
-                if self.support_newton(working, n_working, l1, l2, whole_q) < 0:
-                    wait *= 2
-                    next_jump = sweep + wait
+                # the signs held for a sweep: move toward the exact minimum on
+                # them (a Cholesky factorisation: O(m^3), so that each try
+                # waits twice as many sweeps as the one before)
+                self.support_newton(working, n_working, l1, l2, whole_q)
                 gap = self.optimality_gap(working, n_working, l1, l2)
+                next_jump = sweep + wait
+                wait *= 2
             if gap <= tol:
                 break
         if not whole_q:
