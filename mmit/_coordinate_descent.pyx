@@ -49,6 +49,7 @@ cdef enum:
 
 cdef double ARMIJO = 0.01            # sufficient-decrease fraction
 cdef double MIN_CURVATURE = 1e-3     # floor of a coordinate's curvature, times its column's
+cdef double INEXACT = 0.1            # share of the local model's gap left by an inexact step
 
 
 cdef inline double hinges_change(double f, double new_f, double lower,
@@ -368,13 +369,16 @@ cdef class GramNewton:
                          intp_t n_working, double l1,
                          double l2, double tol, intp_t max_sweeps, double* old_theta,
                          double* old_q, double* full_theta, double* full_q,
-                         double* moved, intp_t* changed, intp_t* sweeps) noexcept nogil:
+                         double* moved, intp_t* changed, intp_t* sweeps,
+                         bint inexact, bint* solved) noexcept nogil:
         """Minimise Q plus the penalty over the working set, then move along
         the step as far as the line search allows, and re-evaluate the rows
         whose deadline the step may have passed. Returns 1 when the step was
         taken in full, 0 when shortened, -1 when no descent was found;
         ``moved`` is the length of the step taken, ``changed`` the rows
-        whose hinges changed."""
+        whose hinges changed. ``inexact``: the local model is only solved
+        to a tenth of its optimality gap at the start (while the active
+        hinges still change); ``solved``: whether it was solved to ``tol``."""
         cdef intp_t k, j, i, row, sweep, sign_changes
         cdef double slope, step, t = 1.0, length = 0.0, model_slope, model_curvature
         cdef double loss_change, penalty_old, penalty_new, f, df, new_f
@@ -386,8 +390,11 @@ cdef class GramNewton:
             old_theta[j] = self.theta[j]
             old_q[j] = self.q[j]
         cdef intp_t next_jump = 0, wait = 1
-        cdef double gap
+        cdef double gap = self.optimality_gap(working, n_working, l1, l2)
+        cdef double inner_tol = max(tol, INEXACT * gap) if inexact else tol
         for sweep in range(max_sweeps):
+            if gap <= inner_tol:
+                break
             sweeps[0] += 1
             sign_changes = self.coordinate_sweep(working, n_working, l1, l2, whole_q)
             gap = self.optimality_gap(working, n_working, l1, l2)
@@ -399,8 +406,7 @@ cdef class GramNewton:
                 gap = self.optimality_gap(working, n_working, l1, l2)
                 next_jump = sweep + wait
                 wait *= 2
-            if gap <= tol:
-                break
+        solved[0] = gap <= tol
         if not whole_q:
             self.update_outside(in_working, working, n_working, old_theta)
         # along theta(t) = old + t d: the local model's loss changes by
@@ -536,6 +542,7 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
     cdef intp_t j, k, newton, n_working, n_added, flips, sweeps = 0, first_sweep
     cdef double l1, l2, previous_l1 = -1.0, threshold, moved
     cdef int outcome
+    cdef bint inexact, solved = False
     with nogil:
         for k in range(n_alphas):
             l1 = alphas[k] * l1_ratio
@@ -550,6 +557,7 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
                     working[n_working] = j
                     n_working += 1
             first_sweep = sweeps
+            inexact = True
             for newton in range(MAX_NEWTON_STEPS):
                 if sweeps - first_sweep >= max_sweeps:
                     break
@@ -557,10 +565,15 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
                                             tol, max_sweeps - (sweeps - first_sweep),
                                             &old_theta[0], &old_q[0],
                                             &full_theta[0], &full_q[0], &moved, &flips,
-                                            &sweeps)
-                # settled: no descent left along the step, a negligible step, or
-                # a full step after which the same hinges are active (exact)
-                if not (outcome < 0 or moved <= tol or (outcome == 1 and flips == 0)):
+                                            &sweeps, inexact, &solved)
+                # the local model is solved to tol once the hinges settle or a
+                # step finds no descent; settled: solved to tol, and no descent
+                # left along the step, a negligible step, or a full step after
+                # which the same hinges are active (exact)
+                if outcome < 0 or flips == 0:
+                    inexact = False
+                if not (solved and (outcome < 0 or moved <= tol
+                                    or (outcome == 1 and flips == 0))):
                     continue
                 n_added = 0
                 for j in range(p):
