@@ -50,6 +50,7 @@ cdef enum:
 cdef double ARMIJO = 0.01            # sufficient-decrease fraction
 cdef double MIN_CURVATURE = 1e-3     # floor of a coordinate's curvature, times its column's
 cdef double INEXACT = 0.1            # share of the local model's gap left by an inexact step
+cdef double SLOW_PROGRESS = 0.5      # a sweep leaving more of the gap than this is slow
 
 
 cdef inline double hinges_change(double f, double new_f, double lower,
@@ -392,16 +393,19 @@ cdef class GramNewton:
         cdef intp_t next_jump = 0, wait = 1
         cdef double gap = self.optimality_gap(working, n_working, l1, l2)
         cdef double inner_tol = max(tol, INEXACT * gap) if inexact else tol
+        cdef double previous_gap
         for sweep in range(max_sweeps):
             if gap <= inner_tol:
                 break
             sweeps[0] += 1
+            previous_gap = gap
             sign_changes = self.coordinate_sweep(working, n_working, l1, l2, whole_q)
             gap = self.optimality_gap(working, n_working, l1, l2)
-            if gap > tol and sign_changes == 0 and sweep >= next_jump:
-                # the signs held for a sweep: move toward the exact minimum on
-                # them (a Cholesky factorisation: O(m^3), so that each try
-                # waits twice as many sweeps as the one before)
+            if (gap > tol and gap > SLOW_PROGRESS * previous_gap and sign_changes == 0
+                    and sweep >= next_jump):
+                # slow progress while the signs hold: move toward the exact
+                # minimum on them (a Cholesky factorisation: O(m^3), so that
+                # each try waits twice as many sweeps as the one before)
                 self.support_newton(working, n_working, l1, l2, whole_q)
                 gap = self.optimality_gap(working, n_working, l1, l2)
                 next_jump = sweep + wait
