@@ -390,7 +390,9 @@ cdef class GramNewton:
         for j in range(self.p1):
             old_theta[j] = self.theta[j]
             old_q[j] = self.q[j]
-        cdef intp_t next_jump = 0, wait = 1
+        # the first feature-sign move once the sweeps have cost about as much
+        # as its factorisation (m^3 / 3 against m p per sweep, m ~ the set)
+        cdef intp_t next_jump = n_working * n_working // (3 * self.p1), wait = 1
         cdef double gap = self.optimality_gap(working, n_working, l1, l2)
         cdef double inner_tol = max(tol, INEXACT * gap) if inexact else tol
         cdef double previous_gap
@@ -404,8 +406,8 @@ cdef class GramNewton:
             if (gap > tol and gap > SLOW_PROGRESS * previous_gap and sign_changes == 0
                     and sweep >= next_jump):
                 # slow progress while the signs hold: move toward the exact
-                # minimum on them (a Cholesky factorisation: O(m^3), so that
-                # each try waits twice as many sweeps as the one before)
+                # minimum on them (a Cholesky factorisation: each try waits
+                # twice as many sweeps as the one before)
                 self.support_newton(working, n_working, l1, l2, whole_q)
                 gap = self.optimality_gap(working, n_working, l1, l2)
                 next_jump = sweep + wait
