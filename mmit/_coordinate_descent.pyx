@@ -232,7 +232,7 @@ cdef class GramNewton:
         entries of q of the intercept and the working set follow (see
         ``update_outside``), unless ``whole_q`` (cheaper, being contiguous,
         for a large set)."""
-        cdef intp_t k, j, m, i, sign_changes = 0
+        cdef intp_t k, j, sign_changes = 0
         cdef double curvature, gradient, new, step, l1_j, l2_j
         for k in range(-1, n_working):
             j = 0 if k < 0 else working[k] + 1
@@ -380,7 +380,7 @@ cdef class GramNewton:
         whose hinges changed. ``inexact``: the local model is only solved
         to a tenth of its optimality gap at the start (while the active
         hinges still change); ``solved``: whether it was solved to ``tol``."""
-        cdef intp_t k, j, i, row, sweep, sign_changes
+        cdef intp_t k, j, row, sweep, sign_changes
         cdef double slope, step, t = 1.0, length = 0.0, model_slope, model_curvature
         cdef double loss_change, penalty_old, penalty_new, f, df, new_f
         cdef int halving, outcome = -1
@@ -545,8 +545,8 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
     cdef double[::1] old_q = np.zeros(p + 1)
     cdef double[::1] full_theta = np.zeros(p + 1)
     cdef double[::1] full_q = np.zeros(p + 1)
-    cdef intp_t j, k, newton, n_working, n_added, flips, sweeps = 0, first_sweep
-    cdef double l1, l2, previous_l1 = -1.0, threshold, moved
+    cdef intp_t j, k, newton, n_working, n_added, flips = 0, sweeps = 0, first_sweep
+    cdef double l1, l2, previous_l1 = -1.0, threshold, moved = 0.0
     cdef int outcome
     cdef bint inexact, solved = False
     with nogil:
