@@ -37,10 +37,11 @@ def split_conditions(tree, node, feature_names, decimals):
     return left, right + " or missing"
 
 
-def leaf_prediction(tree, node, feature_names, decimals):
+def leaf_prediction(tree, node_model, node, feature_names, decimals):
     """A node's prediction as text: its value, or its linear model (the
-    intercept and each non-zero slope, on the original features)."""
-    model = tree.node_model[node]
+    intercept and each non-zero slope, on the original features);
+    ``node_model`` is ``tree.node_model`` (a copy: fetched once per tree)."""
+    model = node_model[node]
     if model < 0:
         return f"{tree.value[node]:.{decimals}f}"
     slopes = tree.slopes[model]
@@ -95,7 +96,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     check_is_fitted(model, "tree_")
     tree = model.tree_
     feature_names = resolve_feature_names(model, feature_names)
-    left, right = tree.children_left, tree.children_right
+    left, right, node_model = tree.children_left, tree.children_right, tree.node_model
     lines = []
     # pre-order walk; ("right", node) entries print the right condition between subtrees
     stack = [("node", 0, 0)]
@@ -105,7 +106,8 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
         if kind == "right":
             lines.append(indent + split_conditions(tree, node, feature_names, decimals)[1])
         elif left[node] == TREE_LEAF:
-            line = f"{indent}value: {leaf_prediction(tree, node, feature_names, decimals)}"
+            prediction = leaf_prediction(tree, node_model, node, feature_names, decimals)
+            line = f"{indent}value: {prediction}"
             if show_cost:
                 line += (f" (cost: {tree.cost[node]:.{decimals}f}, "
                          f"samples: {tree.n_node_samples[node]})")

@@ -24,6 +24,7 @@ from ._fitting import validate_training_data
 from ._model_selection import bounds_spread
 from ._objective import HingeLoss, optimal_constant
 from ._validation import check_margin
+from .metrics import _distance_outside
 
 
 class StandardisedProblem:
@@ -216,14 +217,11 @@ def _fold_mse(X, lower, upper, weight, train, test, margin, alphas, l1_ratio, to
     coefs, intercepts, _, unconverged = problem.path(alphas, l1_ratio, tol, max_iter)
     predictions = X[test] @ coefs.T
     predictions += intercepts
-    # squared distance outside each test interval, in place (n_test x n_alphas)
-    above = predictions - upper[test, np.newaxis]
-    np.maximum(above, 0.0, out=above)
-    np.subtract(lower[test, np.newaxis], predictions, out=predictions)
-    np.maximum(predictions, 0.0, out=predictions)
-    predictions += above
-    predictions *= predictions
-    return weight[test] @ predictions / weight[test].sum(), unconverged
+    # (n_test, n_alphas) squared distances, in the predictions' memory
+    distance = _distance_outside(lower[test, np.newaxis], upper[test, np.newaxis],
+                                 predictions, out=predictions)
+    distance *= distance
+    return weight[test] @ distance / weight[test].sum(), unconverged
 
 
 class IntervalLinearRegressionCV(_LinearPredictor):

@@ -161,8 +161,9 @@ def with_linear_models(tree, X, lower, upper, margin, loss, sample_weight, shrin
     all_nodes : bool
         Give every node a model (for pruning), not only the leaves.
     """
-    squared = HingeLoss(lower, upper, margin, "squared_hinge", sample_weight)
-    costs_loss = HingeLoss(lower, upper, margin, loss, sample_weight)
+    # the tree's loss, for the costs; its breakpoints (the bounds moved in by
+    # the margin) are the node models' too
+    tree_loss = HingeLoss(lower, upper, margin, loss, sample_weight)
     values, cost = tree.value.copy(), tree.cost.copy()
     node_model = np.full(tree.node_count, -1, dtype=np.int64)
     slopes = []
@@ -174,17 +175,17 @@ def with_linear_models(tree, X, lower, upper, margin, loss, sample_weight, shrin
         weight = sample_weight[rows]
         Z = standardised(X[rows], center, scale)
         node_mean = weight @ Z / weight.sum()
+        A = Z - node_mean
         offset = np.full(rows.size, values[node])
-        b, w = ridge_hinge_newton(Z - node_mean, offset, squared.lower[rows],
-                                  squared.upper[rows], weight, shrinkage)
+        b, w = ridge_hinge_newton(A, offset, tree_loss.lower[rows], tree_loss.upper[rows],
+                                  weight, shrinkage)
         if not w.any():
             continue
-        prediction = offset + b + (Z - node_mean) @ w
         node_model[node] = len(slopes)
         slopes.append(w / scale)
         values[node] += b - node_mean @ w
         # HingeLoss normalises weights to sum 1 over all rows
-        cost[node] = costs_loss(prediction, rows) * weight.sum()
+        cost[node] = tree_loss(offset + b + A @ w, rows) * weight.sum()
     slope_table = (np.array(slopes) if slopes
                    else np.zeros((0, tree.n_features)))
     return tree.with_linear_models(node_model, slope_table, center, values, cost)

@@ -21,9 +21,16 @@ __all__ = [
 ]
 
 
-def _distance_outside(lower, upper, y_pred):
-    """Distance from each prediction to its interval (0 inside; NaN stays NaN)."""
-    return np.maximum(lower - y_pred, 0.0) + np.maximum(y_pred - upper, 0.0)
+def _distance_outside(lower, upper, y_pred, out=None):
+    """Distance from each prediction to its interval (0 inside; NaN stays NaN),
+    broadcast; ``out`` (may be ``y_pred`` itself) receives it without
+    temporaries of the full shape but one."""
+    above = np.subtract(y_pred, upper)
+    np.maximum(above, 0.0, out=above)
+    below = np.subtract(lower, y_pred, out=out)
+    np.maximum(below, 0.0, out=below)
+    below += above
+    return below
 
 
 def _distance_to_interval(y_true, y_pred, sample_weight):
