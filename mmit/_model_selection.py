@@ -51,6 +51,10 @@ def bounds_spread(lower, upper, sample_weight=None):
     return float(np.sqrt(np.average((bounds - mean) ** 2, weights=weights)))
 
 
+# the candidate parameters that leave a tree's growth unchanged
+LEAF_PARAMETERS = ("leaf_model", "leaf_shrinkage")
+
+
 def _checked_shrinkages(shrinkages):
     shrinkages = np.ravel(np.asarray(shrinkages, dtype=np.float64))
     if shrinkages.size == 0 or not np.all(shrinkages > 0.0) or not np.isfinite(
@@ -88,35 +92,53 @@ class _FixedPredictions(RegressorMixin, BaseEstimator):
         return self.predictions
 
 
-def _grow_with_path(features, lower, upper, params, candidate, sample_weight, seed):
-    """Unpruned tree of a candidate (loss, margin, leaf model), as
-    ``MMIT(..., random_state=seed)`` grows it before pruning (linear models
-    in every node), its nodes' leaf alphas, its pruning path, seconds taken."""
+def _grow_with_paths(features, lower, upper, params, loss, margin, leaves, sample_weight,
+                     seed):
+    """The unpruned trees of the candidates (loss, margin, leaf model) that
+    share ``loss`` and ``margin``, as ``MMIT(..., random_state=seed)`` grows
+    them before pruning: one tree of constants grown once, then each leaf
+    model of ``leaves`` (linear ones in every node). For each: the tree, its
+    nodes' leaf alphas, its pruning path, seconds taken (the growth's
+    included)."""
     start = time.perf_counter()
-    data = TrainingData(features, HingeTargets(lower, upper, candidate["margin"]))
-    model = MMIT(**params, **candidate)
-    tree = model._grow(data, sample_weight, draw_seed(check_random_state(seed)))
-    if candidate["leaf_model"] == "linear":
-        tree = model._with_linear_models(tree, data, sample_weight, all_nodes=True)
-    leaf_alpha, ccp_alphas = leaf_alphas(tree)
-    # +inf: the root alone in every fold, whose own path may end later (with
-    # linear leaves the root alone is the linear model, often the best)
-    return tree, leaf_alpha, np.r_[ccp_alphas, np.inf], time.perf_counter() - start
+    data = TrainingData(features, HingeTargets(lower, upper, margin))
+    grower = MMIT(**params, loss=loss, margin=margin)
+    grown = grower._grow(data, sample_weight, draw_seed(check_random_state(seed)))
+    growth_seconds = time.perf_counter() - start
+    results = []
+    for leaf in leaves:
+        start = time.perf_counter()
+        tree = grown
+        if leaf["leaf_model"] == "linear":
+            tree = grower.set_params(**leaf)._with_linear_models(
+                grown, data, sample_weight, all_nodes=True)
+        leaf_alpha, ccp_alphas = leaf_alphas(tree)
+        # +inf: the root alone in every fold, whose own path may end later
+        # (with linear leaves the root alone is the linear model, often the best)
+        results.append((tree, leaf_alpha, np.r_[ccp_alphas, np.inf],
+                        growth_seconds + time.perf_counter() - start))
+    return results
 
 
-def _fold_scores(features, lower, upper, X_test, y_test, params, candidate,
+def _fold_scores(features, lower, upper, X_test, y_test, params, loss, margin, leaves,
                  sample_weight, seed, ccp_alphas, scorer):
-    """Scores on the test rows of every pruned subtree of one fold's tree."""
-    tree, leaf_alpha, _, fit_time = _grow_with_path(
-        features, lower, upper, params, candidate, sample_weight, seed)
-    scores = np.empty(len(ccp_alphas))
-    block = max(1, _PREDICTION_BLOCK // max(len(X_test), 1))
-    for first in range(0, len(ccp_alphas), block):
-        alphas = ccp_alphas[first:first + block]
-        predictions = subtree_predictions(tree, X_test, leaf_alpha, alphas)
-        for k in range(len(alphas)):
-            scores[first + k] = scorer(_FixedPredictions(predictions[:, k]), X_test, y_test)
-    return scores, fit_time
+    """Scores on the test rows of every pruned subtree of one fold's trees
+    (one per leaf model; ``ccp_alphas`` has the candidate alphas of each),
+    and their fit times."""
+    results = []
+    for (tree, leaf_alpha, _, fit_time), alphas_of_leaf in zip(
+            _grow_with_paths(features, lower, upper, params, loss, margin, leaves,
+                             sample_weight, seed), ccp_alphas, strict=True):
+        scores = np.empty(len(alphas_of_leaf))
+        block = max(1, _PREDICTION_BLOCK // max(len(X_test), 1))
+        for first in range(0, len(alphas_of_leaf), block):
+            alphas = alphas_of_leaf[first:first + block]
+            predictions = subtree_predictions(tree, X_test, leaf_alpha, alphas)
+            for k in range(len(alphas)):
+                scores[first + k] = scorer(_FixedPredictions(predictions[:, k]), X_test,
+                                           y_test)
+        results.append((scores, fit_time))
+    return results
 
 
 class MMITCV(IntervalRegressorMixin, BaseEstimator):
@@ -319,23 +341,28 @@ max_leaf_nodes, min_cost_decrease
         params = self._tree_params()
         parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
 
+        # the candidates sharing a loss and margin share their trees' growth
+        groups = [(loss, margin, [{name: candidate[name] for name in LEAF_PARAMETERS}
+                                  for candidate in group])
+                  for (loss, margin), group in itertools.groupby(
+                      candidates, key=lambda candidate: (candidate["loss"],
+                                                         candidate["margin"]))]
         features = prepare_features(X, self.max_features)
-        full = parallel(
-            delayed(_grow_with_path)(features, lower, upper, params, candidate,
-                                     sample_weight, seed)
-            for candidate in candidates
-        )
+        full = [result for group in parallel(
+            delayed(_grow_with_paths)(features, lower, upper, params, loss, margin, leaves,
+                                      sample_weight, seed)
+            for loss, margin, leaves in groups) for result in group]
         fold_features = [prepare_features(X[train], self.max_features)
                          for train, _ in splits]
         X_contiguous = np.ascontiguousarray(X)
-        folds = parallel(
+        first_of_group = np.cumsum([0] + [len(leaves) for _, _, leaves in groups])
+        folds = [result for group in parallel(
             delayed(_fold_scores)(
                 fold_features[k], lower[train], upper[train], X_contiguous[test],
-                target[test], params, candidate, sample_weight[train], seed,
-                full[c][2], scorer)
+                target[test], params, loss, margin, leaves, sample_weight[train], seed,
+                [full[first_of_group[g] + j][2] for j in range(len(leaves))], scorer)
             for k, (train, test) in enumerate(splits)
-            for c, candidate in enumerate(candidates)
-        )
+            for g, (loss, margin, leaves) in enumerate(groups)) for result in group]
         self._set_results(candidates, full, folds, len(splits))
         best = {name: self.best_params_[name] for name in candidates[0]}
         best_tree = full[candidates.index(best)][0]
