@@ -40,7 +40,7 @@ from libcpp.utility cimport pair
 
 import numpy as np
 
-from scipy.linalg.cython_blas cimport dgemm
+from scipy.linalg.cython_blas cimport daxpy, ddot, dgemm
 from scipy.linalg.cython_lapack cimport dposv
 
 from ._solver cimport intp_t
@@ -49,6 +49,7 @@ cdef enum:
     MAX_HALVINGS = 30        # Armijo line-search halvings before giving up a step
     MAX_NEWTON_STEPS = 200   # proximal Newton steps per alpha
     FLIP_BLOCK = 256         # rows whose active hinges changed, added to G at once
+    ANDERSON_DEPTH = 5       # sweeps' differences combined by an extrapolation
 
 cdef double ARMIJO = 0.01            # sufficient-decrease fraction
 cdef double MIN_CURVATURE = 1e-3     # floor of a coordinate's curvature, times its column's
@@ -109,6 +110,7 @@ cdef class GramNewton:
     cdef intp_t[::1] candidates          # rows a step may change
     cdef double[::1] candidate_f         # their predictions before the step
     cdef double[::1] candidate_change    # zt_i . step
+    cdef double[::1] direction           # the step of theta
     cdef intp_t n_candidates
     cdef double[::1, :] G
     cdef double[::1] c
@@ -121,6 +123,11 @@ cdef class GramNewton:
     cdef intp_t[::1] support             # support_newton: the coefficients solved for,
     cdef double[::1] system              # their system (column-major, m x m),
     cdef double[::1] solution            # and its right-hand side, then solution
+    cdef double[:, ::1] history          # the last sweeps' iterates (intercept, working set)
+    cdef intp_t n_history
+    cdef double[::1] extrapolated        # anderson_step: its step (intercept, working set),
+    cdef double[::1] G_step              # G times it,
+    cdef double[::1] combination         # and the differences' system
 
     def __cinit__(self, const double[:, ::1] Z, lower, upper, weight, double intercept):
         self.rows = Z
@@ -129,35 +136,35 @@ cdef class GramNewton:
         self.weight = weight
         self.n = Z.shape[0]
         self.p1 = Z.shape[1] + 1
-        self.row_norm = np.ones(self.n)
         self.above = np.zeros(self.n, dtype=np.uint8)
         self.below = np.zeros(self.n, dtype=np.uint8)
         self.travelled = 0.0
         self.candidates = np.zeros(self.n, dtype=np.intp)
         self.candidate_f = np.zeros(self.n)
         self.candidate_change = np.zeros(self.n)
+        self.direction = np.zeros(self.p1)
         self.G = np.zeros((self.p1, self.p1), order="F")
         self.c = np.zeros(self.p1)
         self.theta = np.zeros(self.p1)
         self.theta[0] = intercept
         self.q = np.zeros(self.p1)
-        self.column_curvature = np.zeros(self.p1)
         self.block = np.zeros((self.p1, FLIP_BLOCK), order="F")
         self.scaled_block = np.zeros((self.p1, FLIP_BLOCK), order="F")
         self.block_size = 0
         self.support = np.zeros(self.p1, dtype=np.intp)
         self.system = np.zeros(self.p1 * self.p1)
         self.solution = np.zeros(self.p1)
-        cdef intp_t i, j
-        cdef double z
+        self.history = np.zeros((ANDERSON_DEPTH + 1, self.p1))
+        self.n_history = 0
+        self.extrapolated = np.zeros(self.p1)
+        self.G_step = np.zeros(self.p1)
+        self.combination = np.zeros(ANDERSON_DEPTH * (ANDERSON_DEPTH + 1))
+        Z_array, weight_array = np.asarray(Z), np.asarray(weight)
+        self.row_norm = np.sqrt(1.0 + np.einsum("ij,ij->i", Z_array, Z_array))
+        self.column_curvature = 2.0 * np.concatenate(
+            ([weight_array.sum()], np.einsum("i,ij,ij->j", weight_array, Z_array, Z_array)))
+        cdef intp_t i
         with nogil:
-            for i in range(self.n):
-                self.column_curvature[0] += 2.0 * self.weight[i]
-                for j in range(1, self.p1):
-                    z = self.rows[i, j - 1]
-                    self.row_norm[i] += z * z
-                    self.column_curvature[j] += 2.0 * self.weight[i] * z * z
-                self.row_norm[i] = sqrt(self.row_norm[i])
             for i in range(self.n):
                 self.evaluate(i, intercept)
             self.flush_block()
@@ -262,9 +269,9 @@ cdef class GramNewton:
                             intp_t n_working, bint whole_q) noexcept nogil:
         """q += step G[:, j] (on the intercept and working set unless whole_q)."""
         cdef intp_t i, m
+        cdef int size = <int>self.p1, one = 1
         if whole_q:
-            for i in range(self.p1):
-                self.q[i] += step * self.G[i, j]
+            daxpy(&size, &step, &self.G[0, j], &one, &self.q[0], &one)
             return
         self.q[0] += step * self.G[0, j]
         for m in range(n_working):
@@ -324,6 +331,85 @@ cdef class GramNewton:
                 self.theta[self.support[a]] = value + step
                 self.move_q(self.support[a], step, working, n_working, whole_q)
         return 1 if first_zero < 0 else 0
+
+    cdef void remember_iterate(self, const intp_t* working, intp_t n_working) noexcept nogil:
+        """Append theta (intercept, then the working set) to the history."""
+        cdef intp_t k
+        self.history[self.n_history, 0] = self.theta[0]
+        for k in range(n_working):
+            self.history[self.n_history, k + 1] = self.theta[working[k] + 1]
+        self.n_history = self.n_history + 1
+
+    cdef bint anderson_step(self, const intp_t* working, intp_t n_working, double l1,
+                            double l2, bint whole_q) noexcept nogil:
+        """Anderson extrapolation of the sweeps (as Bertrand and Massias 2021
+        accelerate coordinate descent): the affine combination of the last
+        ANDERSON_DEPTH iterates whose weights ``c`` minimise ``|U c|``,
+        ``U`` the differences of consecutive iterates (``U'U c`` proportional
+        to 1, weights summing to 1). Sweeps converge slowly on nearly
+        collinear features, along a few directions: the combination jumps
+        along them. Kept only when it lowers Q plus the penalty (computed
+        exactly: ``2 q.d + d.G d`` for the step ``d``); clears the history.
+        Returns whether it was kept."""
+        cdef intp_t a, b, k, j, m = n_working + 1
+        cdef int depth = ANDERSON_DEPTH, one = 1, info = 0, size = <int>self.p1
+        cdef char lower = b"L"
+        cdef double total, trace = 0.0, change = 0.0, step, old, new
+        cdef double* system = &self.combination[0]
+        cdef double* weights = &self.combination[ANDERSON_DEPTH * ANDERSON_DEPTH]
+        self.n_history = 0
+        for a in range(ANDERSON_DEPTH):
+            for b in range(a + 1):
+                total = 0.0
+                for k in range(m):
+                    total += ((self.history[a + 1, k] - self.history[a, k])
+                              * (self.history[b + 1, k] - self.history[b, k]))
+                system[a + b * ANDERSON_DEPTH] = total
+            trace += system[a + a * ANDERSON_DEPTH]
+            weights[a] = 1.0
+        if not trace > 0.0:
+            return False
+        for a in range(ANDERSON_DEPTH):  # a relative ridge: the differences are
+            system[a + a * ANDERSON_DEPTH] += 1e-10 * trace  # often nearly dependent
+        dposv(&lower, &depth, &one, system, &depth, weights, &depth, &info)
+        total = 0.0
+        for a in range(ANDERSON_DEPTH):
+            total += weights[a]
+        if info != 0 or not (isfinite(total) and total != 0.0):
+            return False
+        for j in range(self.p1):
+            self.G_step[j] = 0.0
+        for k in range(m):
+            j = 0 if k == 0 else working[k - 1] + 1
+            new = 0.0
+            for a in range(ANDERSON_DEPTH):
+                new += weights[a] * self.history[a + 1, k]
+            step = new / total - self.theta[j]
+            self.extrapolated[k] = step
+            if step != 0.0:
+                daxpy(&size, &step, &self.G[0, j], &one, &self.G_step[0], &one)
+        for k in range(m):
+            j = 0 if k == 0 else working[k - 1] + 1
+            step = self.extrapolated[k]
+            change += step * (2.0 * self.q[j] + self.G_step[j])
+            if k > 0:
+                old = self.theta[j]
+                new = old + step
+                change += l1 * (fabs(new) - fabs(old)) + 0.5 * l2 * (new * new - old * old)
+        if not change < 0.0:
+            return False
+        for k in range(m):
+            j = 0 if k == 0 else working[k - 1] + 1
+            self.theta[j] += self.extrapolated[k]
+        if whole_q:
+            for j in range(self.p1):
+                self.q[j] += self.G_step[j]
+        else:
+            self.q[0] += self.G_step[0]
+            for k in range(n_working):
+                j = working[k] + 1
+                self.q[j] += self.G_step[j]
+        return True
 
     cdef void update_outside(self, const unsigned char* in_working, const intp_t* working,
                              intp_t n_working, const double* old_theta) noexcept nogil:
@@ -386,7 +472,7 @@ cdef class GramNewton:
         cdef intp_t k, j, row, sweep, sign_changes
         cdef double slope, step, t = 1.0, length = 0.0, model_slope, model_curvature
         cdef double loss_change, penalty_old, penalty_new, f, df, new_f
-        cdef int halving, outcome = -1
+        cdef int halving, outcome = -1, n_features = <int>(self.p1 - 1), one = 1
         # a large working set: loops over every coefficient, contiguous, beat
         # loops through the set's indices
         cdef bint whole_q = 4 * n_working >= self.p1
@@ -399,12 +485,18 @@ cdef class GramNewton:
         cdef double gap = self.optimality_gap(working, n_working, l1, l2)
         cdef double inner_tol = max(tol, INEXACT * gap) if inexact else tol
         cdef double previous_gap
+        self.n_history = 0
+        self.remember_iterate(working, n_working)
         for sweep in range(max_sweeps):
             if gap <= inner_tol:
                 break
             sweeps[0] += 1
             previous_gap = gap
             sign_changes = self.coordinate_sweep(working, n_working, l1, l2, whole_q)
+            self.remember_iterate(working, n_working)
+            if self.n_history == ANDERSON_DEPTH + 1:
+                self.anderson_step(working, n_working, l1, l2, whole_q)
+                self.remember_iterate(working, n_working)
             gap = self.optimality_gap(working, n_working, l1, l2)
             if (gap > tol and gap > SLOW_PROGRESS * previous_gap and sign_changes == 0
                     and sweep >= next_jump):
@@ -412,6 +504,8 @@ cdef class GramNewton:
                 # minimum on them (a Cholesky factorisation: each try waits
                 # twice as many sweeps as the one before)
                 self.support_newton(working, n_working, l1, l2, whole_q)
+                self.n_history = 0
+                self.remember_iterate(working, n_working)
                 gap = self.optimality_gap(working, n_working, l1, l2)
                 next_jump = sweep + wait
                 wait *= 2
@@ -426,6 +520,7 @@ cdef class GramNewton:
         slope = 0.0
         for j in range(self.p1):
             step = self.theta[j] - old_theta[j]
+            self.direction[j] = step
             full_theta[j] = self.theta[j]
             full_q[j] = self.q[j]
             length += step * step
@@ -448,9 +543,9 @@ cdef class GramNewton:
             f = old_theta[0]
             df = full_theta[0] - old_theta[0]
             if whole_q:  # contiguous over every feature (theta is 0 outside the set)
-                for j in range(1, self.p1):
-                    f += old_theta[j] * self.rows[row, j - 1]
-                    df += (full_theta[j] - old_theta[j]) * self.rows[row, j - 1]
+                f += ddot(&n_features, &old_theta[1], &one, <double*>&self.rows[row, 0], &one)
+                df += ddot(&n_features, &self.direction[1], &one, <double*>&self.rows[row, 0],
+                           &one)
             else:
                 for k in range(n_working):
                     j = working[k] + 1
