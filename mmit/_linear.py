@@ -17,6 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from ._base import IntervalRegressorMixin
 from ._coordinate_descent import elastic_net_path
@@ -77,6 +78,14 @@ class StandardisedProblem:
             alphas, l1_ratio, tol * self.target_scale, max_iter, self.constant)
         coefs, intercepts = self.original_scale(coefs, intercepts)
         return coefs, intercepts, sweeps, list(alphas[~converged])
+
+
+def _single_threaded_blas():
+    """The solver's BLAS calls are small (rank-k updates of G, vector
+    operations): a second BLAS thread costs more than it gives, and folds
+    may already run in parallel threads. Set around a whole fit, not in the
+    fold threads (the limit is the process's)."""
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _warn_unconverged(alphas, max_iter):
@@ -202,8 +211,9 @@ class IntervalLinearRegression(_LinearPredictor):
         X, lower, upper, sample_weight = validate_training_data(
             self, X, y, sample_weight, allow_nan=False)
         problem = StandardisedProblem(X, lower, upper, self.margin, sample_weight)
-        coefs, intercepts, self.n_iter_, unconverged = problem.path(
-            [self.alpha], self.l1_ratio, self.tol, self.max_iter)
+        with _single_threaded_blas():
+            coefs, intercepts, self.n_iter_, unconverged = problem.path(
+                [self.alpha], self.l1_ratio, self.tol, self.max_iter)
         _warn_unconverged(unconverged, self.max_iter)
         self.coef_, self.intercept_ = coefs[0], float(intercepts[0])
         return self
@@ -355,10 +365,11 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         problems = [StandardisedProblem(X, lower, upper, m, sample_weight) for m in margins]
         alphas = np.array([self._path_alphas(problem) for problem in problems])
         folds = list(check_cv(self.cv).split(X, np.column_stack([lower, upper])))
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margin,
-                               alphas[m], self.l1_ratio, self.tol, self.max_iter)
-            for m, margin in enumerate(margins) for train, test in folds)
+        with _single_threaded_blas():
+            results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margin,
+                                   alphas[m], self.l1_ratio, self.tol, self.max_iter)
+                for m, margin in enumerate(margins) for train, test in folds)
         _warn_unconverged([a for _, unconverged in results for a in unconverged],
                           self.max_iter)
         self.mse_path_ = np.array([scores for scores, _ in results]).reshape(
@@ -368,8 +379,10 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         best_margin, best_alpha = np.unravel_index(np.argmin(mean), mean.shape)
         self.margin_ = float(margins[best_margin])
         self.alpha_ = float(alphas[best_margin, best_alpha])
-        coefs, intercepts, self.n_iter_, unconverged = problems[best_margin].path(
-            alphas[best_margin, :best_alpha + 1], self.l1_ratio, self.tol, self.max_iter)
+        with _single_threaded_blas():
+            coefs, intercepts, self.n_iter_, unconverged = problems[best_margin].path(
+                alphas[best_margin, :best_alpha + 1], self.l1_ratio, self.tol,
+                self.max_iter)
         _warn_unconverged(unconverged, self.max_iter)
         self.coef_, self.intercept_ = coefs[-1], float(intercepts[-1])
         return self
