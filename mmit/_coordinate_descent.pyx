@@ -40,7 +40,7 @@ from libcpp.utility cimport pair
 
 import numpy as np
 
-from scipy.linalg.cython_blas cimport daxpy, ddot, dgemm
+from scipy.linalg.cython_blas cimport daxpy, ddot, dsyrk
 from scipy.linalg.cython_lapack cimport dposv
 
 from ._solver cimport intp_t
@@ -117,9 +117,9 @@ cdef class GramNewton:
     cdef double[::1] theta
     cdef double[::1] q
     cdef double[::1] column_curvature    # 2 sum_i w_i zt_ij^2
-    cdef double[::1, :] block            # FLIP_BLOCK rows zt_i as columns
-    cdef double[::1, :] scaled_block     # the same times their weight change
-    cdef intp_t block_size
+    cdef double[::1, :] added            # up to FLIP_BLOCK rows sqrt(w) zt_i as columns,
+    cdef double[::1, :] removed          # of hinges entering / leaving G
+    cdef intp_t n_added, n_removed
     cdef intp_t[::1] support             # support_newton: the coefficients solved for,
     cdef double[::1] system              # their system (column-major, m x m),
     cdef double[::1] solution            # and its right-hand side, then solution
@@ -148,9 +148,10 @@ cdef class GramNewton:
         self.theta = np.zeros(self.p1)
         self.theta[0] = intercept
         self.q = np.zeros(self.p1)
-        self.block = np.zeros((self.p1, FLIP_BLOCK), order="F")
-        self.scaled_block = np.zeros((self.p1, FLIP_BLOCK), order="F")
-        self.block_size = 0
+        self.added = np.zeros((self.p1, FLIP_BLOCK), order="F")
+        self.removed = np.zeros((self.p1, FLIP_BLOCK), order="F")
+        self.n_added = 0
+        self.n_removed = 0
         self.support = np.zeros(self.p1, dtype=np.intp)
         self.system = np.zeros(self.p1 * self.p1)
         self.solution = np.zeros(self.p1)
@@ -170,14 +171,27 @@ cdef class GramNewton:
             self.flush_block()
 
     cdef void flush_block(self) noexcept nogil:
-        """G += scaled_block . block' (the rows gathered so far)."""
-        cdef char no = b"N", yes = b"T"
-        cdef int m = <int>self.p1, k = <int>self.block_size
-        cdef double one = 1.0
-        if k > 0:
-            dgemm(&no, &yes, &m, &m, &k, &one, &self.scaled_block[0, 0], &m,
-                  &self.block[0, 0], &m, &one, &self.G[0, 0], &m)
-        self.block_size = 0
+        """G += added . added' - removed . removed' (the rows gathered so
+        far): symmetric rank-k updates of G's lower triangle (half a general
+        product's work), then copied to the upper one."""
+        cdef char lower = b"L", no = b"N"
+        cdef int m = <int>self.p1, k
+        cdef double one = 1.0, minus_one = -1.0
+        cdef intp_t i, j
+        if self.n_added == 0 and self.n_removed == 0:
+            return
+        if self.n_added > 0:
+            k = <int>self.n_added
+            dsyrk(&lower, &no, &m, &k, &one, &self.added[0, 0], &m, &one, &self.G[0, 0], &m)
+        if self.n_removed > 0:
+            k = <int>self.n_removed
+            dsyrk(&lower, &no, &m, &k, &minus_one, &self.removed[0, 0], &m, &one,
+                  &self.G[0, 0], &m)
+        for j in range(self.p1):
+            for i in range(j + 1, self.p1):
+                self.G[j, i] = self.G[i, j]
+        self.n_added = 0
+        self.n_removed = 0
 
     cdef intp_t evaluate(self, intp_t i, double f) noexcept nogil:
         """Row i, whose prediction at ``theta`` is ``f``: bring its hinges in
@@ -210,19 +224,28 @@ cdef class GramNewton:
         # G += weight_change zt zt', c += target_change zt; so q = G theta - c
         # moves by (weight_change f - target_change) zt
         q_change = weight_change * f - target_change
-        self.block[0, self.block_size] = 1.0
-        self.scaled_block[0, self.block_size] = weight_change
         self.c[0] += target_change
         self.q[0] += q_change
         for j in range(1, self.p1):
-            self.block[j, self.block_size] = self.rows[i, j - 1]
-            self.scaled_block[j, self.block_size] = weight_change * self.rows[i, j - 1]
             self.c[j] += target_change * self.rows[i, j - 1]
             self.q[j] += q_change * self.rows[i, j - 1]
-        self.block_size = self.block_size + 1
-        if self.block_size == FLIP_BLOCK:
+        # (both hinges crossed the other way: G does not change)
+        if weight_change > 0.0:
+            self.gather(&self.added[0, self.n_added], i, sqrt(weight_change))
+            self.n_added = self.n_added + 1
+        elif weight_change < 0.0:
+            self.gather(&self.removed[0, self.n_removed], i, sqrt(-weight_change))
+            self.n_removed = self.n_removed + 1
+        if self.n_added == FLIP_BLOCK or self.n_removed == FLIP_BLOCK:
             self.flush_block()
         return 1
+
+    cdef inline void gather(self, double* column, intp_t i, double factor) noexcept nogil:
+        """``column`` (a block's, p1 long) = factor * zt_i."""
+        cdef intp_t j
+        column[0] = factor
+        for j in range(1, self.p1):
+            column[j] = factor * self.rows[i, j - 1]
 
     cdef double model_change(self, intp_t i, double f, double new_f) noexcept nogil:
         """The change of row i's hinges counted in G (the local model's
