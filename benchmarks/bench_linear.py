@@ -11,7 +11,7 @@ one margin (0.1), so both fit one path per fold. The trees: an MMIT of depth
 leaves, fit and predict (on the training rows). Timed in turn (median).
 
 Usage: python benchmarks/bench_linear.py [--sizes 1e3 1e4] [--features 20 200]
-       [--repeats 3] [--skip-cv] [--skip-trees]
+       [--repeats 5] [--skip-cv] [--skip-trees]
 """
 
 import argparse
@@ -67,7 +67,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e3, 1e4, 1e5])
     parser.add_argument("--features", type=int, nargs="+", default=[20, 100, 500])
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip-cv", action="store_true")
     parser.add_argument("--skip-trees", action="store_true")
     args = parser.parse_args()

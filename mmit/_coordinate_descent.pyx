@@ -19,10 +19,11 @@ this exact local model (the generalised Hessian of the squared hinge, as in
 Keerthi and DeCoste's finite Newton method for L2-loss SVMs): coordinate
 descent minimises ``Q`` plus the penalty over a working set of features,
 in O(p) per coordinate through ``q = G theta - c`` (only roughly while the
-active hinges still change; feature-sign Cholesky moves finish slow,
-nearly collinear cases); an Armijo line search on the true objective along
-the step keeps every step a descent; then the rows whose active hinges
-changed update ``G`` and ``c`` (in blocks, with BLAS). The line search and
+active hinges still change; every few sweeps an Anderson extrapolation of
+the iterates, and feature-sign Cholesky moves, speed up slow, nearly
+collinear cases); an Armijo line search on the true objective along the
+step keeps every step a descent; then the rows whose active hinges changed
+update ``G`` and ``c`` (in blocks: symmetric rank-k BLAS updates). The line search and
 the updates visit only the rows a step may move across a breakpoint (row
 screening, see ``GramNewton``). When no hinge changes after a full step the
 working set's solution is exact. ``2 q`` is the true gradient, so checking
