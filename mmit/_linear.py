@@ -25,7 +25,7 @@ from ._fitting import validate_training_data
 from ._model_selection import bounds_spread
 from ._objective import HingeLoss, optimal_constant
 from ._validation import check_margin
-from .metrics import _distance_outside
+from .metrics import _interval_scores
 
 
 class StandardisedProblem:
@@ -230,13 +230,10 @@ def _fold_mse(X, lower, upper, weight, train, test, margin, alphas, l1_ratio, to
     problem = StandardisedProblem(X[train], lower[train], upper[train], margin,
                                   weight[train], overwrite_X=True)
     coefs, intercepts, _, unconverged = problem.path(alphas, l1_ratio, tol, max_iter)
-    predictions = X[test] @ coefs.T
-    predictions += intercepts
-    # (n_test, n_alphas) squared distances, in the predictions' memory
-    distance = _distance_outside(lower[test, np.newaxis], upper[test, np.newaxis],
-                                 predictions, out=predictions)
-    distance *= distance
-    return weight[test] @ distance / weight[test].sum(), unconverged
+    predictions = coefs @ X[test].T  # (n_alphas, n_test)
+    predictions += intercepts[:, np.newaxis]
+    return (_interval_scores(lower[test], upper[test], predictions,
+                             sample_weight=weight[test]), unconverged)
 
 
 class IntervalLinearRegressionCV(_LinearPredictor):

@@ -32,7 +32,7 @@ from ._fitting import (
 from ._forest import MMITForest
 from ._pruning import leaf_alphas, prune_at, subtree_predictions
 from ._validation import LOSSES, check_margin
-from .metrics import _distance_outside, get_scorer
+from .metrics import _distance_outside, _interval_scores
 
 # predictions scored at once: bounds the (n_validation, n_alphas) block in memory
 _PREDICTION_BLOCK = 2**22
@@ -120,23 +120,33 @@ def _grow_with_paths(features, lower, upper, params, loss, margin, leaves, sampl
     return results
 
 
+def _column_scores(scoring, predictions, X_test, y_test):
+    """Test score of each column of ``predictions`` (test rows x subtrees):
+    the built-in scorers in one pass, a callable one subtree at a time."""
+    if scoring is None or isinstance(scoring, str):
+        accuracy = scoring == "interval_accuracy"
+        scores = _interval_scores(y_test[:, 0], y_test[:, 1],
+                                  np.ascontiguousarray(predictions.T), accuracy=accuracy)
+        return scores if accuracy else -scores
+    return [scoring(_FixedPredictions(column), X_test, y_test) for column in predictions.T]
+
+
 def _fold_scores(features, lower, upper, X_test, y_test, params, loss, margin, leaves,
-                 sample_weight, seed, ccp_alphas, scorer):
+                 sample_weight, seed, ccp_alphas, scoring):
     """Scores on the test rows of every pruned subtree of one fold's trees
     (one per leaf model; ``ccp_alphas`` has the candidate alphas of each),
     and their fit times."""
     results = []
+    block = max(1, _PREDICTION_BLOCK // max(len(X_test), 1))
     for (tree, leaf_alpha, _, fit_time), alphas_of_leaf in zip(
             _grow_with_paths(features, lower, upper, params, loss, margin, leaves,
                              sample_weight, seed), ccp_alphas, strict=True):
         scores = np.empty(len(alphas_of_leaf))
-        block = max(1, _PREDICTION_BLOCK // max(len(X_test), 1))
         for first in range(0, len(alphas_of_leaf), block):
             alphas = alphas_of_leaf[first:first + block]
             predictions = subtree_predictions(tree, X_test, leaf_alpha, alphas)
-            for k in range(len(alphas)):
-                scores[first + k] = scorer(_FixedPredictions(predictions[:, k]), X_test,
-                                           y_test)
+            scores[first:first + len(alphas)] = _column_scores(scoring, predictions,
+                                                               X_test, y_test)
         results.append((scores, fit_time))
     return results
 
@@ -334,7 +344,6 @@ max_leaf_nodes, min_cost_decrease
         candidates = self._candidate_grid(lower, upper)
         target = np.column_stack([lower, upper])
         splits = list(check_cv(self.cv).split(X, target, groups))
-        scorer = get_scorer("neg_interval_mse" if self.scoring is None else self.scoring)
         random_state = self.random_state
         seed = (random_state if isinstance(random_state, Integral)
                 else int(check_random_state(random_state).randint(MAX_SEED)))
@@ -348,21 +357,21 @@ max_leaf_nodes, min_cost_decrease
                       candidates, key=lambda candidate: (candidate["loss"],
                                                          candidate["margin"]))]
         features = prepare_features(X, self.max_features)
-        full = [result for group in parallel(
+        full_groups = parallel(
             delayed(_grow_with_paths)(features, lower, upper, params, loss, margin, leaves,
                                       sample_weight, seed)
-            for loss, margin, leaves in groups) for result in group]
+            for loss, margin, leaves in groups)
         fold_features = [prepare_features(X[train], self.max_features)
                          for train, _ in splits]
         X_contiguous = np.ascontiguousarray(X)
-        first_of_group = np.cumsum([0] + [len(leaves) for _, _, leaves in groups])
         folds = [result for group in parallel(
             delayed(_fold_scores)(
                 fold_features[k], lower[train], upper[train], X_contiguous[test],
                 target[test], params, loss, margin, leaves, sample_weight[train], seed,
-                [full[first_of_group[g] + j][2] for j in range(len(leaves))], scorer)
+                [ccp_alphas for _, _, ccp_alphas, _ in full_groups[g]], self.scoring)
             for k, (train, test) in enumerate(splits)
             for g, (loss, margin, leaves) in enumerate(groups)) for result in group]
+        full = [result for group in full_groups for result in group]
         self._set_results(candidates, full, folds, len(splits))
         best = {name: self.best_params_[name] for name in candidates[0]}
         best_tree = full[candidates.index(best)][0]

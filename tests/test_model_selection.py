@@ -6,7 +6,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 from mmit import MMIT, MMITCV, intervals_from_survival
 from mmit._model_selection import default_margins
-from mmit.metrics import interval_accuracy_scorer
+from mmit.metrics import interval_accuracy_scorer, neg_interval_mse_scorer
 
 
 def problem(n=150, seed=0):
@@ -47,6 +47,20 @@ def test_scores_equal_grid_search_with_refits(scoring):
     for key in ["mean_test_score"] + [f"split{k}_test_score" for k in range(4)]:
         np.testing.assert_array_equal(search.cv_results_[key], grid.cv_results_[key][order])
     assert search.best_score_ == grid.best_score_
+
+
+@pytest.mark.parametrize(("name", "scorer"), [("neg_interval_mse", neg_interval_mse_scorer),
+                                             ("interval_accuracy", interval_accuracy_scorer)])
+def test_named_scorers_score_all_subtrees_at_once_as_their_scorer_does(name, scorer):
+    """A named scoring is computed for all pruned subtrees in one pass; the
+    scores equal those of its scorer called on each subtree."""
+    X, y = problem(seed=4)
+    kwargs = dict(margins=[0.0, 0.1], leaf_models=("constant", "linear"), cv=3,
+                  random_state=0)
+    by_name = MMITCV(scoring=name, **kwargs).fit(X, y)
+    by_scorer = MMITCV(scoring=scorer, **kwargs).fit(X, y)
+    for key in ["mean_test_score"] + [f"split{k}_test_score" for k in range(3)]:
+        np.testing.assert_array_equal(by_name.cv_results_[key], by_scorer.cv_results_[key])
 
 
 def test_best_estimator_is_the_refit_tree():
