@@ -176,10 +176,14 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         self : MMIT
             The fitted estimator.
         """
-        X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
-        data = training_data(X, lower, upper, self.margin, self.max_features)
+        data, sample_weight = self._training_data(X, y, sample_weight)
         return self._fit(data, sample_weight,
                          draw_seed(check_random_state(self.random_state)))
+
+    def _training_data(self, X, y, sample_weight):
+        """Validated training data and weights."""
+        X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
+        return training_data(X, lower, upper, self.margin, self.max_features), sample_weight
 
     def _fit(self, data, sample_weight, seed):
         """Grow the tree on validated data: the fit of every estimator made of
@@ -194,13 +198,19 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         seed : int
             Seed of the builder's feature order.
         """
-        tree = self._grow(data, sample_weight, seed)
-        if self.leaf_model == "linear":
-            # every node needs its model when pruning may make it a leaf
-            tree = self._with_linear_models(tree, data, sample_weight,
-                                            all_nodes=self.ccp_alpha > 0.0)
+        # every node needs its model when pruning may make it a leaf
+        tree = self._unpruned_tree(data, sample_weight, seed,
+                                   all_nodes=self.ccp_alpha > 0.0)
         self.tree_ = prune_at(tree, self.ccp_alpha)
         return self
+
+    def _unpruned_tree(self, data, sample_weight, seed, all_nodes):
+        """The grown tree with its leaves' models (linear ones in every node
+        if ``all_nodes``)."""
+        tree = self._grow(data, sample_weight, seed)
+        if self.leaf_model == "linear":
+            tree = self._with_linear_models(tree, data, sample_weight, all_nodes)
+        return tree
 
     def _grow(self, data, sample_weight, seed):
         """The unpruned tree of constants (sets ``max_features_``)."""
@@ -293,12 +303,10 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             With linear leaves, every node's cost is its linear model's.
         """
         model = clone(self)
-        X, lower, upper, sample_weight = validate_training_data(model, X, y, sample_weight)
-        data = training_data(X, lower, upper, model.margin, model.max_features)
-        tree = model._grow(data, sample_weight,
-                           draw_seed(check_random_state(model.random_state)))
-        if model.leaf_model == "linear":
-            tree = model._with_linear_models(tree, data, sample_weight, all_nodes=True)
+        data, sample_weight = model._training_data(X, y, sample_weight)
+        tree = model._unpruned_tree(data, sample_weight,
+                                    draw_seed(check_random_state(model.random_state)),
+                                    all_nodes=True)
         total_weight = tree.weighted_n_node_samples[0]
         _, alphas, costs, full_cost = pruning_sequence(tree, total_weight)
         return Bunch(ccp_alphas=np.r_[0.0, alphas], costs=np.r_[full_cost, costs])
