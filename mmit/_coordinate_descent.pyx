@@ -482,7 +482,7 @@ cdef class GramNewton:
     cdef int newton_step(self, const unsigned char* in_working, const intp_t* working,
                          intp_t n_working, double l1,
                          double l2, double tol, intp_t max_sweeps, double* old_theta,
-                         double* old_q, double* full_theta, double* full_q,
+                         double* old_q, double* full_q,
                          double* moved, intp_t* changed, intp_t* sweeps,
                          bint inexact, bint* solved) noexcept nogil:
         """Minimise Q plus the penalty over the working set, then move along
@@ -541,11 +541,9 @@ cdef class GramNewton:
         # directional derivative (the l1 part by its change over the step)
         model_slope = 0.0
         model_curvature = 0.0
-        slope = 0.0
         for j in range(self.p1):
             step = self.theta[j] - old_theta[j]
             self.direction[j] = step
-            full_theta[j] = self.theta[j]
             full_q[j] = self.q[j]
             length += step * step
             model_slope += 2.0 * old_q[j] * step
@@ -554,8 +552,8 @@ cdef class GramNewton:
         slope = model_slope
         for k in range(n_working):
             j = working[k] + 1
-            step = full_theta[j] - old_theta[j]
-            slope += l2 * old_theta[j] * step + l1 * (fabs(full_theta[j])
+            step = self.direction[j]
+            slope += l2 * old_theta[j] * step + l1 * (fabs(old_theta[j] + step)
                                                       - fabs(old_theta[j]))
         # the rows whose hinges the full step may change: their predictions
         # before it and their change along it
@@ -565,7 +563,7 @@ cdef class GramNewton:
             row = self.deadlines.top().second
             self.deadlines.pop()
             f = old_theta[0]
-            df = full_theta[0] - old_theta[0]
+            df = self.direction[0]
             if whole_q:  # contiguous over every feature (theta is 0 outside the set)
                 f += ddot(&n_features, &old_theta[1], &one, <double*>&self.rows[row, 0], &one)
                 df += ddot(&n_features, &self.direction[1], &one, <double*>&self.rows[row, 0],
@@ -574,7 +572,7 @@ cdef class GramNewton:
                 for k in range(n_working):
                     j = working[k] + 1
                     f += old_theta[j] * self.rows[row, j - 1]
-                    df += (full_theta[j] - old_theta[j]) * self.rows[row, j - 1]
+                    df += self.direction[j] * self.rows[row, j - 1]
             self.candidates[self.n_candidates] = row
             self.candidate_f[self.n_candidates] = f
             self.candidate_change[self.n_candidates] = df
@@ -582,7 +580,7 @@ cdef class GramNewton:
         penalty_old = self.penalty(old_theta, working, n_working, l1, l2)
         for halving in range(MAX_HALVINGS):
             for j in range(self.p1):
-                self.theta[j] = old_theta[j] + t * (full_theta[j] - old_theta[j])
+                self.theta[j] = old_theta[j] + t * self.direction[j]
                 self.q[j] = old_q[j] + t * (full_q[j] - old_q[j])
             loss_change = t * model_slope + t * t * model_curvature
             for k in range(self.n_candidates):
@@ -665,7 +663,6 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
     cdef unsigned char[::1] in_working = np.zeros(p, dtype=np.uint8)
     cdef double[::1] old_theta = np.zeros(p + 1)
     cdef double[::1] old_q = np.zeros(p + 1)
-    cdef double[::1] full_theta = np.zeros(p + 1)
     cdef double[::1] full_q = np.zeros(p + 1)
     cdef intp_t j, k, newton, n_working, n_added, flips = 0, sweeps = 0, first_sweep
     cdef double l1, l2, previous_l1 = -1.0, threshold, moved = 0.0
@@ -692,7 +689,7 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
                 outcome = state.newton_step(&in_working[0], &working[0], n_working, l1, l2,
                                             tol, max_sweeps - (sweeps - first_sweep),
                                             &old_theta[0], &old_q[0],
-                                            &full_theta[0], &full_q[0], &moved, &flips,
+                                            &full_q[0], &moved, &flips,
                                             &sweeps, inexact, &solved)
                 # the local model is solved to tol once the hinges settle or a
                 # step finds no descent; settled: solved to tol, and no descent
