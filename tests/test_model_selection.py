@@ -49,8 +49,9 @@ def test_scores_equal_grid_search_with_refits(scoring):
     assert search.best_score_ == grid.best_score_
 
 
-@pytest.mark.parametrize(("name", "scorer"), [("neg_interval_mse", neg_interval_mse_scorer),
-                                             ("interval_accuracy", interval_accuracy_scorer)])
+@pytest.mark.parametrize(("name", "scorer"),
+                         [("neg_interval_mse", neg_interval_mse_scorer),
+                          ("interval_accuracy", interval_accuracy_scorer)])
 def test_named_scorers_score_all_subtrees_at_once_as_their_scorer_does(name, scorer):
     """A named scoring is computed for all pruned subtrees in one pass; the
     scores equal those of its scorer called on each subtree."""
