@@ -28,12 +28,12 @@ from ._validation import check_margin
 from .metrics import _interval_scores
 
 
-class StandardisedProblem:
-    """The squared hinge loss of ``Z.w + b``, ``Z`` being X standardised with
-    the weighted mean and standard deviation of its columns (in X's memory
-    with ``overwrite_X``), with the optimal constant as a start."""
+class StandardisedFeatures:
+    """X standardised with the weighted mean and standard deviation of its
+    columns (in X's memory with ``overwrite_X``): ``Z``, C-ordered, shared by
+    the problems of every margin."""
 
-    def __init__(self, X, lower, upper, margin, sample_weight, overwrite_X=False):
+    def __init__(self, X, sample_weight, overwrite_X=False):
         weight = sample_weight / sample_weight.sum()
         self.mean = weight @ X
         if overwrite_X and X.flags.c_contiguous:  # standardise in place
@@ -46,6 +46,19 @@ class StandardisedProblem:
         Z *= 1.0 / scale
         self.scale = scale
         self.Z = Z
+
+    def original_scale(self, coef, intercept):
+        """Coefficients and intercept for the unstandardised features."""
+        coef = coef / self.scale
+        return coef, intercept - coef @ self.mean
+
+
+class StandardisedProblem:
+    """The squared hinge loss of ``features.Z @ w + b`` for one margin, with
+    the optimal constant as a start."""
+
+    def __init__(self, features, lower, upper, margin, sample_weight):
+        self.features = features
         self.objective = HingeLoss(lower, upper, margin, "squared_hinge", sample_weight)
         self.constant = optimal_constant(lower, upper, margin, "squared_hinge",
                                          sample_weight)
@@ -55,17 +68,12 @@ class StandardisedProblem:
     def alpha_max(self, l1_ratio):
         """The smallest alpha whose solution has every coefficient zero
         (l1_ratio below 1e-3 counts as 1e-3, as in scikit-learn)."""
-        constant = np.full(self.Z.shape[0], self.constant)
-        gradient = self.Z.T @ self.objective.gradient(constant)
+        Z = self.features.Z
+        gradient = Z.T @ self.objective.gradient(np.full(Z.shape[0], self.constant))
         # raised by a relative 1e-9: the solver's gradient is summed in another
         # order, and its rounding must not let a coefficient in at alpha_max
         return (1.0 + 1e-9) * float(np.max(np.abs(gradient), initial=0.0)) / max(
             l1_ratio, 1e-3)
-
-    def original_scale(self, coef, intercept):
-        """Coefficients and intercept for the unstandardised features."""
-        coef = coef / self.scale
-        return coef, intercept - coef @ self.mean
 
     def path(self, alphas, l1_ratio, tol, max_iter):
         """Solutions for decreasing ``alphas``, each started from the previous
@@ -74,9 +82,10 @@ class StandardisedProblem:
         the alphas where the solver did not converge."""
         alphas = np.ascontiguousarray(alphas, dtype=np.float64)
         coefs, intercepts, sweeps, converged = elastic_net_path(
-            self.Z, self.objective.lower, self.objective.upper, self.objective.weight,
-            alphas, l1_ratio, tol * self.target_scale, max_iter, self.constant)
-        coefs, intercepts = self.original_scale(coefs, intercepts)
+            self.features.Z, self.objective.lower, self.objective.upper,
+            self.objective.weight, alphas, l1_ratio, tol * self.target_scale, max_iter,
+            self.constant)
+        coefs, intercepts = self.features.original_scale(coefs, intercepts)
         return coefs, intercepts, sweeps, list(alphas[~converged])
 
 
@@ -215,7 +224,8 @@ class IntervalLinearRegression(_LinearPredictor):
         """
         X, lower, upper, sample_weight = validate_training_data(
             self, X, y, sample_weight, allow_nan=False)
-        problem = StandardisedProblem(X, lower, upper, self.margin, sample_weight)
+        problem = StandardisedProblem(StandardisedFeatures(X, sample_weight), lower, upper,
+                                      self.margin, sample_weight)
         with _single_threaded_blas():
             coefs, intercepts, self.n_iter_, unconverged = problem.path(
                 [self.alpha], self.l1_ratio, self.tol, self.max_iter)
@@ -224,16 +234,24 @@ class IntervalLinearRegression(_LinearPredictor):
         return self
 
 
-def _fold_mse(X, lower, upper, weight, train, test, margin, alphas, l1_ratio, tol,
+def _fold_mse(X, lower, upper, weight, train, test, margins, alphas, l1_ratio, tol,
               max_iter):
-    """Test interval MSE of the path fitted on ``train``, for every alpha."""
-    problem = StandardisedProblem(X[train], lower[train], upper[train], margin,
-                                  weight[train], overwrite_X=True)
-    coefs, intercepts, _, unconverged = problem.path(alphas, l1_ratio, tol, max_iter)
-    predictions = coefs @ X[test].T  # (n_alphas, n_test)
-    predictions += intercepts[:, np.newaxis]
-    return (_interval_scores(lower[test], upper[test], predictions,
-                             sample_weight=weight[test]), unconverged)
+    """Test interval MSE of the paths fitted on ``train`` (one per margin,
+    ``alphas[m]`` the path of ``margins[m]``), for every alpha; and the
+    alphas where the solver did not converge."""
+    features = StandardisedFeatures(X[train], weight[train], overwrite_X=True)
+    X_test = X[test]
+    scores, unconverged = [], []
+    for margin, margin_alphas in zip(margins, alphas, strict=True):
+        problem = StandardisedProblem(features, lower[train], upper[train], margin,
+                                      weight[train])
+        coefs, intercepts, _, missed = problem.path(margin_alphas, l1_ratio, tol, max_iter)
+        predictions = coefs @ X_test.T  # (n_alphas, n_test)
+        predictions += intercepts[:, np.newaxis]
+        scores.append(_interval_scores(lower[test], upper[test], predictions,
+                                       sample_weight=weight[test]))
+        unconverged += missed
+    return scores, unconverged
 
 
 class IntervalLinearRegressionCV(_LinearPredictor):
@@ -364,24 +382,25 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         X, lower, upper, sample_weight = validate_training_data(
             self, X, y, sample_weight, allow_nan=False)
         margins = self._candidate_margins(lower, upper, sample_weight)
-        problems = [StandardisedProblem(X, lower, upper, m, sample_weight) for m in margins]
+        features = StandardisedFeatures(X, sample_weight)
+        problems = [StandardisedProblem(features, lower, upper, margin, sample_weight)
+                    for margin in margins]
         alphas = np.array([self._path_alphas(problem) for problem in problems])
         folds = list(check_cv(self.cv).split(X, np.column_stack([lower, upper])))
         with _single_threaded_blas():
             results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margin,
-                                   alphas[m], self.l1_ratio, self.tol, self.max_iter)
-                for m, margin in enumerate(margins) for train, test in folds)
-        _warn_unconverged([a for _, unconverged in results for a in unconverged],
-                          self.max_iter)
-        self.mse_path_ = np.array([scores for scores, _ in results]).reshape(
-            len(margins), len(folds), -1).transpose(0, 2, 1)
-        self.alphas_, self.margins_ = alphas, margins
-        mean = self.mse_path_.mean(axis=2)
-        best_margin, best_alpha = np.unravel_index(np.argmin(mean), mean.shape)
-        self.margin_ = float(margins[best_margin])
-        self.alpha_ = float(alphas[best_margin, best_alpha])
-        with _single_threaded_blas():
+                delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margins,
+                                   alphas, self.l1_ratio, self.tol, self.max_iter)
+                for train, test in folds)
+            _warn_unconverged([a for _, unconverged in results for a in unconverged],
+                              self.max_iter)
+            # (margins, alphas, folds)
+            self.mse_path_ = np.array([scores for scores, _ in results]).transpose(1, 2, 0)
+            self.alphas_, self.margins_ = alphas, margins
+            mean = self.mse_path_.mean(axis=2)
+            best_margin, best_alpha = np.unravel_index(np.argmin(mean), mean.shape)
+            self.margin_ = float(margins[best_margin])
+            self.alpha_ = float(alphas[best_margin, best_alpha])
             coefs, intercepts, self.n_iter_, unconverged = problems[best_margin].path(
                 alphas[best_margin, :best_alpha + 1], self.l1_ratio, self.tol,
                 self.max_iter)

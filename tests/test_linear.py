@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from mmit import IntervalLinearRegression, IntervalLinearRegressionCV
 from mmit._coordinate_descent import elastic_net_path
-from mmit._linear import StandardisedProblem
+from mmit._linear import StandardisedFeatures, StandardisedProblem
 from mmit._solver import hinge_positions, optimal_costs
 
 
@@ -113,7 +113,8 @@ def test_a_linear_signal_is_recovered_and_convergence_is_reported():
 
 def test_the_path_starts_where_every_coefficient_is_zero():
     X, y, weight = problem(seed=8)
-    path = StandardisedProblem(X, y[:, 0], y[:, 1], 0.1, weight)
+    features = StandardisedFeatures(X, weight)
+    path = StandardisedProblem(features, y[:, 0], y[:, 1], 0.1, weight)
     alpha_max = path.alpha_max(1.0)
     coefs, _, _, _ = path.path([alpha_max, 0.99 * alpha_max], 1.0, 1e-10, 100_000)
     assert np.all(coefs[0] == 0.0)
