@@ -10,6 +10,7 @@ Usage: python benchmarks/leaf_shrinkage.py ../shared/data [--n-jobs 2]
 """
 
 import argparse
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,27 +18,32 @@ from scipy.stats import rankdata
 from sklearn.model_selection import KFold
 
 from mmit import MMITCV
+from mmit._evaluation import cross_validate_models
 from mmit._model_selection import default_margins
 from mmit.datasets import load_folder
-from mmit.metrics import interval_mse
 
 GRIDS = {"10": [10.0], "0.1-10": [0.1, 1.0, 10.0], "1-100": [1.0, 10.0, 100.0],
          "0.3-30": [0.3, 3.0, 30.0]}
 
 
-def test_mse(data, leaf_shrinkages, n_jobs):
-    """Mean test MSE over the folds; ``leaf_shrinkages`` None: constant leaves."""
+def tuned_tree(y_train, leaf_shrinkages, n_jobs):
+    """MMITCV (squared hinge) with constant or linear leaves under
+    ``leaf_shrinkages`` (None: constant leaves only)."""
     leaves = ({} if leaf_shrinkages is None else
               {"leaf_models": ["constant", "linear"], "leaf_shrinkages": leaf_shrinkages})
-    errors = []
-    for fold in np.unique(data.folds):
-        test = data.folds == fold
-        X, y = data.data[~test], data.target[~test]
-        model = MMITCV(margins=default_margins(y[:, 0], y[:, 1]), losses=["squared_hinge"],
-                       cv=KFold(5, shuffle=True, random_state=0), random_state=0,
-                       n_jobs=n_jobs, **leaves).fit(X, y)
-        errors.append(interval_mse(data.target[test], model.predict(data.data[test])))
-    return float(np.mean(errors))
+    return MMITCV(margins=default_margins(y_train[:, 0], y_train[:, 1]),
+                  losses=["squared_hinge"], cv=KFold(5, shuffle=True, random_state=0),
+                  random_state=0, n_jobs=n_jobs, **leaves)
+
+
+def test_mses(data, n_jobs):
+    """Mean test MSE over the folds of every grid, then of constant leaves."""
+    factories = {name: partial(tuned_tree, leaf_shrinkages=grid, n_jobs=n_jobs)
+                 for name, grid in GRIDS.items()}
+    factories["constant"] = partial(tuned_tree, leaf_shrinkages=None, n_jobs=n_jobs)
+    rows = cross_validate_models(data, [], extra_models=factories)
+    return [float(np.mean([row["mse"] for row in rows if row["model"] == name]))
+            for name in factories]
 
 
 def main():
@@ -51,8 +57,7 @@ def main():
     table = []
     for folder in folders:
         data = load_folder(folder)
-        row = [test_mse(data, grid, args.n_jobs) for grid in GRIDS.values()]
-        row.append(test_mse(data, None, args.n_jobs))
+        row = test_mses(data, args.n_jobs)
         table.append(row)
         print(f"{data.name:<30}" + "".join(f"{value:>10.5f}" for value in row), flush=True)
     table = np.array(table)
