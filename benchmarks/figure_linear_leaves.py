@@ -14,10 +14,8 @@ import argparse
 from pathlib import Path
 
 import matplotlib
-from sklearn.model_selection import KFold
 
-from mmit import MMITCV, IntervalLinearRegressionCV
-from mmit._model_selection import default_margins
+from mmit._evaluation import make_model
 from mmit.datasets import load_folder
 from mmit.metrics import interval_mse
 from mmit.plot import plot_intervals
@@ -28,17 +26,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 PATTERNS = ("linear", "sin", "abs")
 
 
-def models(y):
-    inner = KFold(5, shuffle=True, random_state=0)
-    margins = default_margins(y[:, 0], y[:, 1])
-    return {
-        "constant leaves": MMITCV(margins=margins, losses=["squared_hinge"], cv=inner,
-                                  random_state=0),
-        "linear leaves": MMITCV(margins=margins, losses=["squared_hinge"],
-                                leaf_models=["constant", "linear"], cv=inner,
-                                random_state=0),
-        "linear model": IntervalLinearRegressionCV(cv=inner),
-    }
+# legend label -> the model of benchmarks/accuracy.py (mmit._evaluation.make_model)
+MODELS = {"constant leaves": "MMIT squared", "linear leaves": "MMIT linear leaves",
+          "linear model": "L1-Linear"}
 
 
 def main():
@@ -50,7 +40,8 @@ def main():
     for ax, pattern in zip(axes, PATTERNS, strict=True):
         data = load_folder(args.data_dir / f"simulated.{pattern}")
         predictions = {}
-        for name, model in models(data.target).items():
+        for name, model_name in MODELS.items():
+            model = make_model(model_name, data.target)
             predictions[name] = model.fit(data.data, data.target).predict(data.data)
             print(f"simulated.{pattern} {name}: training interval MSE "
                   f"{interval_mse(data.target, predictions[name]):.5f}")
