@@ -8,6 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import IntervalRegressorMixin
 from ._fitting import (
     TREE_PARAMETER_CONSTRAINTS,
+    check_leaf_model_growth,
     draw_seed,
     training_data,
     tree_builder,
@@ -66,7 +67,11 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         margin) plus a ridge penalty ``leaf_shrinkage * (b^2 + |w|^2)``
         that pulls it toward the leaf's constant (``w`` the slopes of the
         standardised features, ``b`` the shift of the constant). A missing
-        feature counts as its training mean.
+        feature counts as its training mean. It needs a limit on growth
+        (``max_depth``, ``max_leaf_nodes``, ``min_samples_leaf``,
+        ``min_samples_split``, ``min_cost_decrease`` or ``ccp_alpha``): a
+        tree grown until each leaf fits its rows exactly would hold linear
+        models equal to its constants, and ``fit`` refuses it.
     leaf_shrinkage : float, default=10.0
         Strength (> 0) of the pull of linear leaves toward their constant,
         in units of training weight: a leaf whose samples weigh much less
@@ -177,6 +182,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             The fitted estimator.
         """
         data, sample_weight = self._training_data(X, y, sample_weight)
+        check_leaf_model_growth(self.get_params(), data.n_samples)
         return self._fit(data, sample_weight,
                          draw_seed(check_random_state(self.random_state)))
 

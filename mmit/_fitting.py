@@ -79,6 +79,30 @@ def validate_training_data(estimator, X, y, sample_weight, allow_nan=True):
     return X, lower, upper, sample_weight
 
 
+def grows_until_leaves_fit(params, n_samples):
+    """Whether an MMIT with ``params`` has no limit on its growth (depth,
+    leaves, leaf or split size, cost decrease, pruning): it then splits each
+    node until no split lowers its cost, which leaves (margin 0) fit their
+    rows exactly, and a linear model of such a leaf is its constant."""
+    split, leaf = resolve_sample_counts(params, n_samples)
+    return (params["max_depth"] is None and params["max_leaf_nodes"] is None
+            and leaf <= 1 and split <= 2 and params["min_cost_decrease"] == 0.0
+            and params.get("ccp_alpha", 0.0) == 0.0)
+
+
+def check_leaf_model_growth(params, n_samples):
+    """Refuse linear leaves on trees grown until every leaf fits its rows
+    (:func:`grows_until_leaves_fit`): they would silently be constant."""
+    if params["leaf_model"] == "linear" and grows_until_leaves_fit(params, n_samples):
+        raise ValueError(
+            "leaf_model='linear' needs trees whose growth is limited: grown until "
+            "no split lowers a leaf's cost (max_depth=None, max_leaf_nodes=None, "
+            "min_samples_leaf=1, min_samples_split=2, min_cost_decrease=0, "
+            "ccp_alpha=0), a leaf fits its rows, and its linear model is its "
+            "constant. Limit the growth (for example min_samples_leaf=20, "
+            "max_depth=6 or ccp_alpha > 0) or use leaf_model='constant'.")
+
+
 def resolve_max_features(max_features, n_features):
     """Number of features to evaluate per node."""
     if max_features is None:
@@ -146,6 +170,18 @@ def training_data(X, lower, upper, margin, max_features):
                         HingeTargets(lower, upper, float(margin)))
 
 
+def resolve_sample_counts(params, n_samples):
+    """``min_samples_split`` and ``min_samples_leaf`` as numbers of rows (a
+    fraction is of ``n_samples``)."""
+    split = params["min_samples_split"]
+    leaf = params["min_samples_leaf"]
+    if not isinstance(split, Integral):
+        split = max(2, ceil(split * n_samples))
+    if not isinstance(leaf, Integral):
+        leaf = max(1, ceil(leaf * n_samples))
+    return split, leaf
+
+
 def tree_builder(params, n_samples, n_features):
     """The TreeBuilder of an MMIT's parameters, every one resolved once.
 
@@ -153,12 +189,7 @@ def tree_builder(params, n_samples, n_features):
     taken of ``n_samples``, the rows of X, as scikit-learn does (not of the
     rows of positive weight of a bootstrap sample).
     """
-    split = params["min_samples_split"]
-    leaf = params["min_samples_leaf"]
-    if not isinstance(split, Integral):
-        split = max(2, ceil(split * n_samples))
-    if not isinstance(leaf, Integral):
-        leaf = max(1, ceil(leaf * n_samples))
+    split, leaf = resolve_sample_counts(params, n_samples)
     max_depth = params["max_depth"]
     max_leaf_nodes = params["max_leaf_nodes"]
     max_features = resolve_max_features(params["max_features"], n_features)

@@ -18,6 +18,7 @@ from ._classes import MMIT
 from ._fitting import (
     MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
+    check_leaf_model_growth,
     resolve_max_features,
     set_fitted_attributes,
     training_data,
@@ -133,8 +134,10 @@ class MMITForest(IntervalRegressorMixin, BaseEstimator):
         Notes for the choice of the defaults).
     margin, max_depth, min_samples_split, min_samples_leaf, \
 max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
-        Parameters of each tree, see :class:`MMIT` (linear leaves need
-        leaves of several samples: ``min_samples_leaf`` or ``max_depth``).
+        Parameters of each tree, see :class:`MMIT`. Linear leaves need a
+        limit on the trees' growth (say ``min_samples_leaf=20``): fully
+        grown trees are refused with ``leaf_model="linear"``, their leaves'
+        linear models being their constants.
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
         Features evaluated per node (a float is a fraction of them); 1.0 and
         None evaluate all.
@@ -315,6 +318,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out-of-bag estimates need bootstrap=True.")
+        check_leaf_model_growth(self._tree_params(), X.shape[0])
         n_draws = self._n_samples_bootstrap(sample_weight)
         bootstrap = None if n_draws is None else Bootstrap.of(sample_weight, n_draws)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])

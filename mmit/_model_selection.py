@@ -23,7 +23,9 @@ from ._fitting import (
     MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
     TrainingData,
+    check_leaf_model_growth,
     draw_seed,
+    grows_until_leaves_fit,
     prepare_features,
     resolve_max_features,
     set_fitted_attributes,
@@ -113,6 +115,10 @@ def _grow_with_paths(features, lower, upper, params, loss, margin, leaves, sampl
             tree = grower.set_params(**leaf)._with_linear_models(
                 grown, data, sample_weight, all_nodes=True)
         leaf_alpha, ccp_alphas = leaf_alphas(tree)
+        if leaf["leaf_model"] == "linear" and grows_until_leaves_fit(params, len(lower)):
+            # the unpruned tree's linear leaves are its constants: MMIT.fit
+            # refuses that candidate, a duplicate of constant leaves
+            ccp_alphas = ccp_alphas[ccp_alphas > 0.0]
         # +inf: the root alone in every fold, whose own path may end later
         # (with linear leaves the root alone is the linear model, often the best)
         results.append((tree, leaf_alpha, np.r_[ccp_alphas, np.inf],
@@ -581,7 +587,9 @@ class MMITForestCV(IntervalRegressorMixin, BaseEstimator):
         candidates = [{name: grid[name][i] for name, i in zip(names, index, strict=True)}
                       for index in indices]
         for params in candidates:
-            MMITForest(**params)._validate_params()
+            forest = MMITForest(**params)
+            forest._validate_params()
+            check_leaf_model_growth(forest._tree_params(), lower.shape[0])
         return candidates
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
+from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold
 
 from mmit import (
@@ -125,7 +126,8 @@ def test_pruning_uses_the_linear_costs():
     model = MMIT(leaf_model="linear", random_state=0)
     path = model.cost_complexity_pruning_path(X, y)
     assert np.all(np.diff(path.ccp_alphas) >= 0) and np.all(np.diff(path.costs) >= -1e-12)
-    for alpha, cost in zip(path.ccp_alphas, path.costs, strict=True):
+    assert path.ccp_alphas[0] == 0.0  # the full tree: refused by fit (its own test)
+    for alpha, cost in zip(path.ccp_alphas[1:], path.costs[1:], strict=True):
         pruned = MMIT(leaf_model="linear", ccp_alpha=alpha, random_state=0).fit(X, y)
         tree = pruned.tree_
         leaves = tree.children_left == -1
@@ -211,6 +213,37 @@ def test_invalid_leaf_parameters_are_refused():
         MMITCV(leaf_models=["linear"], leaf_shrinkages=[-1.0], cv=2).fit(X, y)
     with pytest.raises(ValueError, match="leaf_models"):
         MMITCV(leaf_models=["cubic"], cv=2).fit(X, y)
+
+
+@pytest.mark.parametrize("model", [
+    MMIT(leaf_model="linear"),
+    MMIT(leaf_model="linear", min_samples_leaf=0.001),  # one row of the 60
+    MMITForest(5, leaf_model="linear"),
+    MMITBoost(n_estimators=5, max_depth=None, leaf_model="linear"),
+])
+def test_linear_leaves_on_fully_grown_trees_are_refused(model):
+    """Grown until every leaf fits its rows, a tree's linear leaves would be
+    its constants: the combination is refused, not silently constant."""
+    X, y, _ = linear_problem(n=60)
+    with pytest.raises(ValueError, match="needs trees whose growth is limited"):
+        model.fit(X, y)
+    if not isinstance(model, MMITBoost):  # (its margin leaves some leaf costs)
+        # the same trees of constants: every leaf fits its rows, so a linear
+        # model of a leaf (loss plus ridge) would be its constant exactly
+        constant = clone(model).set_params(leaf_model="constant").fit(X, y)
+        trees = [constant.tree_] if isinstance(constant, MMIT) else [
+            tree.tree_ for tree in constant.estimators_]
+        assert all(np.all(tree.cost[tree.children_left == -1] == 0.0) for tree in trees)
+    # any limit on growth makes linear leaves differ from constant ones
+    limited = clone(model).set_params(leaf_model="linear", min_samples_leaf=10).fit(X, y)
+    assert not np.allclose(limited.predict(X), clone(limited).set_params(
+        leaf_model="constant").fit(X, y).predict(X))
+
+
+def test_forest_search_refuses_fully_grown_linear_leaves_before_fitting():
+    X, y, _ = linear_problem(n=60)
+    with pytest.raises(ValueError, match="needs trees whose growth is limited"):
+        MMITForestCV({"leaf_model": ["constant", "linear"]}, n_estimators=5).fit(X, y)
 
 
 def test_model_files_of_version_2_load(tmp_path):
