@@ -105,17 +105,31 @@ def _warn_unconverged(alphas, max_iter):
                       "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
 
 
+def feature_range(X, sample_weight):
+    """Smallest and largest value of each feature among the rows of positive
+    weight (the rows a fit sees)."""
+    positive = sample_weight > 0
+    rows = X if positive.all() else X[positive]
+    return rows.min(axis=0), rows.max(axis=0)
+
+
 class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
     """What the linear estimators share: no missing values, ``x.coef_ +
-    intercept_``."""
+    intercept_`` on features clipped to their training range."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False  # a linear model needs every feature
         return tags
 
+    def _set_feature_range(self, X, sample_weight):
+        self.data_min_, self.data_max_ = feature_range(X, sample_weight)
+
     def predict(self, X):
         """Predicted value of each sample.
+
+        With ``clip_features`` (the default), each feature is first clipped
+        to the range it had in training.
 
         Parameters
         ----------
@@ -127,6 +141,8 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
+        if self.clip_features:
+            X = np.clip(X, self.data_min_, self.data_max_)
         return X @ self.coef_ + self.intercept_
 
 
@@ -158,6 +174,11 @@ class IntervalLinearRegression(_LinearPredictor):
         Maximum sweeps of coordinate descent per alpha, over the Newton
         steps (each sweep costs O(n_features) per coefficient, not
         O(n_samples); see ``mmit/_coordinate_descent.pyx``).
+    clip_features : bool, default=True
+        Clip each feature to its training range (``data_min_``,
+        ``data_max_``) before predicting, so that a row beyond the training
+        range predicts as at its edge instead of extrapolating (see Notes).
+        False extrapolates linearly.
 
     Attributes
     ----------
@@ -167,10 +188,28 @@ class IntervalLinearRegression(_LinearPredictor):
         Intercept on the original scale.
     n_iter_ : int
         Sweeps of coordinate descent.
+    data_min_, data_max_ : ndarray of shape (n_features,)
+        Range of each feature over the training rows of positive weight.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of the features, when X was a DataFrame with string columns.
+
+    Notes
+    -----
+    Clipping guards against heavy-tailed features (raw counts spanning many
+    orders of magnitude, as in genomics): a test row far beyond the training
+    range would otherwise move the prediction far outside every training
+    bound. ``benchmarks/linear_clipping.py`` fits ``IntervalLinearRegressionCV``
+    on the 12 bundled data sets and 21 simulated shapes, each also with five
+    heavy-tailed (log-normal) features added. With those features, clipping
+    had the best mean rank of four variants (2.35, against 2.73 without and
+    2.58 for predictions bounded by the range of the finite training bounds)
+    and cut the worst ratio to the best variant from 22 to 2.3 (triazines:
+    0.103 to 0.0046; H3K4me3_TDH_other_FPOP: 0.109 to 0.046); the 2.3 is a
+    linear signal on 50 rows whose informative heavy-tailed feature
+    extrapolates well. Without heavy-tailed features it changed little
+    (worst ratio 1.11, mean rank 2.53 against 2.48).
 
     Examples
     --------
@@ -194,15 +233,17 @@ class IntervalLinearRegression(_LinearPredictor):
         "margin": [Interval(Real, 0.0, None, closed="left")],
         "tol": [Interval(Real, 0.0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "clip_features": ["boolean"],
     }
 
     def __init__(self, alpha=1e-3, *, l1_ratio=1.0, margin=0.0, tol=1e-4,
-                 max_iter=100_000):
+                 max_iter=100_000, clip_features=True):
         self.alpha = alpha
         self.l1_ratio = l1_ratio
         self.margin = margin
         self.tol = tol
         self.max_iter = max_iter
+        self.clip_features = clip_features
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -231,16 +272,19 @@ class IntervalLinearRegression(_LinearPredictor):
                 [self.alpha], self.l1_ratio, self.tol, self.max_iter)
         _warn_unconverged(unconverged, self.max_iter)
         self.coef_, self.intercept_ = coefs[0], float(intercepts[0])
+        self._set_feature_range(X, sample_weight)
         return self
 
 
 def _fold_mse(X, lower, upper, weight, train, test, margins, alphas, l1_ratio, tol,
-              max_iter):
+              max_iter, clip_features):
     """Test interval MSE of the paths fitted on ``train`` (one per margin,
     ``alphas[m]`` the path of ``margins[m]``), for every alpha; and the
     alphas where the solver did not converge."""
-    features = StandardisedFeatures(X[train], weight[train], overwrite_X=True)
-    X_test = X[test]
+    X_train, X_test = X[train], X[test]
+    if clip_features:
+        X_test = np.clip(X_test, *feature_range(X_train, weight[train]))
+    features = StandardisedFeatures(X_train, weight[train], overwrite_X=True)
     scores, unconverged = [], []
     for margin, margin_alphas in zip(margins, alphas, strict=True):
         problem = StandardisedProblem(features, lower[train], upper[train], margin,
@@ -280,6 +324,9 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         Folds, as in scikit-learn (None: 5-fold ``KFold``).
     tol, max_iter
         Solver settings, see :class:`IntervalLinearRegression`.
+    clip_features : bool, default=True
+        Clip each feature to its training range before predicting (in the
+        folds too), see :class:`IntervalLinearRegression`.
     n_jobs : int, default=None
         Parallel jobs over margins and folds (threads; numpy releases the
         GIL in its products).
@@ -299,6 +346,8 @@ class IntervalLinearRegressionCV(_LinearPredictor):
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
         The refitted model on all data, original feature scale.
+    data_min_, data_max_ : ndarray of shape (n_features,)
+        Range of each feature over the training rows of positive weight.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -325,11 +374,12 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         "cv": ["cv_object"],
         "tol": [Interval(Real, 0.0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "clip_features": ["boolean"],
         "n_jobs": [Integral, None],
     }
 
     def __init__(self, *, l1_ratio=1.0, n_alphas=100, eps=1e-3, alphas=None, margins=None,
-                 cv=None, tol=1e-4, max_iter=100_000, n_jobs=None):
+                 cv=None, tol=1e-4, max_iter=100_000, clip_features=True, n_jobs=None):
         self.l1_ratio = l1_ratio
         self.n_alphas = n_alphas
         self.eps = eps
@@ -338,6 +388,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         self.cv = cv
         self.tol = tol
         self.max_iter = max_iter
+        self.clip_features = clip_features
         self.n_jobs = n_jobs
 
     def _candidate_margins(self, lower, upper, sample_weight):
@@ -390,7 +441,8 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         with _single_threaded_blas():
             results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margins,
-                                   alphas, self.l1_ratio, self.tol, self.max_iter)
+                                   alphas, self.l1_ratio, self.tol, self.max_iter,
+                                   self.clip_features)
                 for train, test in folds)
             _warn_unconverged([a for _, unconverged in results for a in unconverged],
                               self.max_iter)
@@ -406,4 +458,5 @@ class IntervalLinearRegressionCV(_LinearPredictor):
                 self.max_iter)
         _warn_unconverged(unconverged, self.max_iter)
         self.coef_, self.intercept_ = coefs[-1], float(intercepts[-1])
+        self._set_feature_range(X, sample_weight)
         return self

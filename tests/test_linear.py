@@ -7,11 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import KFold
 
 from mmit import IntervalLinearRegression, IntervalLinearRegressionCV
 from mmit._coordinate_descent import elastic_net_path
 from mmit._linear import StandardisedFeatures, StandardisedProblem
 from mmit._solver import hinge_positions, optimal_costs
+from mmit.metrics import interval_mse
 
 
 def problem(n=120, p=4, seed=0):
@@ -197,3 +199,50 @@ def test_path_solutions_match_an_independent_solver(seed, n, p, l1_ratio, censor
                              options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20_000})
         found = objective(np.r_[intercepts[k], coefs[k]], alpha)
         assert found <= reference.fun + 1e-6 * max(1.0, abs(reference.fun))
+
+
+def heavy_tailed_problem(n=200, seed=11):
+    """A linear signal in one feature beside a count-like feature spanning
+    orders of magnitude, which carries nothing."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.uniform(-1, 1, n), np.exp(3.0 * rng.normal(size=n))])
+    y = np.column_stack([X[:, 0] - 0.1, X[:, 0] + 0.1])
+    return X, y
+
+
+@pytest.mark.parametrize("estimator", [IntervalLinearRegression(alpha=1e-4),
+                                       IntervalLinearRegressionCV(n_alphas=10, cv=3)])
+def test_features_are_clipped_to_their_training_range(estimator):
+    X, y = heavy_tailed_problem()
+    weight = np.ones(len(X))
+    weight[np.argmax(X[:, 1])] = 0.0  # a row of weight 0 is not part of the range
+    model = estimator.fit(X, y, weight)
+    kept = X[weight > 0]
+    np.testing.assert_array_equal(model.data_min_, kept.min(axis=0))
+    np.testing.assert_array_equal(model.data_max_, kept.max(axis=0))
+    far = np.array([[5.0, 1e12], [-5.0, 0.0], [0.3, 1e30]])
+    edge = np.clip(far, model.data_min_, model.data_max_)
+    np.testing.assert_array_equal(model.predict(far), edge @ model.coef_ + model.intercept_)
+    # every prediction stays within the training rows' range of predictions
+    training = model.predict(kept)
+    assert np.all((model.predict(far) >= training.min() - 1e-12)
+                  & (model.predict(far) <= training.max() + 1e-12))
+    extrapolating = estimator.set_params(clip_features=False).fit(X, y, weight)
+    np.testing.assert_allclose(extrapolating.predict(far),
+                               far @ extrapolating.coef_ + extrapolating.intercept_)
+
+
+def test_cv_scores_its_folds_on_clipped_features():
+    """A test row of a fold beyond that fold's training range is clipped as
+    the refitted model's are: the fold scores equal a refit per fold."""
+    X, y = heavy_tailed_problem(n=90, seed=12)
+    cv = KFold(3, shuffle=True, random_state=0)
+    search = IntervalLinearRegressionCV(alphas=[0.01], margins=[0.0], cv=cv,
+                                        tol=1e-10).fit(X, y)
+    for k, (train, test) in enumerate(cv.split(X)):
+        fold = IntervalLinearRegression(alpha=0.01, tol=1e-10).fit(X[train], y[train])
+        assert search.mse_path_[0, 0, k] == pytest.approx(
+            interval_mse(y[test], fold.predict(X[test])), rel=1e-6, abs=1e-12)
+    unclipped = IntervalLinearRegressionCV(alphas=[0.01], margins=[0.0], cv=cv, tol=1e-10,
+                                           clip_features=False).fit(X, y)
+    assert np.any(unclipped.mse_path_ != search.mse_path_)  # some test rows were clipped
