@@ -8,6 +8,7 @@ from ._linear import IntervalLinearRegression, IntervalLinearRegressionCV
 from ._model_selection import MMITCV, MMITForestCV
 from ._optimal_costs import compute_optimal_costs
 from ._persistence import load_model, save_model
+from ._stacking import IntervalStackingRegressor
 from ._survival import intervals_from_survival
 
 # the one place the version is written (pyproject.toml reads it from here)
@@ -16,6 +17,7 @@ __version__ = "0.2.0.dev0"
 __all__ = [
     "IntervalLinearRegression",
     "IntervalLinearRegressionCV",
+    "IntervalStackingRegressor",
     "MMIT",
     "MMITBoost",
     "MMITCV",

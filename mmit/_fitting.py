@@ -64,16 +64,22 @@ TREE_PARAMETER_CONSTRAINTS = {
 }
 
 
-def validate_training_data(estimator, X, y, sample_weight, allow_nan=True):
+def validate_training_data(estimator, X, y, sample_weight, allow_nan=True,
+                           check_X=True):
     """Checked X (float64; NaN for missing values unless ``allow_nan`` is
     False, no inf), lower and upper bounds, and non-negative weights with at
-    least one positive."""
+    least one positive. With ``check_X`` False (a DataFrame passed on to
+    other estimators as given), X's values are left unchecked: only its
+    number of features and their names are recorded."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
                          "target y is None.")
-    X = validate_data(estimator, X, dtype=np.float64,
-                      ensure_all_finite="allow-nan" if allow_nan else True,
-                      ensure_min_samples=1)
+    if check_X:
+        X = validate_data(estimator, X, dtype=np.float64,
+                          ensure_all_finite="allow-nan" if allow_nan else True,
+                          ensure_min_samples=1)
+    else:
+        X = validate_data(estimator, X, skip_check_array=True)
     lower, upper = check_interval_target(y, X.shape[0])
     sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
     return X, lower, upper, sample_weight
@@ -210,10 +216,12 @@ def draw_seed(random_state):
     return int(random_state.randint(1, MAX_SEED))
 
 
-def set_fitted_attributes(estimator, n_features, feature_names, max_features):
-    """Set what ``fit`` records besides the tree(s), on an estimator assembled
-    from trees grown elsewhere (forest trees, MMITCV's refit, loaded models)."""
+def set_fitted_attributes(estimator, n_features, feature_names, max_features=None):
+    """Set what ``fit`` records besides the tree(s) (or the fitted values), on
+    an estimator assembled from parts fitted elsewhere (forest trees, MMITCV's
+    refit, loaded models); ``max_features`` for the tree models."""
     estimator.n_features_in_ = n_features
-    estimator.max_features_ = max_features
+    if max_features is not None:
+        estimator.max_features_ = max_features
     if feature_names is not None:
         estimator.feature_names_in_ = feature_names

@@ -74,6 +74,17 @@ def _fit_tree(index, tree, data, sample_weight, bootstrap):
     return index, tree
 
 
+def fit_out_of_bag(forest, X, y, sample_weight):
+    """Fit a forest with ``oob_score``. Rows in every bootstrap sample (few
+    trees, or a weight that dominates the draws) have no out-of-bag
+    prediction and are left out by the callers (model selection, stacking)
+    alike, so their warning is not passed on."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Some samples were in the bootstrap sample",
+                                UserWarning)
+        return forest.set_params(oob_score=True).fit(X, y, sample_weight)
+
+
 def mean_feature_importances(trees):
     """Mean of the normalised importances of fitted MMITs, normalised."""
     importances = np.mean([tree.tree_.compute_feature_importances() for tree in trees],

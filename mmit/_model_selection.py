@@ -4,7 +4,6 @@ forest chosen out of bag)."""
 import itertools
 import sys
 import time
-import warnings
 from numbers import Integral
 
 import numpy as np
@@ -31,7 +30,7 @@ from ._fitting import (
     set_fitted_attributes,
     validate_training_data,
 )
-from ._forest import MMITForest
+from ._forest import MMITForest, fit_out_of_bag
 from ._pruning import leaf_alphas, prune_at, subtree_predictions
 from ._validation import LOSSES, check_margin
 from .metrics import _distance_outside, _interval_scores
@@ -452,21 +451,11 @@ def default_forest_grid(lower, upper):
     }
 
 
-def _fit_out_of_bag(forest, X, y, sample_weight):
-    """Fit a forest with ``oob_score``. Rows in every bootstrap sample (few
-    trees, or a weight that dominates the draws) are left out of every
-    candidate's score alike, so their warning is not passed on."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Some samples were in the bootstrap sample",
-                                UserWarning)
-        return forest.fit(X, y, sample_weight)
-
-
 def _out_of_bag_errors(params, X, y, sample_weight, seed):
     """Squared distance of each row's out-of-bag prediction to its interval
     (NaN for a row in every bootstrap sample), and the fit time."""
     start = time.perf_counter()
-    forest = _fit_out_of_bag(MMITForest(**params, oob_score=True, random_state=seed),
+    forest = fit_out_of_bag(MMITForest(**params, oob_score=True, random_state=seed),
                              X, y, sample_weight)
     seconds = time.perf_counter() - start
     return _distance_outside(y[:, 0], y[:, 1], forest.oob_prediction_) ** 2, seconds
@@ -632,7 +621,7 @@ class MMITForestCV(IntervalRegressorMixin, BaseEstimator):
                       f"{candidates[number]}: out-of-bag MSE {mse:.4g} ({seconds:.1f} s)",
                       file=sys.stderr, flush=True)
         self._choose(candidates, np.array(errors), sample_weight, fit_times)
-        self.best_estimator_ = _fit_out_of_bag(
+        self.best_estimator_ = fit_out_of_bag(
             MMITForest(**{**common, "n_jobs": self.n_jobs}, **self.best_params_,
                        oob_score=True, random_state=seed, verbose=self.verbose),
             X_input, y, sample_weight)

@@ -9,10 +9,12 @@ from mmit import (
     MMITCV,
     IntervalLinearRegression,
     IntervalLinearRegressionCV,
+    IntervalStackingRegressor,
     MMITBoost,
     MMITForest,
     MMITForestCV,
 )
+from mmit._imputation import MeanImputer
 from mmit.baselines import ConstantRegressor, IntervalCART
 
 # the linear models solved tightly: the checks compare weighted and repeated
@@ -25,7 +27,10 @@ ESTIMATORS = [MMIT(), MMIT(max_depth=3, leaf_model="linear"), MMITForest(n_estim
               MMITBoost(n_estimators=10, min_samples_leaf=1),
               IntervalLinearRegression(tol=TIGHT),
               IntervalLinearRegressionCV(n_alphas=5, cv=3, tol=TIGHT), ConstantRegressor(),
-              IntervalCART()]
+              IntervalCART(),
+              IntervalStackingRegressor([("tree", MMIT(max_depth=3)),
+                                         ("linear", IntervalLinearRegression(tol=TIGHT))],
+                                        cv=3, random_state=0)]
 
 
 def expected_failed_checks(estimator):
@@ -40,7 +45,8 @@ def expected_failed_checks(estimator):
     return {}
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+@parametrize_with_checks([*ESTIMATORS, MeanImputer()],
+                         expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 

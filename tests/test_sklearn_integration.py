@@ -9,7 +9,14 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score, cross_
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from mmit import MMIT, MMITCV, MMITBoost, MMITForest
+from mmit import (
+    MMIT,
+    MMITCV,
+    IntervalLinearRegressionCV,
+    IntervalStackingRegressor,
+    MMITBoost,
+    MMITForest,
+)
 from mmit.metrics import interval_accuracy_scorer, neg_interval_mse_scorer
 
 pd = pytest.importorskip("pandas")
@@ -86,3 +93,36 @@ def test_permutation_importance_finds_the_signal():
                                     n_repeats=5, random_state=0)
     assert result.importances_mean[0] > result.importances_mean[2]
     assert result.importances_mean[0] > 0
+
+
+def small_stack():
+    return IntervalStackingRegressor([("tree", MMIT(max_depth=3)),
+                                      ("linear", IntervalLinearRegressionCV(cv=3))],
+                                     cv=3, random_state=0)
+
+
+def test_stack_in_pipelines_searches_and_cross_validation():
+    X, y = interval_problem()
+    cv = KFold(3, shuffle=True, random_state=0)
+    scores = cross_val_score(small_stack(), X, y, cv=cv, scoring=neg_interval_mse_scorer)
+    assert scores.shape == (3,) and np.all(scores <= 0)
+    search = GridSearchCV(small_stack(), {"tree__max_depth": [1, 3]}, cv=cv,
+                          scoring=neg_interval_mse_scorer).fit(X, y)
+    assert search.best_params_ == {"tree__max_depth": 3}  # the signal has a step
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame["group"] = np.where(X[:, 0] > 0, "high", "low")
+    preprocess = ColumnTransformer([
+        ("scale", StandardScaler(), ["a", "b", "c"]),
+        ("encode", OneHotEncoder(sparse_output=False), ["group"]),
+    ])
+    pipeline = Pipeline([("preprocess", preprocess), ("stack", small_stack())])
+    pipeline.set_output(transform="pandas").fit(frame, y)
+    assert list(pipeline[-1].feature_names_in_)[-1] == "encode__group_low"
+    assert pipeline.predict(frame).shape == (len(frame),)
+    # a member that selects columns by name sees the DataFrame as given
+    by_name = IntervalStackingRegressor(
+        [("ab", make_pipeline(ColumnTransformer([("keep", "passthrough", ["a", "b"])]),
+                              MMIT(max_depth=3, random_state=0)))], cv=3).fit(frame, y)
+    np.testing.assert_array_equal(by_name.predict(frame),
+                                  MMIT(max_depth=3, random_state=0).fit(
+                                      X[:, :2], y).predict(X[:, :2]))
