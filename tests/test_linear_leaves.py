@@ -170,7 +170,7 @@ def test_model_files_keep_the_linear_models(tmp_path, make):
     path = tmp_path / "model.npz"
     save_model(model, path)
     with np.load(path) as archive:
-        assert json.loads(bytes(archive["metadata"]).decode())["version"] == 3
+        assert json.loads(bytes(archive["metadata"]).decode())["version"] == 4
         assert "tree0_slopes" in archive.files
     X_test = X.copy()
     X_test[::5, 2] = np.nan

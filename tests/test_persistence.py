@@ -1,0 +1,145 @@
+"""Model files of the linear models and of stacks (the tree models' files are
+tested with the command line, tests/test_cli.py)."""
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import GroupKFold
+
+from mmit import (
+    MMIT,
+    MMITCV,
+    IntervalLinearRegression,
+    IntervalLinearRegressionCV,
+    IntervalStackingRegressor,
+    MMITBoost,
+    MMITForest,
+    load_model,
+    save_model,
+)
+from mmit._imputation import MeanImputer
+from mmit.datasets import load_dataset
+
+pd = pytest.importorskip("pandas")
+
+
+def servo(missing=False):
+    data = load_dataset("servo", as_frame=True)
+    X = data.data.copy()
+    if missing:
+        X.iloc[::4, 0] = np.nan
+        X.iloc[::7, 5] = np.nan
+    return X, data.target
+
+
+def round_trip(model, path):
+    save_model(model, path)
+    with zipfile.ZipFile(path) as archive:  # plain arrays: nothing pickled
+        assert all(name.endswith(".npy") for name in archive.namelist())
+    return load_model(path)
+
+
+@pytest.mark.parametrize("model", [IntervalLinearRegression(alpha=0.01, margin=0.05),
+                                   IntervalLinearRegressionCV(n_alphas=10, cv=3)])
+def test_linear_models_predict_identically(tmp_path, model):
+    X, y = servo()
+    model.fit(X, y)
+    restored = round_trip(model, tmp_path / "linear.npz")
+    assert type(restored) is type(model) and restored.get_params() == model.get_params()
+    far = X.copy() * 10.0  # beyond the training range: clipped alike
+    np.testing.assert_array_equal(restored.predict(far), model.predict(far))
+    for name in ("coef_", "data_min_", "data_max_", "intercept_", "n_features_in_",
+                 "feature_names_in_"):
+        np.testing.assert_array_equal(getattr(restored, name), getattr(model, name))
+    if isinstance(model, IntervalLinearRegressionCV):
+        np.testing.assert_array_equal(restored.mse_path_, model.mse_path_)
+        assert (restored.alpha_, restored.margin_) == (model.alpha_, model.margin_)
+
+
+def test_default_stack_with_missing_values_predicts_identically(tmp_path):
+    X, y = servo(missing=True)
+    stack = IntervalStackingRegressor(n_jobs=2, random_state=0).fit(X, y)
+    restored = round_trip(stack, tmp_path / "stack.npz")
+    np.testing.assert_array_equal(restored.predict(X), stack.predict(X))
+    assert restored.get_params(deep=False) == stack.get_params(deep=False)
+    for name in ("weights_", "cv_predictions_", "cv_scores_", "feature_names_in_"):
+        np.testing.assert_array_equal(getattr(restored, name), getattr(stack, name))
+    assert list(restored.named_estimators_) == ["forest", "boost", "linear"]
+    assert isinstance(restored.named_estimators_.forest, MMITForest)
+    assert isinstance(restored.named_estimators_.boost, MMITBoost)
+    linear = restored.named_estimators_.linear
+    assert isinstance(linear[0], MeanImputer) and isinstance(
+        linear[1], IntervalLinearRegressionCV)
+    np.testing.assert_array_equal(linear[0].indicator_features_, [0, 5])
+    # (a KFold equals only itself: compared by its settings)
+    assert repr(linear[1].get_params()) == repr(
+        stack.named_estimators_.linear[1].get_params())
+
+
+def test_given_members_a_search_saves_its_best_tree(tmp_path):
+    X, y = servo()
+    X = X.to_numpy()
+    stack = IntervalStackingRegressor(
+        [("search", MMITCV(cv=3)), ("linear", IntervalLinearRegression()),
+         ("none", "drop")], cv=3, random_state=0).fit(X, y)
+    restored = round_trip(stack, tmp_path / "stack.npz")
+    np.testing.assert_array_equal(restored.predict(X), stack.predict(X))
+    assert isinstance(restored.named_estimators_.search, MMIT)
+    assert [name for name, _ in restored.estimators] == ["search", "linear"]
+    assert not hasattr(restored, "feature_names_in_")
+
+
+def test_what_cannot_be_saved_is_named(tmp_path):
+    X, y = servo()
+    values = X.to_numpy()[:, 0] * 2.0  # exact values: any regressor may be a member
+    with pytest.raises(TypeError, match="not Ridge"):
+        save_model(IntervalStackingRegressor([("ridge", Ridge())], cv=3).fit(X, values),
+                   tmp_path / "s.npz")
+    groups = np.arange(len(X)) % 5
+    stack = IntervalStackingRegressor([("tree", MMIT(max_depth=2))], cv=GroupKFold(3))
+    with pytest.raises(TypeError, match="cannot save the parameter cv=GroupKFold"):
+        save_model(stack.fit(X, y, groups=groups), tmp_path / "s.npz")
+
+
+def rewritten(path, target, change):
+    with np.load(path) as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    metadata = json.loads(bytes(arrays["metadata"]).decode())
+    change(metadata, arrays)
+    arrays["metadata"] = np.frombuffer(json.dumps(metadata).encode(), np.uint8)
+    with open(target, "wb") as file:
+        np.savez(file, **arrays)
+    return target
+
+
+def test_damaged_stacks_and_linear_models_are_refused(tmp_path):
+    X, y = servo(missing=True)
+    path = tmp_path / "stack.npz"
+    save_model(IntervalStackingRegressor(
+        [("tree", MMIT(max_depth=2)), ("linear", IntervalLinearRegression())], cv=3,
+        random_state=0).fit(X, y), path)
+
+    def weights(metadata, arrays):
+        arrays["weights"] = arrays["weights"] * 2.0
+
+    def indicators(metadata, arrays):
+        arrays["member1_step0_indicator_features"] = np.array([0, 99])
+
+    def coefficients(metadata, arrays):
+        arrays["member1_step1_coef"] = arrays["member1_step1_coef"][:3]
+
+    def features(metadata, arrays):
+        metadata["members"][0]["n_features_in"] = 3
+
+    def unknown(metadata, arrays):
+        metadata["members"][1]["steps"][1]["estimator"] = "Ridge"
+
+    def parameter(metadata, arrays):
+        metadata["members"][1]["steps"][1]["params"]["alpha"] = -1.0
+
+    for change in (weights, indicators, coefficients, features, unknown, parameter):
+        with pytest.raises(ValueError, match="damaged"):
+            load_model(rewritten(path, tmp_path / f"{change.__name__}.npz", change))
