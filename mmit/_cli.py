@@ -46,17 +46,22 @@ def run_fit(args):
     data = load_folder(args.data)
     target = _targets(data)
     name = {"tree": "MMIT", "linear": "MMIT linear leaves", "forest": "MMITForestCV",
-            "boost": "MMITBoost"}[args.model]
+            "boost": "MMITBoost", "stack": "Stacking"}[args.model]
     print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
     search = make_model(name, target, n_jobs=args.n_jobs, verbose=1).fit(data.data, target)
-    model = search.best_estimator_
-    if name == "MMITForestCV":
-        # the saved forest keeps no trace of the command line's verbosity
+    if name == "Stacking":
+        model = search
+        chosen = {member: round(float(weight), 3) for member, weight
+                  in zip(model.named_estimators_, model.weights_, strict=True)}
+    else:
+        model, chosen = search.best_estimator_, search.best_params_
+    if hasattr(model, "verbose"):
+        # the saved model keeps no trace of the command line's verbosity
         model.set_params(verbose=0)
     save_model(model, args.out)
-    print(f"saved {type(model).__name__} {search.best_params_} to {args.out} "
+    print(f"saved {type(model).__name__} {chosen} to {args.out} "
           f"(training interval MSE {-model.score(data.data, target):.4f}, "
           f"{time.perf_counter() - start:.1f} s)")
     return 0
@@ -111,10 +116,12 @@ def build_parser():
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
 
     cv = commands.add_parser(
-        "cv", help="cross-validated scores of MMIT, MMITForest, MMITBoost and baselines",
+        "cv", help="cross-validated scores of MMIT, MMITForest, MMITBoost, the stack and "
+                   "baselines",
         description="Each fold of the data set's folds.csv is the test set in turn; every "
                     "model chooses its hyperparameters by inner 5-fold CV on the other "
-                    "folds (MMITForestCV: out of bag; MMITForest: its defaults). Prints "
+                    "folds (MMITForestCV: out of bag; MMITForest: its defaults; Stacking: "
+                    "its members' weights by their out-of-fold predictions). Prints "
                     "the test interval MSE and accuracy of each model on each fold "
                     "(baselines: the best constant and Interval-CART).")
     source = cv.add_mutually_exclusive_group()
@@ -122,7 +129,8 @@ def build_parser():
                         help=f"a bundled data set (default: {DEFAULT_DATASET})")
     source.add_argument("--data", metavar="DIR",
                         help="a folder with features.csv, targets.csv and folds.csv")
-    cv.add_argument("--model", choices=["tree", "linear", "forest", "boost", "all"],
+    cv.add_argument("--model", choices=["tree", "linear", "forest", "boost", "stack",
+                                        "all"],
                     default="all",
                     help="mmit models to compare with the baselines (default: all)")
     cv.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
@@ -133,13 +141,14 @@ def build_parser():
         description="Fit an MMIT (margin and pruning by 5-fold CV; 'linear': also "
                     "constant or linear leaves and their shrinkage), an MMITForest "
                     "(chosen by MMITForestCV: margin, loss, max_features and leaf size "
-                    "by out-of-bag score) or an MMITBoost (loss, depth and margin by "
-                    "5-fold CV) on a data folder, and save it as arrays and JSON (no "
-                    "pickle).")
+                    "by out-of-bag score), an MMITBoost (loss, depth and margin by "
+                    "5-fold CV) or an IntervalStackingRegressor (its default members "
+                    "weighted by their out-of-fold predictions: 'stack') on a data "
+                    "folder, and save it as arrays and JSON (no pickle).")
     fit.add_argument("--data", metavar="DIR", required=True,
                      help="a folder with features.csv and targets.csv")
     fit.add_argument("--out", metavar="MODEL", required=True, help="model file to write")
-    fit.add_argument("--model", choices=["tree", "linear", "forest", "boost"],
+    fit.add_argument("--model", choices=["tree", "linear", "forest", "boost", "stack"],
                      default="tree",
                      help="what to fit (default: tree)")
     fit.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")

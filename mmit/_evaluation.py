@@ -16,6 +16,7 @@ from ._boosting import MMITBoost
 from ._forest import MMITForest
 from ._linear import IntervalLinearRegressionCV
 from ._model_selection import MMITCV, MMITForestCV, bounds_spread, default_margins
+from ._stacking import IntervalStackingRegressor
 from .baselines import ConstantRegressor, IntervalCART
 from .metrics import interval_accuracy, interval_mse
 
@@ -24,8 +25,9 @@ MODEL_GROUPS = {
     "linear": ["L1-Linear", "MMIT linear leaves"],
     "forest": ["MMITForest", "MMITForestCV"],
     "boost": ["MMITBoost"],
+    "stack": ["Stacking"],
     "all": ["Constant", "L1-Linear", "Interval-CART", "MMIT", "MMIT squared",
-            "MMIT linear leaves", "MMITForest", "MMITForestCV", "MMITBoost"],
+            "MMIT linear leaves", "MMITForest", "MMITForestCV", "MMITBoost", "Stacking"],
 }
 _DEPTHS = [1, 2, 3, 4, 6, 9, 12, 16]
 # MMITBoost's inner-CV grid around its defaults (100 stages, learning rate 0.1),
@@ -39,9 +41,12 @@ def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
     (MMITForestCV: out of bag; MMITForest: its defaults; MMITBoost: loss,
     depth and margin; L1-Linear: the lasso's alpha and the margin; MMIT
     linear leaves: margin, constant or linear leaves, their shrinkage and
-    the pruning, with the squared hinge of the leaves' models).
+    the pruning, with the squared hinge of the leaves' models; Stacking:
+    IntervalStackingRegressor with its default members, weighted by their
+    5-fold out-of-fold predictions).
 
-    ``verbose`` reports the progress of forests (the long fits) on stderr.
+    ``verbose`` reports the progress of forests and stacks (the long fits)
+    on stderr.
     """
     inner = KFold(5, shuffle=True, random_state=random_state)
     margins = default_margins(y_train[:, 0], y_train[:, 1])
@@ -66,6 +71,9 @@ def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
         return MMITForest(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
     if name == "MMITForestCV":
         return MMITForestCV(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+    if name == "Stacking":
+        return IntervalStackingRegressor(n_jobs=n_jobs, random_state=random_state,
+                                         verbose=verbose)
     if name == "MMITBoost":
         spread = bounds_spread(y_train[:, 0], y_train[:, 1])
         grid = {**BOOST_GRID, "margin": [scale * spread for scale in BOOST_MARGIN_SCALES]}

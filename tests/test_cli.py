@@ -6,7 +6,15 @@ import zipfile
 import numpy as np
 import pytest
 
-from mmit import MMIT, MMITCV, MMITBoost, MMITForest, load_model, save_model
+from mmit import (
+    MMIT,
+    MMITCV,
+    IntervalStackingRegressor,
+    MMITBoost,
+    MMITForest,
+    load_model,
+    save_model,
+)
 from mmit._cli import main
 from mmit.baselines import ConstantRegressor, IntervalCART, interval_cart_rows
 from mmit.datasets import list_datasets, load_dataset, load_folder, make_interval_regression
@@ -55,19 +63,29 @@ def test_cv_compares_the_linear_models(folder, capsys):
     assert "L1-Linear" in header and "MMIT linear leaves" in header
 
 
-@pytest.mark.parametrize("kind", ["tree", "linear", "forest", "boost"])
+def test_cv_scores_the_stack(folder, capsys):
+    assert main(["cv", "--data", str(folder), "--model", "stack", "--n-jobs", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split() == ["fold", "Constant", "Interval-CART", "Stacking"]
+    mean = [line for line in lines if line.startswith("mean")][0].split()
+    assert float(mean[3]) < float(mean[1])  # the stack beats the constant
+
+
+@pytest.mark.parametrize("kind", ["tree", "linear", "forest", "boost", "stack"])
 def test_fit_then_predict_matches_the_fitted_model(folder, tmp_path, kind, capsys):
     model_path, out = tmp_path / "model.npz", tmp_path / "pred.csv"
     assert main(["fit", "--data", str(folder), "--out", str(model_path),
                  "--model", kind]) == 0
-    if kind == "forest":  # progress of the long fits on stderr
-        assert "[MMITForestCV] 1/" in capsys.readouterr().err
+    if kind in ("forest", "stack"):  # progress of the long fits on stderr
+        assert {"forest": "[MMITForestCV] 1/",
+                "stack": "[IntervalStackingRegressor] weights"}[kind] in \
+            capsys.readouterr().err
     assert main(["predict", "--model", str(model_path), "--data", str(folder),
                  "--out", str(out)]) == 0
     predictions = np.loadtxt(out, skiprows=1)
     model = load_model(model_path)
     assert isinstance(model, {"tree": MMIT, "linear": MMIT, "forest": MMITForest,
-                              "boost": MMITBoost}[kind])
+                              "boost": MMITBoost, "stack": IntervalStackingRegressor}[kind])
     np.testing.assert_array_equal(predictions, model.predict(load_folder(folder).data))
 
 
@@ -126,7 +144,7 @@ def test_saving_a_search_saves_its_best_tree(tmp_path):
     save_model(search, tmp_path / "m.npz")
     restored = load_model(tmp_path / "m.npz")
     np.testing.assert_array_equal(restored.predict(X), search.predict(X))
-    with pytest.raises(TypeError, match="MMIT, MMITForest or MMITBoost"):
+    with pytest.raises(TypeError, match="save_model saves MMIT.* not ConstantRegressor"):
         save_model(ConstantRegressor().fit(X, y), tmp_path / "c.npz")
 
 
