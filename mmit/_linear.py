@@ -276,22 +276,31 @@ class IntervalLinearRegression(_LinearPredictor):
         return self
 
 
-def _fold_mse(X, lower, upper, weight, train, test, margins, alphas, l1_ratio, tol,
-              max_iter, clip_features):
-    """Test interval MSE of the paths fitted on ``train`` (one per margin,
-    ``alphas[m]`` the path of ``margins[m]``), for every alpha; and the
-    alphas where the solver did not converge."""
+def _fold_paths(X, lower, upper, weight, train, test, margins, alphas, l1_ratio, tol,
+                max_iter, clip_features):
+    """For each margin (``alphas[m]`` the path of ``margins[m]``), the test
+    rows' predictions (n_alphas, n_test) of the path fitted on ``train``,
+    and the alphas where the solver did not converge. A generator: one
+    margin's predictions in memory at a time."""
     X_train, X_test = X[train], X[test]
     if clip_features:
         X_test = np.clip(X_test, *feature_range(X_train, weight[train]))
     features = StandardisedFeatures(X_train, weight[train], overwrite_X=True)
-    scores, unconverged = [], []
     for margin, margin_alphas in zip(margins, alphas, strict=True):
         problem = StandardisedProblem(features, lower[train], upper[train], margin,
                                       weight[train])
         coefs, intercepts, _, missed = problem.path(margin_alphas, l1_ratio, tol, max_iter)
-        predictions = coefs @ X_test.T  # (n_alphas, n_test)
+        predictions = coefs @ X_test.T
         predictions += intercepts[:, np.newaxis]
+        yield predictions, missed
+
+
+def _fold_mse(X, lower, upper, weight, train, test, *path_args):
+    """Test interval MSE of every margin and alpha of the paths fitted on
+    ``train``, and the alphas where the solver did not converge."""
+    scores, unconverged = [], []
+    for predictions, missed in _fold_paths(X, lower, upper, weight, train, test,
+                                           *path_args):
         scores.append(_interval_scores(lower[test], upper[test], predictions,
                                        sample_weight=weight[test]))
         unconverged += missed
@@ -327,6 +336,11 @@ class IntervalLinearRegressionCV(_LinearPredictor):
     clip_features : bool, default=True
         Clip each feature to its training range before predicting (in the
         folds too), see :class:`IntervalLinearRegression`.
+    store_cv_predictions : bool, default=False
+        Keep each row's prediction by the fold model that held it out, at
+        the chosen alpha and margin (``cv_predictions_``): out-of-fold
+        predictions for stacking, at the cost of solving each fold's path
+        of the chosen margin again, down to the chosen alpha.
     n_jobs : int, default=None
         Parallel jobs over margins and folds (threads; numpy releases the
         GIL in its products).
@@ -348,6 +362,10 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         The refitted model on all data, original feature scale.
     data_min_, data_max_ : ndarray of shape (n_features,)
         Range of each feature over the training rows of positive weight.
+    cv_predictions_ : ndarray of shape (n_samples,)
+        With ``store_cv_predictions``: each row's prediction by the fold
+        model at the chosen alpha and margin that held it out (the mean
+        over its folds if several did, NaN if none did).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -375,11 +393,13 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         "tol": [Interval(Real, 0.0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "clip_features": ["boolean"],
+        "store_cv_predictions": ["boolean"],
         "n_jobs": [Integral, None],
     }
 
     def __init__(self, *, l1_ratio=1.0, n_alphas=100, eps=1e-3, alphas=None, margins=None,
-                 cv=None, tol=1e-4, max_iter=100_000, clip_features=True, n_jobs=None):
+                 cv=None, tol=1e-4, max_iter=100_000, clip_features=True,
+                 store_cv_predictions=False, n_jobs=None):
         self.l1_ratio = l1_ratio
         self.n_alphas = n_alphas
         self.eps = eps
@@ -389,6 +409,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         self.tol = tol
         self.max_iter = max_iter
         self.clip_features = clip_features
+        self.store_cv_predictions = store_cv_predictions
         self.n_jobs = n_jobs
 
     def _candidate_margins(self, lower, upper, sample_weight):
@@ -438,8 +459,9 @@ class IntervalLinearRegressionCV(_LinearPredictor):
                     for margin in margins]
         alphas = np.array([self._path_alphas(problem) for problem in problems])
         folds = list(check_cv(self.cv).split(X, np.column_stack([lower, upper])))
+        parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
         with _single_threaded_blas():
-            results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            results = parallel(
                 delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margins,
                                    alphas, self.l1_ratio, self.tol, self.max_iter,
                                    self.clip_features)
@@ -453,10 +475,38 @@ class IntervalLinearRegressionCV(_LinearPredictor):
             best_margin, best_alpha = np.unravel_index(np.argmin(mean), mean.shape)
             self.margin_ = float(margins[best_margin])
             self.alpha_ = float(alphas[best_margin, best_alpha])
+            best_path = alphas[best_margin:best_margin + 1, :best_alpha + 1]
             coefs, intercepts, self.n_iter_, unconverged = problems[best_margin].path(
-                alphas[best_margin, :best_alpha + 1], self.l1_ratio, self.tol,
-                self.max_iter)
+                best_path[0], self.l1_ratio, self.tol, self.max_iter)
+            if self.store_cv_predictions:
+                # the same warm-started path, down to the chosen alpha: the
+                # fold models that mse_path_ scored
+                fold_predictions = parallel(
+                    delayed(_last_alpha_predictions)(
+                        X, lower, upper, sample_weight, train, test, [self.margin_],
+                        best_path, self.l1_ratio, self.tol, self.max_iter,
+                        self.clip_features)
+                    for train, test in folds)
+                self.cv_predictions_ = _mean_over_folds(
+                    fold_predictions, [test for _, test in folds], X.shape[0])
         _warn_unconverged(unconverged, self.max_iter)
         self.coef_, self.intercept_ = coefs[-1], float(intercepts[-1])
         self._set_feature_range(X, sample_weight)
         return self
+
+
+def _last_alpha_predictions(*fold_path_args):
+    """The test rows' predictions at the last alpha of one margin's fold path
+    (arguments of :func:`_fold_paths`)."""
+    predictions, _ = next(_fold_paths(*fold_path_args))
+    return predictions[-1]
+
+
+def _mean_over_folds(predictions, tests, n_samples):
+    """Each row's mean prediction over the folds that tested it (NaN if none)."""
+    total, count = np.zeros(n_samples), np.zeros(n_samples)
+    for fold_predictions, test in zip(predictions, tests, strict=True):
+        np.add.at(total, test, fold_predictions)
+        np.add.at(count, test, 1.0)
+    with np.errstate(invalid="ignore"):
+        return total / count

@@ -246,3 +246,28 @@ def test_cv_scores_its_folds_on_clipped_features():
     unclipped = IntervalLinearRegressionCV(alphas=[0.01], margins=[0.0], cv=cv, tol=1e-10,
                                            clip_features=False).fit(X, y)
     assert np.any(unclipped.mse_path_ != search.mse_path_)  # some test rows were clipped
+
+
+def test_cv_predictions_are_the_fold_models_at_the_chosen_alpha():
+    X, y, weight = problem(n=150, p=5, seed=13)
+    cv = list(KFold(4, shuffle=True, random_state=1).split(X))
+    search = IntervalLinearRegressionCV(n_alphas=12, cv=cv, tol=1e-10,
+                                        store_cv_predictions=True).fit(X, y, weight)
+    m = list(search.margins_).index(search.margin_)
+    a = list(search.alphas_[m]).index(search.alpha_)
+    for k, (train, test) in enumerate(cv):
+        # the fold models that mse_path_ scored
+        assert interval_mse(y[test], search.cv_predictions_[test],
+                            sample_weight=weight[test]) == pytest.approx(
+            search.mse_path_[m, a, k], rel=1e-12)
+        fold = IntervalLinearRegression(alpha=search.alpha_, margin=search.margin_,
+                                        tol=1e-10).fit(X[train], y[train], weight[train])
+        np.testing.assert_allclose(search.cv_predictions_[test], fold.predict(X[test]),
+                                   atol=1e-5)
+    assert not hasattr(IntervalLinearRegressionCV(cv=cv).fit(X, y), "cv_predictions_")
+    # a row no fold tests has none; a row two folds test, their mean
+    partial = [(np.arange(50, 150), np.arange(50)), (np.arange(25, 150), np.arange(25))]
+    search = IntervalLinearRegressionCV(alphas=[0.01], margins=[0.0], cv=partial,
+                                        store_cv_predictions=True).fit(X, y)
+    assert np.all(np.isnan(search.cv_predictions_[50:]))
+    assert np.all(np.isfinite(search.cv_predictions_[:50]))
