@@ -3,6 +3,7 @@
 import sys
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -74,15 +75,15 @@ def _fit_tree(index, tree, data, sample_weight, bootstrap):
     return index, tree
 
 
-def fit_out_of_bag(forest, X, y, sample_weight):
-    """Fit a forest with ``oob_score``. Rows in every bootstrap sample (few
-    trees, or a weight that dominates the draws) have no out-of-bag
-    prediction and are left out by the callers (model selection, stacking)
-    alike, so their warning is not passed on."""
+@contextmanager
+def rows_without_out_of_bag_prediction_ignored():
+    """Silence the warning of forests fitted inside about rows in every
+    bootstrap sample (few trees, or a weight that dominates the draws): the
+    callers (model selection, stacking) leave such rows out alike."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Some samples were in the bootstrap sample",
                                 UserWarning)
-        return forest.set_params(oob_score=True).fit(X, y, sample_weight)
+        yield
 
 
 def mean_feature_importances(trees):

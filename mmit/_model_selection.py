@@ -30,7 +30,7 @@ from ._fitting import (
     set_fitted_attributes,
     validate_training_data,
 )
-from ._forest import MMITForest, fit_out_of_bag
+from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
 from ._pruning import leaf_alphas, prune_at, subtree_predictions
 from ._validation import LOSSES, check_margin
 from .metrics import _distance_outside, _interval_scores
@@ -455,8 +455,9 @@ def _out_of_bag_errors(params, X, y, sample_weight, seed):
     """Squared distance of each row's out-of-bag prediction to its interval
     (NaN for a row in every bootstrap sample), and the fit time."""
     start = time.perf_counter()
-    forest = fit_out_of_bag(MMITForest(**params, oob_score=True, random_state=seed),
-                             X, y, sample_weight)
+    with rows_without_out_of_bag_prediction_ignored():
+        forest = MMITForest(**params, oob_score=True, random_state=seed).fit(
+            X, y, sample_weight)
     seconds = time.perf_counter() - start
     return _distance_outside(y[:, 0], y[:, 1], forest.oob_prediction_) ** 2, seconds
 
@@ -621,10 +622,10 @@ class MMITForestCV(IntervalRegressorMixin, BaseEstimator):
                       f"{candidates[number]}: out-of-bag MSE {mse:.4g} ({seconds:.1f} s)",
                       file=sys.stderr, flush=True)
         self._choose(candidates, np.array(errors), sample_weight, fit_times)
-        self.best_estimator_ = fit_out_of_bag(
-            MMITForest(**{**common, "n_jobs": self.n_jobs}, **self.best_params_,
-                       oob_score=True, random_state=seed, verbose=self.verbose),
-            X_input, y, sample_weight)
+        with rows_without_out_of_bag_prediction_ignored():
+            self.best_estimator_ = MMITForest(
+                **{**common, "n_jobs": self.n_jobs}, **self.best_params_, oob_score=True,
+                random_state=seed, verbose=self.verbose).fit(X_input, y, sample_weight)
         return self
 
     def _choose(self, candidates, errors, sample_weight, fit_times):
