@@ -46,7 +46,7 @@ def run_fit(args):
     data = load_folder(args.data)
     target = _targets(data)
     name = {"tree": "MMIT", "linear": "MMIT linear leaves", "forest": "MMITForestCV",
-            "boost": "MMITBoost", "stack": "Stacking"}[args.model]
+            "boost": "MMITBoost CV", "stack": "Stacking"}[args.model]
     print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
@@ -120,8 +120,9 @@ def build_parser():
                    "baselines",
         description="Each fold of the data set's folds.csv is the test set in turn; every "
                     "model chooses its hyperparameters by inner 5-fold CV on the other "
-                    "folds (MMITForestCV: out of bag; MMITForest: its defaults; Stacking: "
-                    "its members' weights by their out-of-fold predictions). Prints "
+                    "folds (MMITForestCV: out of bag; MMITForest and MMITBoost: their "
+                    "defaults; Stacking: its members' weights by their out-of-fold "
+                    "predictions). Prints "
                     "the test interval MSE and accuracy of each model on each fold "
                     "(baselines: the best constant and Interval-CART).")
     source = cv.add_mutually_exclusive_group()
