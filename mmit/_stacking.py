@@ -1,6 +1,7 @@
 """IntervalStackingRegressor: the best convex combination of model families,
 weighted by their out-of-fold predictions (stacked generalisation)."""
 
+import itertools
 import sys
 import time
 from numbers import Integral
@@ -18,7 +19,7 @@ from ._base import IntervalRegressorMixin
 from ._boosting import MMITBoost
 from ._combiner import simplex_weights
 from ._fitting import draw_seed, validate_training_data
-from ._forest import MMITForest, fit_out_of_bag
+from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
 from ._imputation import MeanImputer
 from ._linear import IntervalLinearRegressionCV
 from .metrics import _interval_scores
@@ -27,14 +28,18 @@ from .metrics import _interval_scores
 IMPUTER_STEP, MEMBER_STEP = "impute", "model"
 
 
+# where a member's out-of-fold predictions come from
+OUT_OF_BAG, CV_PATH, FOLDS = "out of bag", "cv path", "folds"
+
+
 def default_estimators(random_state, n_jobs):
     """The default members, each seeded from ``random_state``: see the Notes
     of :class:`IntervalStackingRegressor` for the evidence."""
     return [
         ("forest", MMITForest(n_jobs=n_jobs, random_state=draw_seed(random_state))),
-        ("boost", MMITBoost(random_state=draw_seed(random_state))),
-        ("linear", IntervalLinearRegressionCV(
-            cv=KFold(5, shuffle=True, random_state=draw_seed(random_state)))),
+        ("boost", MMITBoost(n_estimators=50, learning_rate=0.1,
+                            random_state=draw_seed(random_state))),
+        ("linear", IntervalLinearRegressionCV()),
     ]
 
 
@@ -66,10 +71,35 @@ def needs_imputer(estimator):
             and not estimator.__sklearn_tags__().input_tags.allow_nan)
 
 
-def out_of_bag(estimator):
-    """Whether a member's out-of-fold predictions come from its own fit: a
-    bagged MMITForest predicts every row with the trees that did not see it."""
-    return isinstance(estimator, MMITForest) and estimator.bootstrap
+def out_of_fold_source(estimator):
+    """Where a member's out-of-fold predictions come from: a bagged
+    MMITForest's are out of bag (each row predicted by the trees that did
+    not see it) and an IntervalLinearRegressionCV's come from its own folds,
+    set to the stack's, both from their one fit (also as a pipeline's last
+    step); any other member is fitted on every fold, then on all rows."""
+    final = estimator[-1] if isinstance(estimator, Pipeline) else estimator
+    if isinstance(final, MMITForest) and final.bootstrap:
+        return OUT_OF_BAG
+    if isinstance(final, IntervalLinearRegressionCV):
+        return CV_PATH
+    return FOLDS
+
+
+def _fit_once(index, estimator, source, member_cv, X, y, sample_weight):
+    """One task: fit a clone of a member whose one fit gives its out-of-fold
+    predictions (``source`` OUT_OF_BAG or CV_PATH, ``member_cv`` the stack's
+    folds), and read them."""
+    start = time.perf_counter()
+    prefix = f"{estimator.steps[-1][0]}__" if isinstance(estimator, Pipeline) else ""
+    settings = ({"oob_score": True} if source == OUT_OF_BAG else
+                {"cv": member_cv, "store_cv_predictions": True})
+    model = clone(estimator).set_params(**{prefix + key: value
+                                           for key, value in settings.items()})
+    with rows_without_out_of_bag_prediction_ignored():
+        _fit_member(model, X, y, sample_weight)
+    final = model[-1] if isinstance(model, Pipeline) else model
+    predictions = final.oob_prediction_ if source == OUT_OF_BAG else final.cv_predictions_
+    return index, None, model, predictions, time.perf_counter() - start
 
 
 def _fit_member(estimator, X, y, sample_weight):
@@ -266,6 +296,8 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
                  if needs_imputer(estimator) else estimator) for name, estimator in members]
 
     def _splits(self, X, y, groups, random_state):
+        """The folds, and the same as a ``cv`` for the members that take the
+        stack's folds (a KFold when ``cv`` is an int, else the folds)."""
         cv = 5 if self.cv is None else self.cv
         if isinstance(cv, Integral):
             cv = KFold(cv, shuffle=True, random_state=draw_seed(random_state))
@@ -275,7 +307,7 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         if np.any(counts != 1):
             raise ValueError("cv must partition the rows: each row in exactly one test "
                              "fold (as for cross_val_predict).")
-        return splits
+        return splits, cv if type(cv) is KFold else splits
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None, groups=None):
@@ -307,40 +339,48 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         y = lower if exact else np.column_stack([lower, upper])
         random_state = check_random_state(self.random_state)
         members = self._members(random_state, exact)
-        splits = self._splits(X, y, groups, random_state)
+        splits, member_cv = self._splits(X, y, groups, random_state)
         member_weight = None if sample_weight is None else weight
         n_samples, n_members = X.shape[0], len(members)
 
         predictions = np.full((n_samples, n_members), np.nan)
         fitted = [None] * n_members
         report = self._progress()
-        # bagged forests: one fit each (its out-of-bag predictions), with their
-        # own threads; then every fold and refit of the others in one pool
-        for index, (name, estimator) in enumerate(members):
-            if out_of_bag(estimator):
-                start = time.perf_counter()
-                forest = fit_out_of_bag(clone(estimator), X, y, member_weight)
-                fitted[index] = forest
-                predictions[:, index] = forest.oob_prediction_
-                report(name, "out of bag", time.perf_counter() - start)
-        tasks = [(index, fold, estimator, train, test)
-                 for index, (_, estimator) in enumerate(members)
-                 if not out_of_bag(estimator)
-                 for fold, (train, test) in [*enumerate(splits),
-                                             (None, (np.arange(n_samples), None))]]
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads",
-                           return_as="generator_unordered")(
-            delayed(_fit_and_predict)(index, fold, estimator, X, y, member_weight,
-                                      train, test)
-            for index, fold, estimator, train, test in tasks)
-        for index, fold, model, fold_predictions, seconds in results:
+        sources = [out_of_fold_source(estimator) for _, estimator in members]
+        # bagged forests first: one fit each, with their own threads; then, in
+        # one pool of threads, the linear CVs' one fit and every fold and refit
+        # of the other members
+        bagged = [delayed(_fit_once)(index, estimator, OUT_OF_BAG, None, X, y,
+                                     member_weight)
+                  for index, (_, estimator) in enumerate(members)
+                  if sources[index] == OUT_OF_BAG]
+        pooled = [delayed(_fit_once)(index, estimator, CV_PATH, member_cv, X, y,
+                                     member_weight)
+                  for index, (_, estimator) in enumerate(members)
+                  if sources[index] == CV_PATH]
+        pooled += [delayed(_fit_and_predict)(index, fold, estimator, X, y, member_weight,
+                                             train, test)
+                   for index, (_, estimator) in enumerate(members)
+                   if sources[index] == FOLDS
+                   for fold, (train, test) in [*enumerate(splits),
+                                               (None, (np.arange(n_samples), None))]]
+        results = itertools.chain(
+            (function(*args, **kwargs) for function, args, kwargs in bagged),
+            Parallel(n_jobs=self.n_jobs, prefer="threads",
+                     return_as="generator_unordered")(pooled))
+        for index, fold, model, member_predictions, seconds in results:
             name = members[index][0]
             if fold is None:
                 fitted[index] = model
-                report(name, "all rows", seconds)
+                if sources[index] == FOLDS:
+                    report(name, "all rows", seconds)
+                else:
+                    predictions[:, index] = _checked_predictions(member_predictions, name,
+                                                                 allow_nan=True)
+                    report(name, f"{sources[index]}, one fit", seconds)
             else:
                 predictions[splits[fold][1], index] = _checked_predictions(
-                    fold_predictions, name)
+                    member_predictions, name)
                 report(name, f"fold {fold + 1}/{len(splits)}", seconds)
 
         scored = ~np.isnan(predictions).any(axis=1) & (weight > 0)
@@ -403,11 +443,13 @@ def _is_frame(X):
     return hasattr(X, "iloc") and hasattr(X, "columns")
 
 
-def _checked_predictions(predictions, name):
+def _checked_predictions(predictions, name, allow_nan=False):
+    """A member's predictions as float64 (NaN, for no out-of-bag prediction,
+    only with ``allow_nan``)."""
     predictions = np.asarray(predictions, dtype=np.float64)
     if predictions.ndim != 1:
         raise ValueError(f"Member {name!r} must predict one value per row, got "
                          f"predictions of shape {predictions.shape}.")
-    if not np.all(np.isfinite(predictions)):
+    if np.any(np.isinf(predictions)) or (not allow_nan and np.any(np.isnan(predictions))):
         raise ValueError(f"Member {name!r} predicted NaN or infinite values.")
     return predictions

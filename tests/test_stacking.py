@@ -117,6 +117,20 @@ def test_default_members_and_n_jobs_do_not_change_the_result():
     # the forest's column holds its out-of-bag predictions, from its one fit
     np.testing.assert_array_equal(one.cv_predictions_[:, 0],
                                   one.named_estimators_.forest.oob_prediction_)
+    # the linear model's, its CV's fold models at the chosen alpha, the CV run
+    # on the stack's folds by its one fit (behind the imputer)
+    linear = one.named_estimators_.linear[-1]
+    np.testing.assert_array_equal(one.cv_predictions_[:, 2], linear.cv_predictions_)
+    stack_folds = [test for _, test in KFold(5, shuffle=True, random_state=linear.cv
+                                             .random_state).split(X)]
+    assert [list(test) for _, test in linear.cv.split(X)] == [list(t) for t in stack_folds]
+    for test in stack_folds:
+        train = np.setdiff1d(np.arange(len(X)), test)
+        fold = IntervalLinearRegression(alpha=linear.alpha_, margin=linear.margin_,
+                                        tol=linear.tol).fit(X[train], y[train])
+        # a cold fit and the path's warm start agree to the solver's tolerance
+        np.testing.assert_allclose(one.cv_predictions_[test, 2], fold.predict(X[test]),
+                                   atol=2e-3)
     # the seeds come from random_state: another gives other folds and forests
     other = IntervalStackingRegressor(random_state=1).fit(X, y)
     assert not np.array_equal(other.cv_predictions_, one.cv_predictions_)
