@@ -89,9 +89,10 @@ def print_ranks(names, mse, real):
           f"{'wins vs forest (bundled, simulated)':>36}")
     for index in np.argsort(ranks.mean(axis=0)):
         wins = mse[:, index] < mse[:, reference]
+        counts = f"{wins[real].sum()}/{real.sum()}, {wins[~real].sum()}/{(~real).sum()}"
         print(f"{names[index]:<30} {ranks[:, index].mean():>9.2f} "
               f"{np.median(ratio[:, index]):>12.2f} {ratio[:, index].max():>11.2f} "
-              f"{f'{wins[real].sum()}/{real.sum()}, {wins[~real].sum()}/{(~real).sum()}':>36}")
+              f"{counts:>36}")
     bundled = np.array([rankdata(row) for row in mse[real][:, [names.index("defaults"),
                                                                reference]]])
     print(f"\nbundled sets, MMITBoost() against MMITForest() alone: mean rank "

@@ -1,0 +1,104 @@
+"""Fit time of IntervalStackingRegressor (default members) against MMITForest.
+
+Data: the largest bundled data set (H3K27ac-H3K4me3_TDHAM_BP_FPOP, 935 rows
+x 26 features) and ``make_interval_regression`` data of 1e4 rows with 20 and
+200 features (the "linear" pattern, 20% censored bounds). Both fit with
+the same ``n_jobs`` (1, as their default None, and 2) and are timed
+in turn (median of the repeats). Each member's share is the wall time of its
+part of the stack's fit, timed alone the way the stack runs it: the forest's
+one fit with its out-of-bag predictions, the linear model's one fit (its own
+CV on the stack's folds gives the out-of-fold predictions), the boosting's
+fits on the 5 folds and on all rows in a pool of ``n_jobs`` threads.
+
+Usage: python benchmarks/bench_stacking.py [--repeats 3] [--sizes 1e4]
+       [--features 20 200] [--n-jobs 1 2]
+"""
+
+import argparse
+import itertools
+import sys
+import time
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.model_selection import KFold
+from sklearn.utils import check_random_state
+
+from mmit import IntervalStackingRegressor, MMITForest
+from mmit._stacking import (
+    FOLDS,
+    _fit_and_predict,
+    _fit_once,
+    default_estimators,
+    out_of_fold_source,
+)
+from mmit.datasets import load_dataset, make_interval_regression
+
+
+def median_seconds(fit, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fit()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def member_seconds(X, y, n_jobs, repeats):
+    """Wall time of each default member's part of the stack's fit, run as the
+    stack runs it."""
+    members = default_estimators(check_random_state(0), n_jobs)
+    cv = KFold(5, shuffle=True, random_state=0)
+    splits = list(cv.split(X))
+    seconds = {}
+    for name, estimator in members:
+        source = out_of_fold_source(estimator)
+        if source == FOLDS:
+            def fit(estimator=estimator):
+                Parallel(n_jobs=n_jobs, prefer="threads")(
+                    delayed(_fit_and_predict)(0, k, estimator, X, y, None, train, test)
+                    for k, (train, test) in [*enumerate(splits),
+                                             (None, (np.arange(len(X)), None))])
+        else:
+            def fit(estimator=estimator, source=source):
+                _fit_once(0, estimator, source, cv, X, y, None)
+        seconds[name] = median_seconds(fit, repeats)
+    return seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sizes", type=float, nargs="+", default=[1e4])
+    parser.add_argument("--features", type=int, nargs="+", default=[20, 200])
+    parser.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
+    args = parser.parse_args()
+    data = load_dataset("H3K27ac-H3K4me3_TDHAM_BP_FPOP")
+    cases = [(f"{data.name[:22]} ({data.data.shape[0]} x {data.data.shape[1]})",
+              data.data, data.target)]
+    for n in args.sizes:
+        for p in args.features:
+            X, y = make_interval_regression(int(n), p, "linear", random_state=0)
+            cases.append((f"simulated {int(n)} x {p}", X, y))
+    print(f"{'data':<36}{'n_jobs':>7}{'stack s':>10}{'forest s':>10}{'ratio':>8}"
+          "  members' shares")
+    for (label, X, y), n_jobs in itertools.product(cases, args.n_jobs):
+        def fit_stack(X=X, y=y, n_jobs=n_jobs):
+            IntervalStackingRegressor(n_jobs=n_jobs, random_state=0).fit(X, y)
+
+        def fit_forest(X=X, y=y, n_jobs=n_jobs):
+            MMITForest(n_jobs=n_jobs, random_state=0).fit(X, y)
+
+        stack = median_seconds(fit_stack, args.repeats)
+        forest = median_seconds(fit_forest, args.repeats)
+        members = member_seconds(X, y, n_jobs, args.repeats)
+        total = sum(members.values())
+        shares = ", ".join(f"{name} {100 * s / total:.0f}% ({s:.2f} s)"
+                           for name, s in members.items())
+        print(f"{label:<36}{n_jobs:>7}{stack:>10.2f}{forest:>10.2f}{stack / forest:>8.2f}"
+              f"  {shares}", flush=True)
+        print(f"  {label}, n_jobs={n_jobs} done", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main()

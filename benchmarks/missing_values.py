@@ -1,0 +1,106 @@
+"""Evidence for the imputer in front of the linear models (IntervalStackingRegressor).
+
+Missing values are put into the data sets of DATA_DIR (each fold of
+folds.csv in turn is the test set) and into the simulated shapes of
+forest_defaults.py, in two ways, at fit and predict time alike:
+
+- at random: 20% of every feature's values;
+- informative: in half of the features (chosen at random), the values above
+  the feature's 70th percentile (a sensor's saturation, a count above the
+  detection limit).
+
+``IntervalLinearRegressionCV`` (alpha and margin by inner 5-fold CV) is then
+fitted behind scikit-learn's ``SimpleImputer`` with the mean or the median,
+each with and without a missing-value indicator column per feature that had
+missing training values (``add_indicator``). Prints the mean test interval
+MSE of each, and each imputer's mean rank, median and worst ratio to the
+best imputer, for both kinds of missing values.
+
+Usage: python benchmarks/missing_values.py DATA_DIR [--n-jobs 2]
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.stats import rankdata
+from sklearn.impute import SimpleImputer
+from sklearn.model_selection import KFold
+from sklearn.pipeline import make_pipeline
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from forest_defaults import splits_of  # noqa: E402
+
+from mmit import IntervalLinearRegressionCV  # noqa: E402
+from mmit.metrics import interval_mse  # noqa: E402
+
+IMPUTERS = {
+    "mean": ("mean", False),
+    "mean + indicator": ("mean", True),
+    "median": ("median", False),
+    "median + indicator": ("median", True),
+}
+
+
+def at_random(X, rng):
+    X = X.copy()
+    X[rng.random(X.shape) < 0.2] = np.nan
+    return X
+
+
+def informative(X, rng):
+    X = X.copy()
+    for j in rng.permutation(X.shape[1])[:max(1, X.shape[1] // 2)]:
+        X[X[:, j] > np.quantile(X[:, j], 0.7), j] = np.nan
+    return X
+
+
+def with_missing(splits, kind, rng):
+    out = []
+    for X_train, y_train, X_test, y_test in splits:
+        X = kind(np.vstack([X_train, X_test]), rng)
+        out.append((X[:len(X_train)], y_train, X[len(X_train):], y_test))
+    return out
+
+
+def test_mse(strategy, indicator, X_train, y_train, X_test, y_test):
+    model = make_pipeline(
+        SimpleImputer(strategy=strategy, add_indicator=indicator, keep_empty_features=True),
+        IntervalLinearRegressionCV(cv=KFold(5, shuffle=True, random_state=0)))
+    return interval_mse(y_test, model.fit(X_train, y_train).predict(X_test))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data_dir", type=Path)
+    parser.add_argument("--n-jobs", type=int, default=2)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    kinds = {"at random": at_random, "informative": informative}
+    results = {kind: {} for kind in kinds}
+    for name, splits in splits_of(args.data_dir, quick=False):
+        for kind, make in kinds.items():
+            data = with_missing(splits, make, rng)
+            mse = Parallel(n_jobs=args.n_jobs)(
+                delayed(test_mse)(*imputer, *split)
+                for imputer in IMPUTERS.values() for split in data)
+            results[kind][name] = np.array(mse).reshape(len(IMPUTERS), -1).mean(axis=1)
+        print(name, file=sys.stderr, flush=True)
+    for kind, by_set in results.items():
+        mse = np.array(list(by_set.values()))
+        ratio = mse / np.maximum(mse.min(axis=1, keepdims=True), 1e-300)
+        ranks = np.array([rankdata(row) for row in mse])
+        print(f"\nmissing values {kind} ({len(by_set)} data sets): mean test interval MSE")
+        print(f"{'data set':<42}" + "".join(f"{v:>20}" for v in IMPUTERS))
+        for name, row in by_set.items():
+            print(f"{name:<42}" + "".join(f"{v:>20.4g}" for v in row))
+        for label, values in (("mean rank", ranks.mean(axis=0)),
+                              ("median ratio", np.median(ratio, axis=0)),
+                              ("worst ratio", ratio.max(axis=0))):
+            print(f"{label:<42}" + "".join(f"{v:>20.2f}" for v in values))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,319 @@
+"""Evidence for IntervalStackingRegressor's default members and its combiner.
+
+Data: the data sets of DATA_DIR (each fold of folds.csv in turn is the test
+set) and the simulated shapes of forest_defaults.py. On each training part,
+every candidate family gives out-of-fold predictions (the stacking's folds:
+5-fold KFold, shuffled with seed 0) and, refitted on the whole training
+part, predictions of the test part; these are cached (``--cache DIR``) so
+that members and combiners are compared on the same predictions:
+
+- ``forest``: ``MMITForest()``; ``forest (out of bag)``: its out-of-bag
+  predictions instead of K-fold ones (the refit is the same forest);
+- ``boost``: ``MMITBoost()``; ``boost 50``: 50 stages at learning rate
+  0.1, and cheaper variants of it: ``boost 50, half features``
+  (``max_features=0.5``), ``boost 30`` (30 stages at rate 0.15);
+- ``linear``: ``IntervalLinearRegressionCV`` (alpha and margin by inner
+  5-fold CV); ``linear (CV path)``: the predictions of its own CV's fold
+  models at the chosen alpha and margin, with the stacking's folds as its
+  folds (no nested CV);
+- ``linear leaves``: ``MMITCV`` with the squared hinge and constant or
+  linear leaves (margin, shrinkage and pruning by inner CV);
+- ``MMIT``: ``MMITCV`` with the linear hinge (the paper's MMIT-L);
+- ``kNN``: k nearest neighbours (features ranked, k in 5, 10, 20, 40 by
+  leave-one-out) predicting the optimal constant (squared hinge) of their
+  intervals, a prototype written here;
+- ``constant``: the optimal constant.
+
+Prints: each family alone; the simplex combiner on the forest and the
+linear model with up to two more families (mean rank, worst ratio to the
+best single family); the mean weight of each family in one stack of all;
+and, for the chosen members (``--members``), the alternatives to the
+combiner (best family by CV error, plain average, an unconstrained linear
+combiner, simplex weights plus an intercept) and to the K-fold predictions
+(out of bag, the CV path). ``--families`` computes only some families;
+``--free`` gives the forest and the linear model their free predictions
+only (no K-fold fits of them: the stack's way).
+
+Usage: python benchmarks/stacking_defaults.py DATA_DIR [--cache DIR] [--n-jobs 2]
+       [--members forest boost linear ...] [--families ...] [--free]
+"""
+
+import argparse
+import itertools
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.optimize import minimize
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, clone
+from sklearn.model_selection import KFold
+from sklearn.neighbors import NearestNeighbors
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from forest_defaults import splits_of  # noqa: E402
+
+from mmit import (  # noqa: E402
+    MMITCV,
+    IntervalLinearRegression,
+    IntervalLinearRegressionCV,
+    MMITBoost,
+    MMITForest,
+)
+from mmit._base import IntervalRegressorMixin  # noqa: E402
+from mmit._combiner import combined_loss, simplex_weights  # noqa: E402
+from mmit._objective import optimal_constant  # noqa: E402
+from mmit.baselines import ConstantRegressor  # noqa: E402
+from mmit.metrics import interval_mse  # noqa: E402
+
+N_FOLDS = 5
+FREE = {"forest": "out_of_bag", "linear": "cv_path"}  # family -> its free predictions
+BASE = ("forest", "linear")  # in every stack compared
+REQUIRED = ("forest", "boost", "linear")
+OPTIONAL = ("linear leaves", "boost, linear leaves", "boost 50", "boost 50, linear leaves",
+            "boost 50, half features", "boost 30", "MMIT", "kNN", "constant")
+
+
+class IntervalKNN(IntervalRegressorMixin, BaseEstimator):
+    """Prototype: the optimal constant (squared hinge, margin 0) of the
+    intervals of the k nearest training rows, features replaced by their
+    ranks (robust to heavy tails); k by leave-one-out."""
+
+    def __init__(self, n_neighbors=(5, 10, 20, 40)):
+        self.n_neighbors = n_neighbors
+
+    def _ranks(self, X):
+        return np.column_stack([np.searchsorted(column, X[:, j]) / len(column)
+                                for j, column in enumerate(self.sorted_.T)])
+
+    def _constants(self, neighbours, k):
+        ones = np.ones(k)
+        return np.array([optimal_constant(self.lower_[row[:k]], self.upper_[row[:k]], 0.0,
+                                          "squared_hinge", ones) for row in neighbours])
+
+    def fit(self, X, y):
+        self.sorted_ = np.sort(X, axis=0)
+        self.lower_, self.upper_ = np.ascontiguousarray(y[:, 0]), np.ascontiguousarray(
+            y[:, 1])
+        Z = self._ranks(X)
+        candidates = [k for k in self.n_neighbors if k < len(X)] or [max(1, len(X) - 1)]
+        self.index_ = NearestNeighbors().fit(Z)
+        neighbours = self.index_.kneighbors(Z, max(candidates) + 1,
+                                            return_distance=False)[:, 1:]
+        errors = [interval_mse(y, self._constants(neighbours, k)) for k in candidates]
+        self.k_ = candidates[int(np.argmin(errors))]
+        return self
+
+    def predict(self, X):
+        neighbours = self.index_.kneighbors(self._ranks(X), self.k_, return_distance=False)
+        return self._constants(neighbours, self.k_)
+
+
+def families(seed):
+    inner = KFold(5, shuffle=True, random_state=seed)
+    return {
+        "forest": MMITForest(random_state=seed),
+        "boost": MMITBoost(random_state=seed),
+        "boost, linear leaves": MMITBoost(leaf_model="linear", random_state=seed),
+        "boost 50": MMITBoost(n_estimators=50, learning_rate=0.1, random_state=seed),
+        "boost 50, linear leaves": MMITBoost(n_estimators=50, learning_rate=0.1,
+                                             leaf_model="linear", random_state=seed),
+        "boost 50, half features": MMITBoost(n_estimators=50, learning_rate=0.1,
+                                             max_features=0.5, random_state=seed),
+        "boost 30": MMITBoost(n_estimators=30, learning_rate=0.15, random_state=seed),
+        "linear": IntervalLinearRegressionCV(cv=inner),
+        "linear leaves": MMITCV(losses=["squared_hinge"],
+                                leaf_models=["constant", "linear"], cv=inner,
+                                random_state=seed),
+        "MMIT": MMITCV(losses=["linear_hinge"], cv=inner, random_state=seed),
+        "kNN": IntervalKNN(),
+        "constant": ConstantRegressor(loss="squared_hinge"),
+    }
+
+
+def family_predictions(family, X_train, y_train, X_test, free):
+    """Out-of-fold predictions of the training rows (and the variants' free
+    ones), test predictions of the refit, and the seconds of all fits.
+    ``free``: the forest and the linear model give only their free ones."""
+    folds = list(KFold(N_FOLDS, shuffle=True, random_state=0).split(X_train))
+    model = families(0)[family]
+    start = time.perf_counter()
+    out_of_fold = np.full(len(X_train), np.nan)
+    for train, test in [] if free and family in FREE else folds:
+        out_of_fold[test] = clone(model).fit(X_train[train], y_train[train]).predict(
+            X_train[test])
+    fold_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    if family == "forest":
+        model.set_params(oob_score=True)
+    if family == "linear":
+        model.set_params(cv=folds)
+    refit = model.fit(X_train, y_train)
+    result = {"out_of_fold": out_of_fold, "test": refit.predict(X_test),
+              "fold_seconds": fold_seconds, "refit_seconds": time.perf_counter() - start}
+    if family == "forest":
+        result["out_of_bag"] = refit.oob_prediction_
+    if family == "linear":  # the fold models of its CV at the chosen alpha and margin
+        path = np.empty(len(X_train))
+        for train, test in folds:
+            fold = IntervalLinearRegression(alpha=refit.alpha_, margin=refit.margin_,
+                                            tol=refit.tol)
+            path[test] = fold.fit(X_train[train], y_train[train]).predict(X_train[test])
+        result["cv_path"] = path
+    return result
+
+
+def cached(cache, name, k, family, split, free):
+    kind = ".free" if free and family in FREE else ""
+    path = None if cache is None else cache / f"{name}.{k}.{family}{kind}.npz"
+    if path is not None and path.exists():
+        with np.load(path) as archive:
+            result = {key: archive[key] for key in archive.files}
+    else:
+        X_train, y_train, X_test, _ = split
+        result = family_predictions(family, X_train, y_train, X_test, free)
+        if path is not None:
+            np.savez(path, **result)
+    if free and family in FREE:
+        result["out_of_fold"] = result[FREE[family]]
+    return result
+
+
+def stack(P_train, y_train, P_test, combiner):
+    lower, upper = y_train[:, 0], y_train[:, 1]
+    ones = np.ones(len(y_train))
+    m = P_train.shape[1]
+    if combiner == "simplex":
+        return P_test @ simplex_weights(P_train, lower, upper, ones)
+    if combiner == "best by CV":
+        errors = [interval_mse(y_train, column) for column in P_train.T]
+        return P_test[:, int(np.argmin(errors))]
+    if combiner == "average":
+        return P_test.mean(axis=1)
+    if combiner == "linear":  # any real weights and an intercept
+        model = IntervalLinearRegression(alpha=0.0, clip_features=False, tol=1e-8)
+        return model.fit(P_train, y_train).predict(P_test)
+    if combiner == "simplex + intercept":
+        def objective(v):
+            return combined_loss(v[:m], P_train, lower - v[m], upper - v[m], ones)
+        start = np.r_[simplex_weights(P_train, lower, upper, ones), 0.0]
+        result = minimize(objective, start, method="SLSQP",
+                          bounds=[(0.0, 1.0)] * m + [(None, None)],
+                          constraints=[{"type": "eq", "fun": lambda v: v[:m].sum() - 1}],
+                          options={"ftol": 1e-14, "maxiter": 500})
+        return P_test @ result.x[:m] + result.x[m]
+    raise ValueError(combiner)
+
+
+def print_table(title, rows, names, reference=None):
+    """rows: data set -> {method: test MSE}; prints mean rank and ratios."""
+    mse = np.array([[rows[s][m] for m in names] for s in rows])
+    ranks = np.array([rankdata(row) for row in mse])
+    base = (mse.min(axis=1) if reference is None else
+            np.array([min(rows[s][m] for m in reference) for s in rows]))
+    ratio = mse / base[:, np.newaxis]
+    print(f"\n{title}")
+    print(f"{'':<34}{'mean rank':>10}{'median ratio':>14}{'worst ratio':>13}"
+          f"{'sets > 1.15':>13}")
+    for index in np.argsort(ranks.mean(axis=0)):
+        print(f"{names[index]:<34}{ranks[:, index].mean():>10.2f}"
+              f"{np.median(ratio[:, index]):>14.3f}{ratio[:, index].max():>13.2f}"
+              f"{int(np.sum(ratio[:, index] > 1.15)):>13}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data_dir", type=Path)
+    parser.add_argument("--cache", type=Path, help="folder for the members' predictions")
+    parser.add_argument("--n-jobs", type=int, default=2, help="processes over the fits")
+    parser.add_argument("--bundled-only", action="store_true")
+    parser.add_argument("--members", nargs="+", default=list(REQUIRED),
+                        help="the members whose combiners are compared")
+    parser.add_argument("--families", nargs="+", default=list(REQUIRED + OPTIONAL),
+                        help="only these families (with the forest and the linear model)")
+    parser.add_argument("--free", action="store_true",
+                        help="the forest's and the linear model's out-of-fold predictions "
+                             "are their free ones (out of bag, CV path): no K-fold fits")
+    args = parser.parse_args()
+    if args.cache:
+        args.cache.mkdir(parents=True, exist_ok=True)
+    names = list(dict.fromkeys([*BASE, *args.families, *args.members]))
+    data = [(name, splits) for name, splits in splits_of(args.data_dir, quick=False)
+            if not (args.bundled_only and name.startswith("sim."))]
+    predictions = {}
+    for name, splits in data:
+        start = time.perf_counter()
+        results = Parallel(n_jobs=args.n_jobs)(
+            delayed(cached)(args.cache, name, k, family, split, args.free)
+            for k, split in enumerate(splits) for family in names)
+        predictions[name] = [dict(zip(names, results[k * len(names):(k + 1) * len(names)],
+                                      strict=True)) for k in range(len(splits))]
+        print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+    def test_mse(name, members, combiner="simplex", variant=None):
+        """Mean over the splits of the test MSE of a stack (variant: family ->
+        key of its out-of-fold predictions)."""
+        values = []
+        for split, by_family in zip(dict(data)[name], predictions[name], strict=True):
+            _, y_train, _, y_test = split
+            keys = {m: (variant or {}).get(m, "out_of_fold") for m in members}
+            P_train = np.column_stack([by_family[m][keys[m]] for m in members])
+            P_test = np.column_stack([by_family[m]["test"] for m in members])
+            values.append(interval_mse(y_test, stack(P_train, y_train, P_test, combiner)))
+        return float(np.mean(values))
+
+    single = {name: {f: test_mse(name, [f], "average") for f in names} for name, _ in data}
+    print_table("each family alone (test interval MSE)", single, names)
+
+    others = [f for f in names if f not in BASE]
+    subsets = [BASE + extra for r in range(min(len(others), 2) + 1)
+               for extra in itertools.combinations(others, r)]
+    rows = {}
+    for name, _ in data:
+        rows[name] = dict(single[name])
+        for members in subsets:
+            rows[name][" + ".join(members)] = test_mse(name, members)
+    labels = [" + ".join(m) for m in subsets]
+    print_table("simplex stacks; ratios to the best single family of each data set",
+                rows, labels, reference=names)
+    weights = {}
+    everything = names
+    for name, _ in data:
+        for split, by_family in zip(dict(data)[name], predictions[name], strict=True):
+            P = np.column_stack([by_family[m]["out_of_fold"] for m in everything])
+            w = simplex_weights(P, split[1][:, 0], split[1][:, 1], np.ones(len(P)))
+            weights.setdefault(name, []).append(w)
+    mean_weight = np.array([np.mean(w, axis=0) for w in weights.values()])
+    print("\nweights of every family in one stack (mean over the splits of each set)")
+    print(f"{'data set':<42}" + "".join(f"{m:>14}" for m in everything))
+    for name, row in zip(weights, mean_weight, strict=True):
+        print(f"{name:<42}" + "".join(f"{v:>14.3f}" for v in row))
+    print(f"{'sets where it has weight > 0.05':<42}"
+          + "".join(f"{int(v):>14}" for v in (mean_weight > 0.05).sum(axis=0)))
+
+    chosen = tuple(args.members)
+    alternatives = {}
+    for name, _ in data:
+        alternatives[name] = {f: single[name][f] for f in chosen}
+        for combiner in ("simplex", "best by CV", "average", "linear",
+                         "simplex + intercept"):
+            alternatives[name][combiner] = test_mse(name, chosen, combiner)
+        if not args.free:
+            alternatives[name]["simplex, forest out of bag"] = test_mse(
+                name, chosen, variant={"forest": "out_of_bag"})
+            alternatives[name]["simplex, linear CV path"] = test_mse(
+                name, chosen, variant={"linear": "cv_path"})
+    print_table(f"combiners of {' + '.join(chosen)}; ratios to the best of them",
+                alternatives, list(next(iter(alternatives.values()))))
+    seconds = {f: np.mean([[p[f]["fold_seconds"], p[f]["refit_seconds"]]
+                           for by_split in predictions.values() for p in by_split], axis=0)
+               for f in names}
+    print("\nmean seconds per training part (K folds; refit)")
+    for f, (folds, refit) in seconds.items():
+        print(f"{f:<20}{folds:>10.2f}{refit:>10.2f}")
+
+
+if __name__ == "__main__":
+    main()
