@@ -4,6 +4,7 @@ from ._boosting import MMITBoost
 from ._classes import MMIT, MaxMarginIntervalTree
 from ._export import export_text
 from ._forest import MMITForest
+from ._imputation import MeanImputer
 from ._linear import IntervalLinearRegression, IntervalLinearRegressionCV
 from ._model_selection import MMITCV, MMITForestCV
 from ._optimal_costs import compute_optimal_costs
@@ -24,6 +25,7 @@ __all__ = [
     "MMITForest",
     "MMITForestCV",
     "MaxMarginIntervalTree",
+    "MeanImputer",
     "compute_optimal_costs",
     "export_text",
     "intervals_from_survival",

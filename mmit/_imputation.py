@@ -37,7 +37,7 @@ class MeanImputer(TransformerMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from mmit._imputation import MeanImputer
+    >>> from mmit import MeanImputer
     >>> MeanImputer().fit_transform([[1.0, 2.0], [np.nan, 4.0], [3.0, 6.0]])
     array([[1., 2., 0.],
            [2., 4., 1.],

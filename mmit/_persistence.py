@@ -8,7 +8,7 @@ for the saved model itself), so that a model made of models (a stack, a
 pipeline) describes each member under its own prefix. Loading never
 unpickles anything, and checks every part before building the estimator.
 
-Format versions: 4 (mmit 0.3) adds the linear models, pipelines of the
+Format versions: 4 adds the linear models, pipelines of the
 imputer and a model, and stacks (a version-4 file of a tree model is laid
 out as in version 3); 3 stores the linear models of trees with linear
 leaves (each node's model row, the slopes and the center); 2 (mmit 0.2)

@@ -10,11 +10,11 @@ from mmit import (
     IntervalLinearRegression,
     IntervalLinearRegressionCV,
     IntervalStackingRegressor,
+    MeanImputer,
     MMITBoost,
     MMITForest,
     MMITForestCV,
 )
-from mmit._imputation import MeanImputer
 from mmit.baselines import ConstantRegressor, IntervalCART
 
 # the linear models solved tightly: the checks compare weighted and repeated

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mmit._imputation import MeanImputer
+from mmit import MeanImputer
 
 
 def test_fills_weighted_means_and_marks_training_gaps():

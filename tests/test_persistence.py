@@ -15,12 +15,12 @@ from mmit import (
     IntervalLinearRegression,
     IntervalLinearRegressionCV,
     IntervalStackingRegressor,
+    MeanImputer,
     MMITBoost,
     MMITForest,
     load_model,
     save_model,
 )
-from mmit._imputation import MeanImputer
 from mmit.datasets import load_dataset
 
 pd = pytest.importorskip("pandas")

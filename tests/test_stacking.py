@@ -12,10 +12,10 @@ from mmit import (
     IntervalLinearRegression,
     IntervalLinearRegressionCV,
     IntervalStackingRegressor,
+    MeanImputer,
     MMITBoost,
     MMITForest,
 )
-from mmit._imputation import MeanImputer
 from mmit.baselines import ConstantRegressor
 from mmit.metrics import interval_mse
 
