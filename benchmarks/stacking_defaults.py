@@ -56,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from forest_defaults import splits_of  # noqa: E402
 
 from mmit import (  # noqa: E402
+    MMIT,
     MMITCV,
     IntervalLinearRegression,
     IntervalLinearRegressionCV,
@@ -73,7 +74,9 @@ FREE = {"forest": "out_of_bag", "linear": "cv_path"}  # family -> its free predi
 BASE = ("forest", "linear")  # in every stack compared
 REQUIRED = ("forest", "boost", "linear")
 OPTIONAL = ("linear leaves", "boost, linear leaves", "boost 50", "boost 50, linear leaves",
-            "boost 50, half features", "boost 30", "MMIT", "kNN", "constant")
+            "boost 50, half features", "boost 30", "tree, linear leaves, depth 3",
+            "tree, linear leaves, 20 per leaf", "tree, linear leaves, depth 4, 10 per leaf",
+            "MMIT", "kNN", "constant")
 
 
 class IntervalKNN(IntervalRegressorMixin, BaseEstimator):
@@ -123,6 +126,12 @@ def families(seed):
         "boost 50, half features": MMITBoost(n_estimators=50, learning_rate=0.1,
                                              max_features=0.5, random_state=seed),
         "boost 30": MMITBoost(n_estimators=30, learning_rate=0.15, random_state=seed),
+        "tree, linear leaves, depth 3": MMIT(leaf_model="linear", max_depth=3,
+                                             random_state=seed),
+        "tree, linear leaves, 20 per leaf": MMIT(leaf_model="linear", min_samples_leaf=20,
+                                                 random_state=seed),
+        "tree, linear leaves, depth 4, 10 per leaf": MMIT(
+            leaf_model="linear", max_depth=4, min_samples_leaf=10, random_state=seed),
         "linear": IntervalLinearRegressionCV(cv=inner),
         "linear leaves": MMITCV(losses=["squared_hinge"],
                                 leaf_models=["constant", "linear"], cv=inner,
