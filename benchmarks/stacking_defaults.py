@@ -314,6 +314,8 @@ def main():
                 name, chosen, variant={"forest": "out_of_bag"})
             alternatives[name]["simplex, linear CV path"] = test_mse(
                 name, chosen, variant={"linear": "cv_path"})
+            alternatives[name]["simplex, both (the stack's way)"] = test_mse(
+                name, chosen, variant=FREE)
     print_table(f"combiners of {' + '.join(chosen)}; ratios to the best of them",
                 alternatives, list(next(iter(alternatives.values()))))
     seconds = {f: np.mean([[p[f]["fold_seconds"], p[f]["refit_seconds"]]
