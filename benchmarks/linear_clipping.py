@@ -29,11 +29,11 @@ from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.stats import rankdata
 from sklearn.model_selection import KFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from forest_defaults import splits_of  # noqa: E402
+from variant_tables import print_variant_table  # noqa: E402
 
 from mmit import IntervalLinearRegressionCV  # noqa: E402
 from mmit.metrics import interval_mse  # noqa: E402
@@ -91,18 +91,8 @@ def main():
             f"{kind}: " + " ".join(f"{v:.4g}" for v in results[kind][name])
             for kind in results), file=sys.stderr, flush=True)
     for kind, by_set in results.items():
-        mse = np.array(list(by_set.values()))
-        ratio = mse / np.maximum(mse.min(axis=1, keepdims=True), 1e-300)
-        ranks = np.array([rankdata(row) for row in mse])
-        print(f"\n{kind} ({len(by_set)} data sets): mean test interval MSE")
-        print(f"{'data set':<42}" + "".join(f"{v:>18}" for v in VARIANTS))
-        for name, row in by_set.items():
-            print(f"{name:<42}" + "".join(f"{v:>18.4g}" for v in row))
-        for label, values in (("mean rank", ranks.mean(axis=0)),
-                              ("median ratio", np.median(ratio, axis=0)),
-                              ("worst ratio", ratio.max(axis=0))):
-            print(f"{label:<42}" + "".join(f"{v:>18.2f}" for v in values))
-
+        print_variant_table(f"{kind} ({len(by_set)} data sets): mean test interval MSE",
+                            by_set, list(VARIANTS))
 
 if __name__ == "__main__":
     main()
