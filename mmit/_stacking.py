@@ -254,8 +254,15 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     forests and boosting) receive it; the others (the linear models, most
     scikit-learn regressors) are fitted behind an imputer that replaces NaN
     by the feature's weighted training mean and adds a 0/1 column for each
-    feature that had missing training values. A pipeline member is used as
-    given: its own steps handle missing values.
+    feature that had missing training values (:class:`MeanImputer`). A
+    pipeline member is used as given: its own steps handle missing values.
+    ``benchmarks/missing_values.py`` chose it for the linear model on the 33
+    data sets: with 20% of the values missing at random the indicators cost
+    a little (mean rank 2.56 of 4 against 1.92 for the mean alone, worst
+    ratio 1.36 against 1.31); with values missing above a feature's 70th
+    percentile (a detection limit) they are what makes the model work
+    (mean rank 1.86 against 2.92, worst ratio 2.07 against 16.1); the
+    median instead of the mean does no better (2.65 and 1.95).
 
     References
     ----------
