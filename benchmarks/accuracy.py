@@ -240,8 +240,8 @@ def report(rows):
           + "".join(f"{rank:>{width}.2f}" for rank in ranks.mean(axis=0)))
     seconds = [np.mean([r["seconds"] for r in rows if r["model"] == m]) for m in methods]
     print(f"{'mean fit seconds':<30}" + "".join(f"{s:>{width}.2f}" for s in seconds))
-    if "Stacking" in methods:
-        others = [m for m in methods if m != "Stacking"]
+    others = [m for m in methods if m != "Stacking"]
+    if "Stacking" in methods and others:
         print("\nStacking's test MSE / the best other method's")
         for name, scores in results.items():
             best = min(others, key=lambda m: scores[m][0])

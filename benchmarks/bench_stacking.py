@@ -1,8 +1,10 @@
 """Fit time of IntervalStackingRegressor (default members) against MMITForest.
 
 Data: the largest bundled data set (H3K27ac-H3K4me3_TDHAM_BP_FPOP, 935 rows
-x 26 features) and ``make_interval_regression`` data of 1e4 rows with 20 and
-200 features (the "linear" pattern, 20% censored bounds). Both fit with
+x 26 features; ``--data-dir`` times every data set of a folder instead) and
+``make_interval_regression`` data of 1e4 rows with 20 and 200 features (the
+"linear" pattern, 20% censored bounds; ``--sizes`` with no value leaves them
+out). Both fit with
 the same ``n_jobs`` (1, as their default None, and 2) and are timed
 in turn (median of the repeats). Each member's share is the wall time of its
 part of the stack's fit, timed alone the way the stack runs it: the forest's
@@ -11,13 +13,14 @@ CV on the stack's folds gives the out-of-fold predictions), the boosting's
 fits on the 5 folds and on all rows in a pool of ``n_jobs`` threads.
 
 Usage: python benchmarks/bench_stacking.py [--repeats 3] [--sizes 1e4]
-       [--features 20 200] [--n-jobs 1 2]
+       [--features 20 200] [--n-jobs 1 2] [--datasets NAME ...] [--data-dir DIR]
 """
 
 import argparse
 import itertools
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -32,7 +35,7 @@ from mmit._stacking import (
     default_estimators,
     out_of_fold_source,
 )
-from mmit.datasets import load_dataset, make_interval_regression
+from mmit.datasets import load_dataset, load_folder, make_interval_regression
 
 
 def median_seconds(fit, repeats):
@@ -69,13 +72,21 @@ def member_seconds(X, y, n_jobs, repeats):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--sizes", type=float, nargs="+", default=[1e4])
+    parser.add_argument("--sizes", type=float, nargs="*", default=[1e4])
     parser.add_argument("--features", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--datasets", nargs="+", default=["H3K27ac-H3K4me3_TDHAM_BP_FPOP"],
+                        help="bundled data sets (mmit.datasets.load_dataset names)")
+    parser.add_argument("--data-dir", type=Path,
+                        help="every data set folder of DIR instead (e.g. ../shared/data)")
     args = parser.parse_args()
-    data = load_dataset("H3K27ac-H3K4me3_TDHAM_BP_FPOP")
-    cases = [(f"{data.name[:22]} ({data.data.shape[0]} x {data.data.shape[1]})",
-              data.data, data.target)]
+    cases = []
+    sets = ([load_folder(folder) for folder in sorted(args.data_dir.iterdir())
+             if (folder / "features.csv").exists()] if args.data_dir else
+            [load_dataset(name) for name in args.datasets])
+    for data in sets:
+        cases.append((f"{data.name[:22]} ({data.data.shape[0]} x {data.data.shape[1]})",
+                      data.data, data.target))
     for n in args.sizes:
         for p in args.features:
             X, y = make_interval_regression(int(n), p, "linear", random_state=0)
