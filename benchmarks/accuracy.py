@@ -140,6 +140,7 @@ class CatBoostAFT(AFTBooster):
             loss_function=f"SurvivalAft:dist={distribution};scale={scale:.6g}",
             iterations=self.n_estimators, learning_rate=self.learning_rate,
             depth=self.max_depth, thread_count=1, random_seed=0, verbose=0,
+            allow_writing_files=False,
             use_best_model=True, early_stopping_rounds=self.early_stopping_rounds)
         self.booster_.fit(X, self.labels(y), eval_set=(X_held_out, self.labels(y_held_out)))
 
