@@ -28,12 +28,15 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.model_selection import KFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from forest_defaults import splits_of  # noqa: E402
-from variant_tables import print_variant_table  # noqa: E402
+from variant_study import (  # noqa: E402
+    mean_test_mse,
+    print_variant_table,
+    transformed_splits,
+)
 
 from mmit import IntervalLinearRegressionCV  # noqa: E402
 from mmit.metrics import interval_mse  # noqa: E402
@@ -65,14 +68,6 @@ def test_mse(clip_features, bound_predictions, X_train, y_train, X_test, y_test)
     return interval_mse(y_test, prediction)
 
 
-def heavy_tailed(splits, rng):
-    out = []
-    for X_train, y_train, X_test, y_test in splits:
-        X = with_heavy_features(np.vstack([X_train, X_test]), rng)
-        out.append((X[:len(X_train)], y_train, X[len(X_train):], y_test))
-    return out
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data_dir", type=Path)
@@ -81,18 +76,17 @@ def main():
     rng = np.random.default_rng(0)
     results = {"plain": {}, "heavy-tailed features": {}}
     for name, splits in splits_of(args.data_dir, quick=False):
-        for kind, data in (("plain", splits),
-                           ("heavy-tailed features", heavy_tailed(splits, rng))):
-            mse = Parallel(n_jobs=args.n_jobs)(
-                delayed(test_mse)(*variant, *split)
-                for variant in VARIANTS.values() for split in data)
-            results[kind][name] = np.array(mse).reshape(len(VARIANTS), -1).mean(axis=1)
+        for kind, data in (("plain", splits), ("heavy-tailed features", transformed_splits(
+                splits, with_heavy_features, rng))):
+            results[kind][name] = mean_test_mse(test_mse, list(VARIANTS.values()), data,
+                                                args.n_jobs)
         print(f"{name}: " + ", ".join(
             f"{kind}: " + " ".join(f"{v:.4g}" for v in results[kind][name])
             for kind in results), file=sys.stderr, flush=True)
     for kind, by_set in results.items():
         print_variant_table(f"{kind} ({len(by_set)} data sets): mean test interval MSE",
                             by_set, list(VARIANTS))
+
 
 if __name__ == "__main__":
     main()

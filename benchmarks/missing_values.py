@@ -24,14 +24,17 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.impute import SimpleImputer
 from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from forest_defaults import splits_of  # noqa: E402
-from variant_tables import print_variant_table  # noqa: E402
+from variant_study import (  # noqa: E402
+    mean_test_mse,
+    print_variant_table,
+    transformed_splits,
+)
 
 from mmit import IntervalLinearRegressionCV  # noqa: E402
 from mmit.metrics import interval_mse  # noqa: E402
@@ -57,14 +60,6 @@ def informative(X, rng):
     return X
 
 
-def with_missing(splits, kind, rng):
-    out = []
-    for X_train, y_train, X_test, y_test in splits:
-        X = kind(np.vstack([X_train, X_test]), rng)
-        out.append((X[:len(X_train)], y_train, X[len(X_train):], y_test))
-    return out
-
-
 def test_mse(strategy, indicator, X_train, y_train, X_test, y_test):
     model = make_pipeline(
         SimpleImputer(strategy=strategy, add_indicator=indicator, keep_empty_features=True),
@@ -82,15 +77,14 @@ def main():
     results = {kind: {} for kind in kinds}
     for name, splits in splits_of(args.data_dir, quick=False):
         for kind, make in kinds.items():
-            data = with_missing(splits, make, rng)
-            mse = Parallel(n_jobs=args.n_jobs)(
-                delayed(test_mse)(*imputer, *split)
-                for imputer in IMPUTERS.values() for split in data)
-            results[kind][name] = np.array(mse).reshape(len(IMPUTERS), -1).mean(axis=1)
+            results[kind][name] = mean_test_mse(
+                test_mse, list(IMPUTERS.values()), transformed_splits(splits, make, rng),
+                args.n_jobs)
         print(name, file=sys.stderr, flush=True)
     for kind, by_set in results.items():
         print_variant_table(f"missing values {kind} ({len(by_set)} data sets): mean test "
                             "interval MSE", by_set, list(IMPUTERS), width=20)
+
 
 if __name__ == "__main__":
     main()
