@@ -218,8 +218,9 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     of one table.
 
     - Combiner, on the default members' predictions as the stack makes
-      them: the convex weights have mean rank 3.14 of 7 (worst ratio to the best member 1.86); picking the member
-      with the lowest out-of-fold error 3.92 (worst 1.86); the plain
+      them: the convex weights have mean rank 3.14 of 7 (worst ratio to
+      the best member 1.86); picking the member with the lowest
+      out-of-fold error 3.92 (worst 1.86); the plain
       average 5.00 (worst 37: a member far off is not switched off); an
       unconstrained linear combiner with an intercept 3.18 (worst 2.01);
       the convex weights plus an intercept 3.06 (worst 1.87), too close to
@@ -399,9 +400,9 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         fitted = [None] * n_members
         report = self._progress()
         sources = [out_of_fold_source(estimator) for _, estimator in members]
-        # bagged forests first: one fit each, with their own threads; then, in
-        # one pool of threads, the linear CVs' one fit and every fold and refit
-        # of the other members
+        # one pool of threads runs the linear CVs' one fit and every fold and
+        # refit of the other members; it starts on creation, so the bagged
+        # forests' one fit each (with their own threads) overlaps it
         bagged = [delayed(_fit_once)(index, estimator, OUT_OF_BAG, None, X, y,
                                      member_weight)
                   for index, (_, estimator) in enumerate(members)
