@@ -157,20 +157,15 @@ def family_predictions(family, X_train, y_train, X_test, free):
     start = time.perf_counter()
     if family == "forest":
         model.set_params(oob_score=True)
-    if family == "linear":
-        model.set_params(cv=folds)
+    if family == "linear":  # its CV on the stack's folds keeps their predictions
+        model.set_params(cv=folds, store_cv_predictions=True)
     refit = model.fit(X_train, y_train)
     result = {"out_of_fold": out_of_fold, "test": refit.predict(X_test),
               "fold_seconds": fold_seconds, "refit_seconds": time.perf_counter() - start}
     if family == "forest":
         result["out_of_bag"] = refit.oob_prediction_
     if family == "linear":  # the fold models of its CV at the chosen alpha and margin
-        path = np.empty(len(X_train))
-        for train, test in folds:
-            fold = IntervalLinearRegression(alpha=refit.alpha_, margin=refit.margin_,
-                                            tol=refit.tol)
-            path[test] = fold.fit(X_train[train], y_train[train]).predict(X_train[test])
-        result["cv_path"] = path
+        result["cv_path"] = refit.cv_predictions_
     return result
 
 

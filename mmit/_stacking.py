@@ -218,19 +218,19 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     of one table.
 
     - Combiner, on the default members' predictions as the stack makes
-      them: the convex weights have mean rank 3.14 of 7 (worst ratio to
+      them: the convex weights have mean rank 3.17 of 7 (worst ratio to
       the best member 1.86); picking the member with the lowest
       out-of-fold error 3.92 (worst 1.86); the plain
       average 5.00 (worst 37: a member far off is not switched off); an
-      unconstrained linear combiner with an intercept 3.18 (worst 2.01);
-      the convex weights plus an intercept 3.06 (worst 1.87), too close to
+      unconstrained linear combiner with an intercept 3.21 (worst 2.01);
+      the convex weights plus an intercept 3.00 (worst 1.87), too close to
       the plain convex weights to justify a prediction that is no longer a
       mix of the members' predictions.
     - Free out-of-fold predictions: with 5-fold predictions of every
       member the convex stack has mean rank 4.29 of 10 (worst ratio to the
       best member 1.69, 10 sets above 1.15); the forest's out-of-bag ones
-      instead, 4.50 (1.76, 11 sets); the linear model's CV path, 4.47
-      (1.83, 10 sets); both, as the stack does, 5.05 (1.86, 10 sets). The
+      instead, 4.52 (1.76, 11 sets); the linear model's CV path, 4.48
+      (1.83, 10 sets); both, as the stack does, 5.02 (1.86, 10 sets). The
       loss is small and saves five forests and five linear CVs per fit,
       which would make the stack cost about five forests instead of under
       three.
