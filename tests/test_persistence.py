@@ -1,8 +1,10 @@
-"""Model files of the linear models and of stacks (the tree models' files are
-tested with the command line, tests/test_cli.py)."""
+"""Model files of the linear models and of stacks, and the files of earlier
+releases (the tree models' files are tested with the command line,
+tests/test_cli.py)."""
 
 import json
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -143,3 +145,19 @@ def test_damaged_stacks_and_linear_models_are_refused(tmp_path):
     for change in (weights, indicators, coefficients, features, unknown, parameter):
         with pytest.raises(ValueError, match="damaged"):
             load_model(rewritten(path, tmp_path / f"{change.__name__}.npz", change))
+
+
+MODEL_FILES = sorted((Path(__file__).resolve().parent / "data").glob("models-*"))
+
+
+@pytest.mark.parametrize("folder", MODEL_FILES, ids=[f.name for f in MODEL_FILES])
+def test_model_files_of_earlier_releases_predict_as_written(folder):
+    """Files written by tests/data/make_model_files.py with an earlier mmit."""
+    with np.load(folder / "expected.npz") as archive:
+        expected = {key: archive[key] for key in archive.files}
+    rows = expected.pop("X")
+    assert len(expected) >= 8
+    for name, predictions in expected.items():
+        model = load_model(folder / f"{name}.npz")
+        X = np.nan_to_num(rows) if name.startswith("linear") else rows
+        np.testing.assert_array_equal(model.predict(X), predictions, err_msg=name)
