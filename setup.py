@@ -32,7 +32,7 @@ extensions = [
         language="c++",
         extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
     )
-    for name in ("_solver", "_criterion", "_tree", "_builder", "_pruning",
+    for name in ("_loss", "_solver", "_criterion", "_tree", "_builder", "_pruning",
                  "_coordinate_descent")
 ]
 

@@ -37,8 +37,8 @@ from ._fitting import (
     validate_training_data,
 )
 from ._forest import mean_feature_importances
+from ._loss import LOSSES
 from ._model_selection import bounds_spread
-from ._objective import HingeLoss, optimal_constant
 
 # early_stopping="auto" holds rows out from this many on (as scikit-learn's
 # HistGradientBoosting)
@@ -285,14 +285,14 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
             self.margin_ = (AUTO_MARGIN_SCALE
                             * bounds_spread(lower_train, upper_train, weight_train)
                             if self.margin == "auto" else float(self.margin))
-            self.baseline_prediction_ = optimal_constant(
-                lower_train, upper_train, self.margin_, self.loss, weight_train)
+            self.baseline_prediction_ = LOSSES[self.loss].optimal_constant(
+                lower_train, upper_train, self.margin_, weight_train)
         elif self.n_estimators < len(self.estimators_):
             raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
                              f"number of stages already fitted ({len(self.estimators_)}) "
                              "when warm_start=True.")
         check_leaf_model_growth(self._tree(0).get_params(), X_train.shape[0])
-        objective = HingeLoss(lower, upper, self.margin_, self.loss, sample_weight)
+        objective = LOSSES[self.loss].objective(lower, upper, self.margin_, sample_weight)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         features = prepare_features(X_train, self.max_features)
         names = getattr(self, "feature_names_in_", None)

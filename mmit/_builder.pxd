@@ -89,7 +89,7 @@ cdef class Splitter:
 
 
 cdef class TreeBuilder:
-    cdef readonly object criterion              # Criterion subclass of the loss
+    cdef readonly object loss                   # IntervalLoss: makes each build's criterion
     cdef readonly intp_t max_depth              # depth limit
     cdef readonly intp_t min_samples_split      # rows to split a node (at least)
     cdef readonly intp_t min_samples_leaf       # rows in each leaf (at least)

@@ -731,8 +731,9 @@ cdef class TreeBuilder:
 
     Parameters
     ----------
-    criterion : type
-        The Criterion subclass of the loss.
+    loss : IntervalLoss
+        The loss (an entry of ``mmit._loss.LOSSES``): its ``criterion(targets,
+        sample_weight)`` is the split criterion of each build.
     max_depth : int
         Maximum depth (a large number for no limit).
     min_samples_split, min_samples_leaf : int
@@ -749,16 +750,16 @@ cdef class TreeBuilder:
         presorted lists; smaller ones sort on demand (see the module doc).
     """
 
-    def __cinit__(self, criterion, intp_t max_depth, intp_t min_samples_split,
+    def __cinit__(self, loss, intp_t max_depth, intp_t min_samples_split,
                   intp_t min_samples_leaf, intp_t max_features, intp_t max_leaf_nodes,
                   double min_cost_decrease, intp_t presort_min_rows):
-        if not (isinstance(criterion, type) and issubclass(criterion, Criterion)):
-            raise TypeError(f"criterion must be a Criterion subclass, got {criterion!r}.")
+        if not callable(getattr(loss, "criterion", None)):
+            raise TypeError(f"loss must be an IntervalLoss, got {loss!r}.")
         if (max_depth < 0 or min_samples_split < 1 or min_samples_leaf < 1
                 or max_features < 1 or not (max_leaf_nodes == -1 or max_leaf_nodes >= 2)
                 or not min_cost_decrease >= 0.0 or presort_min_rows < 0):
             raise ValueError("invalid tree builder parameters.")
-        self.criterion = criterion
+        self.loss = loss
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -789,7 +790,7 @@ cdef class TreeBuilder:
         if self.max_features > features.n_features:
             raise ValueError(f"max_features={self.max_features} exceeds the number of "
                              f"features ({features.n_features}).")
-        cdef Criterion criterion = self.criterion(targets, sample_weight)
+        cdef Criterion criterion = self.loss.criterion(targets, sample_weight)
         cdef Splitter splitter = Splitter(criterion, features, sample_weight,
                                           self.max_features, self.min_samples_leaf,
                                           self.presort_min_rows, seed)

@@ -46,7 +46,7 @@ weight equally.
 
 import numpy as np
 
-from ._objective import optimal_constant
+from ._loss import LOSSES
 
 # Newton iterations (and active-set steps per member) before stopping
 _MAX_ITER = 200
@@ -134,7 +134,7 @@ def _line_search(combined, direction, lower, upper, sample_weight):
     weight = sample_weight[moving] * d * d
     if not np.any(weight > 0.0):
         return 0.0
-    step = optimal_constant(step_lower, step_upper, 0.0, "squared_hinge", weight)
+    step = LOSSES["squared_hinge"].optimal_constant(step_lower, step_upper, 0.0, weight)
     return min(max(step, 0.0), 1.0)
 
 

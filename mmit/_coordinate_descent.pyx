@@ -44,6 +44,7 @@ import numpy as np
 from scipy.linalg.cython_blas cimport daxpy, ddot, dsyrk
 from scipy.linalg.cython_lapack cimport dposv
 
+from ._loss cimport SquaredHinge, hinge_change
 from ._solver cimport intp_t
 
 cdef enum:
@@ -58,16 +59,15 @@ cdef double INEXACT = 0.1            # share of the local model's gap left by an
 cdef double SLOW_PROGRESS = 0.5      # a sweep leaving more of the gap than this is slow
 
 
+cdef const SquaredHinge* SQUARED_HINGE = NULL  # the loss this solver minimises
+
+
 cdef inline double hinges_change(double f, double new_f, double lower,
                                  double upper) noexcept nogil:
-    """The squared hinges at ``new_f`` minus those at ``f``, as products of
-    differences (no cancellation of nearly equal squares for small steps)."""
-    cdef double above = f - upper if f > upper else 0.0
-    cdef double below = lower - f if f < lower else 0.0
-    cdef double new_above = new_f - upper if new_f > upper else 0.0
-    cdef double new_below = lower - new_f if new_f < lower else 0.0
-    return ((new_above - above) * (new_above + above)
-            + (new_below - below) * (new_below + below))
+    """The loss at ``new_f`` minus the loss at ``f`` of an interval whose
+    hinges break at ``lower`` and ``upper``."""
+    return (hinge_change(f - upper, new_f - upper, SQUARED_HINGE)
+            + hinge_change(lower - f, lower - new_f, SQUARED_HINGE))
 
 
 cdef inline double soft_threshold(double value, double threshold) noexcept nogil:

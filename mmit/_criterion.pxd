@@ -1,10 +1,11 @@
 # The criterion: what the tree builder asks of a loss, in the manner of
 # scikit-learn's Criterion. A node's value, the forward and backward sweeps
 # that give the cost of every split, the exact cost of a node. See
-# _criterion.pyx for the hinge losses that implement it.
+# _criterion.pyx for the hinge criterion that implements it.
 
 from libc.stdint cimport int32_t
 
+from ._loss cimport LossTag
 from ._solver cimport HingeSolver, Interval, SolverWorkspace, intp_t
 
 
@@ -40,8 +41,9 @@ cdef class Criterion:
 
 
 cdef class HingeCriterion(Criterion):
-    # What both hinge losses share: per-row breakpoints and weights, the
+    # The criterion of every hinge loss: per-row breakpoints and weights, the
     # node's breakpoints as dense solver slots, the interval solver.
+    cdef readonly LossTag loss                # the loss's solver tag (see _loss.pxd)
     cdef Interval* intervals                  # per row: breakpoints, weight, node-local slots
     cdef int32_t* hinges                      # finite hinges of positive-weight rows, node-partitioned
     cdef int32_t* scratch                     # partition buffer
@@ -50,11 +52,3 @@ cdef class HingeCriterion(Criterion):
     cdef HingeSolver* solver                  # the solver (inside `_workspace`)
     cdef SolverWorkspace _workspace           # owns the solver's buffers
     cdef object _buffers                      # ndarrays holding the arrays above
-
-
-cdef class LinearHingeCriterion(HingeCriterion):
-    pass
-
-
-cdef class SquaredHingeCriterion(HingeCriterion):
-    pass

@@ -12,9 +12,10 @@ sections 2-3), in the manner of scikit-learn's ``Criterion``:
 - ``node_cost``: the exact cost of a node for a given value;
 - ``partition_targets``: follow a split in the criterion's per-node lists.
 
-The two hinge losses implement it on the interval solver of ``_solver``;
-which loss is decided once, by the class a builder instantiates, and each
-class calls the solver compiled for its loss.
+:class:`HingeCriterion` implements it for every loss of ``_loss`` on the
+interval solver of ``_solver``: the loss's tag, given once when a loss
+entry makes the criterion (``LOSSES[name].criterion(targets, weight)``),
+selects the solver variant compiled for it.
 """
 
 from libc.math cimport INFINITY
@@ -23,13 +24,18 @@ from libc.string cimport memcpy
 
 import numpy as np
 
+from ._loss cimport (
+    N_LOSS_TAGS,
+    SQUARED_HINGE_TAG,
+    LinearHinge,
+    Loss,
+    SquaredHinge,
+    interval_loss,
+)
 from ._solver cimport (
     NO_SLOT,
     Interval,
-    LinearHinge,
-    Loss,
     SolverWorkspace,
-    SquaredHinge,
     check_index,
     solver_insert,
     solver_minimum,
@@ -144,20 +150,25 @@ cdef class Criterion:
 
 
 cdef class HingeCriterion(Criterion):
-    """Shared machinery of the two hinge losses (abstract: see the subclasses).
+    """The criterion of a hinge loss on the interval solver.
 
     Parameters
     ----------
     targets : HingeTargets
     sample_weight : ndarray of shape (n_samples,)
         Non-negative weights; rows of weight 0 take no part.
+    loss : LossTag
+        The loss's solver tag (``mmit._loss.LOSSES[name].tag``).
     """
 
-    def __cinit__(self, HingeTargets targets, const double[::1] sample_weight):
+    def __cinit__(self, HingeTargets targets, const double[::1] sample_weight, int loss):
         cdef intp_t n = targets.n_samples, n_all = targets.hinge_order.shape[0]
         cdef intp_t i, k, n_hinges = 0
         cdef int32_t hinge
         check_same_length("sample_weight", sample_weight, "the targets", n)
+        if not 0 <= loss < N_LOSS_TAGS:
+            raise ValueError(f"unknown loss tag {loss!r}")
+        self.loss = <LossTag> loss
         with nogil:
             for k in range(n_all):
                 n_hinges += sample_weight[targets.hinge_order[k] >> 1] > 0.0
@@ -193,11 +204,6 @@ cdef class HingeCriterion(Criterion):
                 if sample_weight[hinge >> 1] > 0.0:
                     self.hinges[i] = hinge
                     i += 1
-
-    def __init__(self, HingeTargets targets, const double[::1] sample_weight):
-        if type(self) is HingeCriterion:
-            raise TypeError("HingeCriterion is abstract: use LinearHingeCriterion or "
-                            "SquaredHingeCriterion.")
 
     cdef void node_init(self, intp_t target_start, intp_t target_end) noexcept nogil:
         """Give the node's breakpoints dense slots in one walk of its sorted
@@ -241,72 +247,40 @@ cdef class HingeCriterion(Criterion):
         memcpy(hinges + n_left, self.scratch, n_right * sizeof(int32_t))
         return n_left
 
-
-cdef inline double exact_cost(const Interval* intervals, intp_t n_samples,
-                              const int32_t* rows, intp_t count, double value,
-                              double* weight, const Loss* loss) noexcept nogil:
-    """Total weighted hinge loss of predicting ``value`` for ``rows`` and, in
-    ``weight``, their total weight. O(count)."""
-    cdef intp_t k
-    cdef double total = 0.0, total_weight = 0.0, below, above
-    cdef const Interval* interval
-    for k in range(count):
-        check_index(rows[k], n_samples)
-        interval = &intervals[rows[k]]
-        below = interval.lower_position - value
-        above = value - interval.upper_position
-        below = below if below > 0.0 else 0.0
-        above = above if above > 0.0 else 0.0
-        if Loss is SquaredHinge:
-            below = below * below
-            above = above * above
-        total += interval.weight * (below + above)
-        total_weight += interval.weight
-    weight[0] = total_weight
-    return total
-
-
-cdef class LinearHingeCriterion(HingeCriterion):
-    """Linear hinge loss ``w * ([lower + eps - mu]_+ + [mu - upper + eps]_+)``."""
-
     cdef void add(self, const int32_t* rows, intp_t count) noexcept nogil:
-        solver_insert(self.solver, self.intervals, rows, count, LINEAR_HINGE)
+        solver_insert(self.solver, self.intervals, rows, count, self.loss)
 
     cdef void sweep(self, const int32_t* rows, intp_t count, bint reverse,
                     const unsigned char* report, double* costs,
                     double* values) noexcept nogil:
         solver_sweep(self.solver, self.intervals, rows, count, reverse, report, costs,
-                     values, LINEAR_HINGE)
+                     values, self.loss)
 
     cdef bint minimum(self, double* value, double* cost) noexcept nogil:
-        return solver_minimum(self.solver, value, cost, LINEAR_HINGE)
+        return solver_minimum(self.solver, value, cost, self.loss)
 
     cdef double node_cost(self, const int32_t* rows, intp_t count, double value,
                           double* weight) noexcept nogil:
+        if self.loss == SQUARED_HINGE_TAG:
+            return exact_cost(self.intervals, self.n_samples, rows, count, value, weight,
+                              SQUARED_HINGE)
         return exact_cost(self.intervals, self.n_samples, rows, count, value, weight,
                           LINEAR_HINGE)
 
 
-cdef class SquaredHingeCriterion(HingeCriterion):
-    """Squared hinge loss ``w * ([lower + eps - mu]_+**2 + [mu - upper + eps]_+**2)``."""
-
-    cdef void add(self, const int32_t* rows, intp_t count) noexcept nogil:
-        solver_insert(self.solver, self.intervals, rows, count, SQUARED_HINGE)
-
-    cdef void sweep(self, const int32_t* rows, intp_t count, bint reverse,
-                    const unsigned char* report, double* costs,
-                    double* values) noexcept nogil:
-        solver_sweep(self.solver, self.intervals, rows, count, reverse, report, costs,
-                     values, SQUARED_HINGE)
-
-    cdef bint minimum(self, double* value, double* cost) noexcept nogil:
-        return solver_minimum(self.solver, value, cost, SQUARED_HINGE)
-
-    cdef double node_cost(self, const int32_t* rows, intp_t count, double value,
-                          double* weight) noexcept nogil:
-        return exact_cost(self.intervals, self.n_samples, rows, count, value, weight,
-                          SQUARED_HINGE)
-
-
-#: The criterion class of each loss name.
-CRITERIA = {"linear_hinge": LinearHingeCriterion, "squared_hinge": SquaredHingeCriterion}
+cdef inline double exact_cost(const Interval* intervals, intp_t n_samples,
+                              const int32_t* rows, intp_t count, double value,
+                              double* weight, const Loss* loss) noexcept nogil:
+    """Total weighted loss of predicting ``value`` for ``rows`` and, in
+    ``weight``, their total weight. O(count)."""
+    cdef intp_t k
+    cdef double total = 0.0, total_weight = 0.0
+    cdef const Interval* interval
+    for k in range(count):
+        check_index(rows[k], n_samples)
+        interval = &intervals[rows[k]]
+        total += interval.weight * interval_loss(interval.lower_position,
+                                                 interval.upper_position, value, loss)
+        total_weight += interval.weight
+    weight[0] = total_weight
+    return total

@@ -18,7 +18,8 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ._builder import Features, TreeBuilder
-from ._criterion import CRITERIA, HingeTargets
+from ._criterion import HingeTargets
+from ._loss import LOSSES
 from ._validation import check_interval_target, check_sample_weight
 
 # depth limit standing for "no limit"
@@ -39,7 +40,7 @@ SORT_COST_RATIO = 1.0
 
 TREE_PARAMETER_CONSTRAINTS = {
     "margin": [Interval(Real, 0.0, None, closed="left")],
-    "loss": [StrOptions(set(CRITERIA))],
+    "loss": [StrOptions(set(LOSSES))],
     "max_depth": [Interval(Integral, 1, None, closed="left"), None],
     "min_samples_split": [
         Interval(Integral, 2, None, closed="left"),
@@ -200,7 +201,7 @@ def tree_builder(params, n_samples, n_features):
     max_leaf_nodes = params["max_leaf_nodes"]
     max_features = resolve_max_features(params["max_features"], n_features)
     return TreeBuilder(
-        CRITERIA[params["loss"]],
+        LOSSES[params["loss"]],
         UNLIMITED_DEPTH if max_depth is None else max_depth,
         split,
         leaf,

@@ -22,10 +22,14 @@ from threadpoolctl import threadpool_limits
 from ._base import IntervalRegressorMixin
 from ._coordinate_descent import elastic_net_path
 from ._fitting import validate_training_data
+from ._loss import LOSSES
 from ._model_selection import bounds_spread
-from ._objective import HingeLoss, optimal_constant
 from ._validation import check_margin
 from .metrics import _interval_scores
+
+# the models' loss: their solver (_coordinate_descent) is a Newton method on
+# its curvature
+LOSS = LOSSES["squared_hinge"]
 
 
 class StandardisedFeatures:
@@ -59,9 +63,8 @@ class StandardisedProblem:
 
     def __init__(self, features, lower, upper, margin, sample_weight):
         self.features = features
-        self.objective = HingeLoss(lower, upper, margin, "squared_hinge", sample_weight)
-        self.constant = optimal_constant(lower, upper, margin, "squared_hinge",
-                                         sample_weight)
+        self.objective = LOSS.objective(lower, upper, margin, sample_weight)
+        self.constant = LOSS.optimal_constant(lower, upper, margin, sample_weight)
         # tolerances are relative to the spread of the bounds (or to 1)
         self.target_scale = bounds_spread(lower, upper, sample_weight) or 1.0
 

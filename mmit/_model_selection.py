@@ -31,8 +31,9 @@ from ._fitting import (
     validate_training_data,
 )
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
+from ._loss import LOSSES
 from ._pruning import leaf_alphas, prune_at, subtree_predictions
-from ._validation import LOSSES, check_margin
+from ._validation import check_margin
 from .metrics import _distance_outside, _interval_scores
 
 # predictions scored at once: bounds the (n_validation, n_alphas) block in memory
@@ -299,7 +300,7 @@ max_leaf_nodes, min_cost_decrease
         """The (loss, margin, leaf model) candidates, as MMIT parameters."""
         for loss in self.losses:
             if loss not in LOSSES:
-                raise ValueError(f"losses must be among {LOSSES}, got {loss!r}.")
+                raise ValueError(f"losses must be among {tuple(LOSSES)}, got {loss!r}.")
         leaves = []
         for leaf_model in self.leaf_models:
             if leaf_model == "constant":

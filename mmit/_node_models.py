@@ -21,7 +21,7 @@ size of the active rows when they are fewer than the features).
 
 import numpy as np
 
-from ._objective import HingeLoss
+from ._loss import LOSSES
 
 # Newton steps per node model; the steps stop earlier when the set of rows
 # outside their intervals repeats after a full step (the exact minimum)
@@ -163,7 +163,7 @@ def with_linear_models(tree, X, lower, upper, margin, loss, sample_weight, shrin
     """
     # the tree's loss, for the costs; its breakpoints (the bounds moved in by
     # the margin) are the node models' too
-    tree_loss = HingeLoss(lower, upper, margin, loss, sample_weight)
+    tree_loss = LOSSES[loss].objective(lower, upper, margin, sample_weight)
     values, cost = tree.value.copy(), tree.cost.copy()
     node_model = np.full(tree.node_count, -1, dtype=np.int64)
     slopes = []
@@ -184,7 +184,7 @@ def with_linear_models(tree, X, lower, upper, margin, loss, sample_weight, shrin
         node_model[node] = len(slopes)
         slopes.append(w / scale)
         values[node] += b - node_mean @ w
-        # HingeLoss normalises weights to sum 1 over all rows
+        # the objective normalises weights to sum 1 over all rows
         cost[node] = tree_loss(offset + b + A @ w, rows) * weight.sum()
     slope_table = (np.array(slopes) if slopes
                    else np.zeros((0, tree.n_features)))

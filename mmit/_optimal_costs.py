@@ -1,6 +1,5 @@
 """Public entry point of the interval solver."""
 
-from . import _solver
 from ._validation import check_bounds, check_loss, check_margin, check_sample_weight
 
 
@@ -56,4 +55,4 @@ def compute_optimal_costs(lower, upper, margin=0.0, loss="linear_hinge",
     margin = check_margin(margin)
     loss = check_loss(loss)
     sample_weight = check_sample_weight(sample_weight, lower.shape[0])
-    return _solver.optimal_costs(lower, upper, margin, loss, sample_weight)
+    return loss.optimal_costs(lower, upper, margin, sample_weight)

@@ -4,6 +4,8 @@
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
+from ._loss cimport LossTag
+
 ctypedef Py_ssize_t intp_t
 
 cdef extern from *:
@@ -28,19 +30,6 @@ cdef extern from *:
 
 cdef enum:
     NO_SLOT = -1            # "no such slot": no piece to that side, infinite bound
-
-# The loss as a type. A function with a ``const Loss*`` parameter (a NULL
-# pointer such as ``<const SquaredHinge*> NULL``: it only names the type) is
-# compiled once per loss, every test of the loss (``if Loss is
-# SquaredHinge``) resolved at compile time.
-ctypedef struct LinearHinge:
-    char unused
-ctypedef struct SquaredHinge:
-    char unused
-ctypedef fused Loss:
-    LinearHinge
-    SquaredHinge
-
 
 ctypedef struct Slot:
     double jump               # change of the piece coefficient when crossing rightwards
@@ -86,12 +75,13 @@ cdef class SolverWorkspace:
 
 cdef void solver_reset(HingeSolver* solver, const double* slot_pos,
                        intp_t n_slots) noexcept nogil
+# The loss is chosen at run time by its tag (see _loss.pxd), once per call.
 cdef void solver_insert(HingeSolver* solver, const Interval* intervals,
                         const int32_t* order, intp_t count,
-                        const Loss* loss) noexcept nogil
+                        LossTag loss) noexcept nogil
 cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
                        const int32_t* order, intp_t count, bint reverse,
                        const unsigned char* report, double* costs,
-                       double* predictions, const Loss* loss) noexcept nogil
+                       double* predictions, LossTag loss) noexcept nogil
 cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
-                         double* cost, const Loss* loss) noexcept nogil
+                         double* cost, LossTag loss) noexcept nogil

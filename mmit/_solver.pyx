@@ -36,10 +36,11 @@ arbitrary minimisers.)
 
 Losses
 ------
-The loss is a type (``Loss``): every function taking a ``const Loss*`` is
-compiled once per loss, and callers in other modules pick the compiled
-variant with the ``LINEAR_HINGE`` or ``SQUARED_HINGE`` tag (the criterion
-classes of ``_criterion.pyx`` do this once per class).
+The loss is a type (``Loss``, ``_loss.pxd``): every function taking a
+``const Loss*`` is compiled once per loss. The entry points callers use
+(``solver_insert``, ``solver_sweep``, ``solver_minimum``, ``optimal_costs``)
+take the loss's tag (``LossTag``) and dispatch once per call to the
+variant compiled for it.
 
 Minimiser conventions
 ---------------------
@@ -56,6 +57,15 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 import numpy as np
+
+from ._loss cimport (
+    N_LOSS_TAGS,
+    SQUARED_HINGE_TAG,
+    LinearHinge,
+    Loss,
+    LossTag,
+    SquaredHinge,
+)
 
 cdef extern from *:
     """
@@ -610,8 +620,26 @@ cdef intp_t rank_sorted_keys(uint64_t* keys, intp_t n_keys, uint64_t index_mask,
 cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
                        const int32_t* order, intp_t count, bint reverse,
                        const unsigned char* report, double* costs,
-                       double* predictions, const Loss* loss) noexcept nogil:
+                       double* predictions, LossTag loss) noexcept nogil:
     """Insert ``intervals[order[t]]`` for t = 0 .. count-1 (or back from
+    count-1 when ``reverse``), and after each insertion with ``report[t]``
+    write the optimum to ``costs[t]`` and ``predictions[t]`` (left untouched
+    while no hinge has been inserted). The intervals' slots must belong to
+    this solver's slots. O(count) amortised.
+    """
+    if loss == SQUARED_HINGE_TAG:
+        sweep(solver, intervals, order, count, reverse, report, costs, predictions,
+              SQUARED_HINGE)
+    else:
+        sweep(solver, intervals, order, count, reverse, report, costs, predictions,
+              LINEAR_HINGE)
+
+
+cdef inline void sweep(HingeSolver* solver, const Interval* intervals,
+                       const int32_t* order, intp_t count, bint reverse,
+                       const unsigned char* report, double* costs,
+                       double* predictions, const Loss* loss) noexcept nogil:
+    """solver_sweep for a loss known at compile time: insert ``intervals[order[t]]`` for t = 0 .. count-1 (or back from
     count-1 when ``reverse``), and after each insertion with ``report[t]``
     write the optimum to ``costs[t]`` and ``predictions[t]`` (left untouched
     while no hinge has been inserted). The intervals' slots must belong to
@@ -637,8 +665,18 @@ cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
 
 cdef void solver_insert(HingeSolver* solver, const Interval* intervals,
                         const int32_t* order, intp_t count,
-                        const Loss* loss) noexcept nogil:
+                        LossTag loss) noexcept nogil:
     """Insert ``intervals[order[t]]`` for t = 0 .. count-1, reporting nothing."""
+    if loss == SQUARED_HINGE_TAG:
+        insert(solver, intervals, order, count, SQUARED_HINGE)
+    else:
+        insert(solver, intervals, order, count, LINEAR_HINGE)
+
+
+cdef inline void insert(HingeSolver* solver, const Interval* intervals,
+                        const int32_t* order, intp_t count,
+                        const Loss* loss) noexcept nogil:
+    """solver_insert for a loss known at compile time."""
     cdef intp_t t
     cdef const Interval* interval
     cdef HingeSolver state = solver[0]
@@ -653,13 +691,15 @@ cdef void solver_insert(HingeSolver* solver, const Interval* intervals,
 
 
 cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
-                         double* cost, const Loss* loss) noexcept nogil:
+                         double* cost, LossTag loss) noexcept nogil:
     """Write the minimal value of the function and its conventional minimiser.
 
     Returns False (and a cost of 0, no prediction) when no hinge has been
     inserted. O(1).
     """
-    return minimum_of(solver, prediction, cost, loss)
+    if loss == SQUARED_HINGE_TAG:
+        return minimum_of(solver, prediction, cost, SQUARED_HINGE)
+    return minimum_of(solver, prediction, cost, LINEAR_HINGE)
 
 
 cdef inline void insert_rows(HingeSolver* solver, const double* lower,
@@ -732,11 +772,12 @@ def hinge_positions(const double[::1] lower, const double[::1] upper, double mar
 
 
 def optimal_costs(const double[::1] lower, const double[::1] upper, double margin,
-                  str loss, const double[::1] sample_weight, double fallback=0.0):
+                  int loss, const double[::1] sample_weight, double fallback=0.0):
     """Optimal prediction and cost after each insertion, and pointer moves.
 
     Rows are inserted in order; rows with zero weight change nothing. Before
     the first finite bound the prediction is ``fallback`` and the cost 0.
+    ``loss`` is the loss's solver tag (``mmit._loss.LOSSES[name].tag``).
     See :func:`mmit.compute_optimal_costs` for the validated public API.
 
     The breakpoints are ranked by one ``numpy.sort`` of packed keys (the
@@ -749,8 +790,8 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     cdef intp_t n = lower.shape[0], i, n_hinges = 0, n_slots = 0
     check_same_length("upper", upper, "lower", n)
     check_same_length("sample_weight", sample_weight, "lower", n)
-    if loss not in ("linear_hinge", "squared_hinge"):
-        raise ValueError(f"unknown loss {loss!r}")
+    if not 0 <= loss < N_LOSS_TAGS:
+        raise ValueError(f"unknown loss tag {loss!r}")
     check_row_count(n)
     if n == 0:
         return np.empty(0), np.empty(0), np.empty(0, dtype=np.intp)
@@ -794,10 +835,9 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     cdef double[::1] predictions = predictions_array
     cdef double[::1] costs = costs_array
     cdef intp_t[::1] moves = moves_array
-    cdef bint squared_hinge = loss == "squared_hinge"
     with nogil:
         solver_reset(solver, &slot_pos[0] if n_slots > 0 else NULL, n_slots)
-        if squared_hinge:
+        if loss == SQUARED_HINGE_TAG:
             insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
                         &ranks[0], fallback, &predictions[0], &costs[0], &moves[0],
                         SQUARED_HINGE)

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_array
 
-LOSSES = ("linear_hinge", "squared_hinge")
+from ._loss import LOSSES
 
 
 def check_bounds(lower, upper):
@@ -93,10 +93,10 @@ def check_margin(margin):
 
 
 def check_loss(loss):
-    """Return the loss name after checking it is one of LOSSES."""
+    """The registry entry (``mmit._loss.LOSSES``) of a loss name."""
     if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}.")
-    return loss
+        raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {loss!r}.")
+    return LOSSES[loss]
 
 
 def check_sample_weight(sample_weight, n_samples, allow_all_zero=True):

@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import IntervalRegressorMixin
 from ._fitting import validate_training_data
-from ._solver import hinge_positions, optimal_costs
+from ._loss import LOSSES, breakpoints
 
 __all__ = ["ConstantRegressor", "IntervalCART", "interval_cart_rows"]
 
@@ -35,9 +35,7 @@ def interval_cart_rows(lower, upper, margin):
     >>> interval_cart_rows(np.array([0.0, 2.0]), np.array([1.0, np.inf]), 0.25)
     (array([0, 1, 0]), array([0.25, 2.25, 0.75]))
     """
-    lower_target, upper_target = hinge_positions(np.ascontiguousarray(lower, dtype=float),
-                                                 np.ascontiguousarray(upper, dtype=float),
-                                                 margin)
+    lower_target, upper_target = breakpoints(lower, upper, margin)
     has_lower, has_upper = np.isfinite(lower_target), np.isfinite(upper_target)
     rows = np.r_[np.flatnonzero(has_lower), np.flatnonzero(has_upper)]
     return rows, np.r_[lower_target[has_lower], upper_target[has_upper]]
@@ -72,7 +70,7 @@ class ConstantRegressor(IntervalRegressorMixin, BaseEstimator):
 
     _parameter_constraints = {
         "margin": [Interval(Real, 0.0, None, closed="left")],
-        "loss": [StrOptions({"linear_hinge", "squared_hinge"})],
+        "loss": [StrOptions(set(LOSSES))],
     }
 
     def __init__(self, *, margin=0.0, loss="linear_hinge"):
@@ -96,9 +94,8 @@ class ConstantRegressor(IntervalRegressorMixin, BaseEstimator):
         self : ConstantRegressor
         """
         _, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
-        predictions, _, _ = optimal_costs(lower, upper, float(self.margin), self.loss,
-                                          sample_weight)
-        self.constant_ = float(predictions[-1])
+        self.constant_ = LOSSES[self.loss].optimal_constant(lower, upper, self.margin,
+                                                            sample_weight)
         return self
 
     def predict(self, X):

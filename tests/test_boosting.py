@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmit import MMIT, MMITBoost
-from mmit._objective import HingeLoss, optimal_constant
+from mmit._loss import LOSSES as LOSS_ENTRIES
 from mmit.datasets import make_interval_regression
 
 LOSSES = ["linear_hinge", "squared_hinge"]
@@ -45,9 +45,9 @@ def test_stage_zero_is_the_optimal_constant():
     weight = np.ones(len(X))
     boost = MMITBoost(n_estimators=1, margin=0.0, random_state=0).fit(X, y)
     lower, upper = np.ascontiguousarray(y[:, 0]), np.ascontiguousarray(y[:, 1])
-    constant = optimal_constant(lower, upper, 0.0, "squared_hinge", weight)
+    constant = LOSS_ENTRIES["squared_hinge"].optimal_constant(lower, upper, 0.0, weight)
     assert boost.baseline_prediction_ == constant
-    objective = HingeLoss(lower, upper, 0.0, "squared_hinge", weight)
+    objective = LOSS_ENTRIES["squared_hinge"].objective(lower, upper, 0.0, weight)
     for shift in (-0.1, 0.1):
         assert objective(np.full(len(X), constant)) <= objective(np.full(len(X),
                                                                           constant + shift))

@@ -9,7 +9,8 @@ import pytest
 
 from mmit import MMIT
 from mmit._builder import Features, Splitter, TreeBuilder, presort
-from mmit._criterion import HingeTargets, LinearHingeCriterion, SquaredHingeCriterion
+from mmit._criterion import HingeCriterion, HingeTargets
+from mmit._loss import LOSSES
 from mmit._pruning import prune, pruning_sequence, subtree_predictions
 from mmit._solver import check_row_count, hinge_positions, optimal_costs
 from mmit._tree import Tree
@@ -29,11 +30,11 @@ def test_solver_entries(fitted):
     with pytest.raises(ValueError, match="upper has 2 entries"):
         hinge_positions(ones, np.ones(2), 0.0)
     with pytest.raises(ValueError, match="upper has 2 entries"):
-        optimal_costs(ones, np.ones(2), 0.0, "linear_hinge", ones)
+        optimal_costs(ones, np.ones(2), 0.0, 0, ones)
     with pytest.raises(ValueError, match="sample_weight has 4 entries"):
-        optimal_costs(ones, ones, 0.0, "linear_hinge", np.ones(4))
-    with pytest.raises(ValueError, match="loss"):
-        optimal_costs(ones, ones, 0.0, "hinge", ones)
+        optimal_costs(ones, ones, 0.0, 0, np.ones(4))
+    with pytest.raises(ValueError, match="unknown loss tag 7"):
+        optimal_costs(ones, ones, 0.0, 7, ones)
 
 
 def test_more_rows_than_32_bit_hinge_numbers_allow():
@@ -48,14 +49,16 @@ def test_criterion_and_builder_entries(fitted):
     with pytest.raises(ValueError, match="upper has 79 entries"):
         HingeTargets(lower, upper[:-1], 0.0)
     with pytest.raises(ValueError, match="sample_weight has 79 entries"):
-        SquaredHingeCriterion(targets, np.ones(79))
-    criterion = LinearHingeCriterion(targets, np.ones(80))
+        LOSSES["squared_hinge"].criterion(targets, np.ones(79))
+    with pytest.raises(ValueError, match="unknown loss tag -1"):
+        HingeCriterion(targets, np.ones(80), -1)
+    criterion = LOSSES["linear_hinge"].criterion(targets, np.ones(80))
     features = Features(X, True)
     with pytest.raises(ValueError, match="sample_weight has 81 entries"):
         Splitter(criterion, features, np.ones(81), 3, 1, 0, 1)
     with pytest.raises(ValueError, match="criterion has 80 rows for 70"):
         Splitter(criterion, Features(X[:70], True), np.ones(70), 3, 1, 0, 1)
-    builder = TreeBuilder(LinearHingeCriterion, 5, 2, 1, 3, -1, 0.0, 0)
+    builder = TreeBuilder(LOSSES["linear_hinge"], 5, 2, 1, 3, -1, 0.0, 0)
     with pytest.raises(ValueError, match="sample_weight has 79 entries"):
         builder.build(features, targets, np.ones(79), 1)
     with pytest.raises(ValueError, match="sample_weight has 70 entries"):
@@ -64,10 +67,10 @@ def test_criterion_and_builder_entries(fitted):
         builder.build(features, targets, np.zeros(80), 1)
     with pytest.raises(ValueError, match="max_features=3 exceeds"):
         builder.build(Features(X[:, :2], True), targets, np.ones(80), 1)
-    with pytest.raises(TypeError, match="Criterion subclass"):
+    with pytest.raises(TypeError, match="must be an IntervalLoss"):
         TreeBuilder(object, 5, 2, 1, 3, -1, 0.0, 0)
     with pytest.raises(ValueError, match="invalid"):
-        TreeBuilder(LinearHingeCriterion, 5, 2, 0, 3, -1, 0.0, 0)
+        TreeBuilder(LOSSES["linear_hinge"], 5, 2, 0, 3, -1, 0.0, 0)
     with pytest.raises(ValueError, match="2-D"):
         Features(np.ones(3), True)
     assert presort(np.asfortranarray(np.ones((0, 2)))).shape == (2, 0)

@@ -12,7 +12,8 @@ from sklearn.model_selection import KFold
 from mmit import IntervalLinearRegression, IntervalLinearRegressionCV
 from mmit._coordinate_descent import elastic_net_path
 from mmit._linear import StandardisedFeatures, StandardisedProblem
-from mmit._solver import hinge_positions, optimal_costs
+from mmit._loss import LOSSES
+from mmit._solver import hinge_positions
 from mmit.metrics import interval_mse
 
 
@@ -88,8 +89,7 @@ def test_a_large_penalty_leaves_the_optimal_constant():
     X, y, weight = problem(seed=5)
     model = IntervalLinearRegression(alpha=1e6, margin=0.1).fit(X, y, weight)
     assert np.all(model.coef_ == 0.0)
-    constant = optimal_costs(np.ascontiguousarray(y[:, 0]), np.ascontiguousarray(y[:, 1]),
-                             0.1, "squared_hinge", weight)[0][-1]
+    constant = LOSSES["squared_hinge"].optimal_constant(y[:, 0], y[:, 1], 0.1, weight)
     assert model.intercept_ == pytest.approx(constant, abs=1e-6)
 
 

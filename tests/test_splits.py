@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mmit._builder import Features, TreeBuilder
-from mmit._criterion import CRITERIA, HingeTargets
+from mmit._criterion import HingeTargets
+from mmit._loss import LOSSES as LOSS_ENTRIES
 
 LOSSES = ["linear_hinge", "squared_hinge"]
 INF = np.inf
@@ -28,7 +29,7 @@ def grow(X, lower, upper, weight, loss, margin, *, presort_min_rows, max_depth=1
          min_samples_leaf=1, max_features=None, seed=1):
     """A tree from the builder itself, its rows ordered the given way."""
     n_features = X.shape[1]
-    builder = TreeBuilder(CRITERIA[loss], max_depth, 2, min_samples_leaf,
+    builder = TreeBuilder(LOSS_ENTRIES[loss], max_depth, 2, min_samples_leaf,
                           max_features or n_features, -1, 0.0, presort_min_rows)
     features = Features(X, presort_min_rows <= X.shape[0])
     return builder.build(features, HingeTargets(lower, upper, margin), weight, seed)

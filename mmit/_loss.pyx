@@ -1,0 +1,206 @@
+"""The losses of interval regression: one registry entry per loss.
+
+A loss ``h`` applies to the distance of a prediction ``f`` outside an
+interval's hinges: the interval ``[lower, upper]`` has a lower hinge
+breaking at ``lower + margin`` and an upper hinge at ``upper - margin``
+(an exact value, ``lower == upper``, at the value itself; an infinite
+bound has no hinge), and a row of weight ``w`` costs ``w * (h(lower + margin
+- f) + h(f - upper + margin))``, ``h(d) = 0`` for ``d <= 0``.
+
+Each loss is one :class:`IntervalLoss` in :data:`LOSSES`, holding its
+name, the tag of the interval solver's variant compiled for it
+(``_solver``), and its value, gradient and curvature (in ``_loss.pxd``,
+for the compiled kernels; as numpy functions here). Everything else is
+derived from the entry: the estimators' ``loss`` options, the tree's split
+criterion (:meth:`IntervalLoss.criterion`), the Python-side objective of
+the boosting stages, the linear model and the node models
+(:meth:`IntervalLoss.objective`) and the optimal constant
+(:meth:`IntervalLoss.optimal_constant`).
+
+Adding a loss: a struct in the ``Loss`` fused type and a tag in
+``_loss.pxd`` (with its value, slope and curvature there), its
+specialisation of the solver's piece updates (``_solver.pyx``: ``if Loss is
+...``, and one branch in each of its three dispatchers), and one entry
+here.
+"""
+
+import numpy as np
+
+from ._solver import hinge_positions, optimal_costs
+
+cdef const LinearHinge* LINEAR_HINGE = NULL
+cdef const SquaredHinge* SQUARED_HINGE = NULL
+
+
+cdef void interval_derivatives(const double* lower, const double* upper,
+                               const double* prediction, Py_ssize_t n, double* out,
+                               const Loss* loss) noexcept nogil:
+    """Per row: the loss, its derivative and its second derivative in the
+    prediction (``out[i]``, ``out[n + i]``, ``out[2 n + i]``)."""
+    cdef Py_ssize_t i
+    cdef double below, above
+    for i in range(n):
+        below = lower[i] - prediction[i]
+        above = prediction[i] - upper[i]
+        out[i] = hinge_value(below, loss) + hinge_value(above, loss)
+        out[n + i] = hinge_slope(above, loss) - hinge_slope(below, loss)
+        out[2 * n + i] = hinge_curvature(above, loss) + hinge_curvature(below, loss)
+
+
+def derivatives(const double[::1] lower, const double[::1] upper,
+                const double[::1] prediction, int tag):
+    """The loss of tag ``tag``, its derivative and its second derivative in
+    each prediction, as rows of a (3, n) array."""
+    cdef Py_ssize_t n = prediction.shape[0]
+    if lower.shape[0] != n or upper.shape[0] != n:
+        raise ValueError("lower, upper and prediction must have the same length.")
+    out_array = np.empty((3, n))
+    cdef double[:, ::1] out = out_array
+    if n == 0:
+        return out_array
+    with nogil:
+        if tag == SQUARED_HINGE_TAG:
+            interval_derivatives(&lower[0], &upper[0], &prediction[0], n, &out[0, 0],
+                                 SQUARED_HINGE)
+        else:
+            interval_derivatives(&lower[0], &upper[0], &prediction[0], n, &out[0, 0],
+                                 LINEAR_HINGE)
+    return out_array
+
+
+class IntervalLoss:
+    """A loss of the distance outside interval targets (a registry entry).
+
+    Parameters
+    ----------
+    name : str
+        The name estimators take as ``loss``.
+    tag : LossTag
+        The solver variant compiled for the loss.
+    differentiable : bool
+        Whether the loss has a gradient everywhere (the linear hinge has a
+        kink at each breakpoint and no curvature: a Newton step cannot fit a
+        leaf, the solver must).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit._loss import LOSSES
+    >>> loss = LOSSES["squared_hinge"]
+    >>> lower, upper = np.array([0.0, 0.0]), np.array([1.0, np.inf])
+    >>> loss.value(lower, upper, np.array([3.0, -2.0]))
+    array([4., 4.])
+    >>> loss.gradient(lower, upper, np.array([3.0, -2.0]))
+    array([ 4., -4.])
+    """
+
+    def __init__(self, name, tag, differentiable):
+        self.name = name
+        self.tag = LossTag(tag)
+        self.differentiable = differentiable
+
+    def __repr__(self):
+        return f"IntervalLoss({self.name!r})"
+
+    def _derivatives(self, lower, upper, prediction):
+        prediction = np.ascontiguousarray(prediction, dtype=np.float64)
+        lower = np.ascontiguousarray(np.broadcast_to(lower, prediction.shape),
+                                     dtype=np.float64)
+        upper = np.ascontiguousarray(np.broadcast_to(upper, prediction.shape),
+                                     dtype=np.float64)
+        return derivatives(lower, upper, prediction, self.tag)
+
+    def value(self, lower, upper, prediction):
+        """Loss of each prediction (1-D) for hinges breaking at ``lower`` and
+        ``upper`` (the bounds moved in by the margin: :func:`breakpoints`)."""
+        return self._derivatives(lower, upper, prediction)[0]
+
+    def gradient(self, lower, upper, prediction):
+        """Derivative of :meth:`value` in each prediction (0 at a kink)."""
+        return self._derivatives(lower, upper, prediction)[1]
+
+    def curvature(self, lower, upper, prediction):
+        """Second derivative of :meth:`value` in each prediction (0 at a kink)."""
+        return self._derivatives(lower, upper, prediction)[2]
+
+    def criterion(self, targets, sample_weight):
+        """The tree builder's split criterion of this loss (see ``_criterion``)."""
+        from ._criterion import HingeCriterion
+
+        return HingeCriterion(targets, sample_weight, self.tag)
+
+    def objective(self, lower, upper, margin, sample_weight):
+        """The mean weighted loss of predictions of these intervals
+        (:class:`Objective`)."""
+        return Objective(self, lower, upper, margin, sample_weight)
+
+    def optimal_costs(self, lower, upper, margin, sample_weight, fallback=0.0):
+        """The solver's optimal prediction and cost after each row (validated
+        inputs; see :func:`mmit.compute_optimal_costs`)."""
+        return optimal_costs(lower, upper, margin, self.tag, sample_weight, fallback)
+
+    def optimal_constant(self, lower, upper, margin, sample_weight):
+        """The constant minimising the weighted loss of all intervals (0
+        without a finite bound)."""
+        predictions, _, _ = self.optimal_costs(
+            np.ascontiguousarray(lower), np.ascontiguousarray(upper), float(margin),
+            np.ascontiguousarray(sample_weight))
+        return float(predictions[predictions.size - 1]) if predictions.size else 0.0
+
+
+def breakpoints(lower, upper, margin):
+    """The hinges' breakpoints of intervals: lower bounds moved up and upper
+    bounds moved down by the margin (exact values not moved, infinite
+    bounds infinite)."""
+    return hinge_positions(np.ascontiguousarray(lower, dtype=np.float64),
+                           np.ascontiguousarray(upper, dtype=np.float64), float(margin))
+
+
+class Objective:
+    """Mean weighted loss of predictions of fixed intervals, with its
+    gradient and curvature (for the models that fit predictions directly:
+    boosting stages, the linear model, the node models).
+
+    Parameters
+    ----------
+    loss : IntervalLoss
+    lower, upper : ndarray of shape (n_samples,)
+        Interval bounds.
+    margin : float
+    sample_weight : ndarray of shape (n_samples,)
+        Non-negative weights; they are normalised to sum to 1.
+
+    Attributes
+    ----------
+    lower, upper : ndarray of shape (n_samples,)
+        The hinges' breakpoints (:func:`breakpoints`).
+    weight : ndarray of shape (n_samples,)
+        The normalised weights.
+    """
+
+    def __init__(self, loss, lower, upper, margin, sample_weight):
+        self.loss = loss
+        self.lower, self.upper = breakpoints(lower, upper, margin)
+        self.weight = sample_weight / sample_weight.sum()
+
+    def __call__(self, prediction, rows=slice(None)):
+        """Mean loss of ``prediction`` for ``rows`` (weights renormalised)."""
+        weight = self.weight[rows]
+        values = self.loss.value(self.lower[rows], self.upper[rows], prediction)
+        return float(weight @ values / weight.sum())
+
+    def gradient(self, prediction):
+        """Gradient of the mean loss over all rows in each prediction (a
+        subgradient for the linear hinge)."""
+        return self.weight * self.loss.gradient(self.lower, self.upper, prediction)
+
+    def curvature(self, prediction):
+        """Second derivative of the mean loss in each prediction."""
+        return self.weight * self.loss.curvature(self.lower, self.upper, prediction)
+
+
+#: The losses, by name: what estimators accept as ``loss``.
+LOSSES = {
+    "linear_hinge": IntervalLoss("linear_hinge", LINEAR_HINGE_TAG, differentiable=False),
+    "squared_hinge": IntervalLoss("squared_hinge", SQUARED_HINGE_TAG, differentiable=True),
+}
