@@ -14,7 +14,7 @@ from ._fitting import (
     tree_builder,
     validate_training_data,
 )
-from ._node_models import with_linear_models
+from ._leaf_models import leaf_model_of
 from ._pruning import prune_at, pruning_sequence
 
 
@@ -214,22 +214,14 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         """The grown tree with its leaves' models (linear ones in every node
         if ``all_nodes``)."""
         tree = self._grow(data, sample_weight, seed)
-        if self.leaf_model == "linear":
-            tree = self._with_linear_models(tree, data, sample_weight, all_nodes)
-        return tree
+        return leaf_model_of(self.get_params()).fit(
+            tree, data.features.rows, data.targets, sample_weight, self.loss, all_nodes)
 
     def _grow(self, data, sample_weight, seed):
         """The unpruned tree of constants (sets ``max_features_``)."""
         builder = tree_builder(self.get_params(), data.n_samples, data.n_features)
         self.max_features_ = builder.max_features
         return builder.build(data.features, data.targets, sample_weight, seed)
-
-    def _with_linear_models(self, tree, data, sample_weight, all_nodes):
-        """``tree`` (grown on ``data``) with linear models in its leaves, or
-        in all its nodes."""
-        return with_linear_models(tree, data.features.rows, *data.targets.bounds,
-                                  data.targets.margin, self.loss, sample_weight,
-                                  self.leaf_shrinkage, all_nodes)
 
     def predict(self, X):
         """Predicted value (of the leaf reached) for each sample.

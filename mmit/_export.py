@@ -37,22 +37,6 @@ def split_conditions(tree, node, feature_names, decimals):
     return left, right + " or missing"
 
 
-def leaf_prediction(tree, node_model, node, feature_names, decimals):
-    """A node's prediction as text: its value, or its linear model (the
-    intercept and each non-zero slope, on the original features);
-    ``node_model`` is ``tree.node_model`` (a copy: fetched once per tree)."""
-    model = node_model[node]
-    if model < 0:
-        return f"{tree.value[node]:.{decimals}f}"
-    slopes = tree.slopes[model]
-    intercept = tree.value[node] - slopes @ tree.center
-    terms = [f"{intercept:.{decimals}f}"]
-    for j in np.flatnonzero(slopes):
-        sign = "-" if slopes[j] < 0 else "+"
-        terms.append(f"{sign} {abs(slopes[j]):.{decimals}g} * {feature_names[j]}")
-    return " ".join(terms)
-
-
 def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     """Rules of a fitted MMIT as indented text.
 
@@ -96,7 +80,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     check_is_fitted(model, "tree_")
     tree = model.tree_
     feature_names = resolve_feature_names(model, feature_names)
-    left, right, node_model = tree.children_left, tree.children_right, tree.node_model
+    left, right, node_models = tree.children_left, tree.children_right, tree.node_models
     lines = []
     # pre-order walk; ("right", node) entries print the right condition between subtrees
     stack = [("node", 0, 0)]
@@ -106,7 +90,9 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
         if kind == "right":
             lines.append(indent + split_conditions(tree, node, feature_names, decimals)[1])
         elif left[node] == TREE_LEAF:
-            prediction = leaf_prediction(tree, node_model, node, feature_names, decimals)
+            prediction = (f"{tree.value[node]:.{decimals}f}" if node_models is None else
+                          node_models.describe(node, tree.value[node], feature_names,
+                                               decimals))
             line = f"{indent}value: {prediction}"
             if show_cost:
                 line += (f" (cost: {tree.cost[node]:.{decimals}f}, "

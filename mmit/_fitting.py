@@ -19,6 +19,7 @@ from sklearn.utils.validation import validate_data
 
 from ._builder import Features, TreeBuilder
 from ._criterion import HingeTargets
+from ._leaf_models import LEAF_MODELS
 from ._loss import LOSSES
 from ._validation import check_interval_target, check_sample_weight
 
@@ -59,7 +60,7 @@ TREE_PARAMETER_CONSTRAINTS = {
     "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "min_cost_decrease": [Interval(Real, 0.0, None, closed="left")],
     "ccp_alpha": [Interval(Real, 0.0, np.inf, closed="both")],  # inf: the root alone
-    "leaf_model": [StrOptions({"constant", "linear"})],
+    "leaf_model": [StrOptions(set(LEAF_MODELS))],
     "leaf_shrinkage": [Interval(Real, 0.0, None, closed="neither")],
     "random_state": ["random_state"],
 }
@@ -100,7 +101,8 @@ def grows_until_leaves_fit(params, n_samples):
 def check_leaf_model_growth(params, n_samples):
     """Refuse linear leaves on trees grown until every leaf fits its rows
     (:func:`grows_until_leaves_fit`): they would silently be constant."""
-    if params["leaf_model"] == "linear" and grows_until_leaves_fit(params, n_samples):
+    if (LEAF_MODELS[params["leaf_model"]].limits_growth
+            and grows_until_leaves_fit(params, n_samples)):
         raise ValueError(
             "leaf_model='linear' needs trees whose growth is limited: grown until "
             "no split lowers a leaf's cost (max_depth=None, max_leaf_nodes=None, "

@@ -31,6 +31,7 @@ from ._fitting import (
     validate_training_data,
 )
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
+from ._leaf_models import LEAF_MODELS, leaf_model_of
 from ._loss import LOSSES
 from ._pruning import leaf_alphas, prune_at, subtree_predictions
 from ._validation import check_margin
@@ -110,12 +111,11 @@ def _grow_with_paths(features, lower, upper, params, loss, margin, leaves, sampl
     results = []
     for leaf in leaves:
         start = time.perf_counter()
-        tree = grown
-        if leaf["leaf_model"] == "linear":
-            tree = grower.set_params(**leaf)._with_linear_models(
-                grown, data, sample_weight, all_nodes=True)
+        leaf_model = leaf_model_of(leaf)
+        tree = leaf_model.fit(grown, features.rows, data.targets, sample_weight, loss,
+                              all_nodes=True)
         leaf_alpha, ccp_alphas = leaf_alphas(tree)
-        if leaf["leaf_model"] == "linear" and grows_until_leaves_fit(params, len(lower)):
+        if leaf_model.limits_growth and grows_until_leaves_fit(params, len(lower)):
             # the unpruned tree's linear leaves are its constants: MMIT.fit
             # refuses that candidate, a duplicate of constant leaves
             ccp_alphas = ccp_alphas[ccp_alphas > 0.0]
@@ -311,7 +311,7 @@ max_leaf_nodes, min_cost_decrease
                 leaves += [{"leaf_model": "linear", "leaf_shrinkage": shrinkage}
                            for shrinkage in _checked_shrinkages(self.leaf_shrinkages)]
             else:
-                raise ValueError(f"leaf_models must be among ('constant', 'linear'), "
+                raise ValueError(f"leaf_models must be among {tuple(LEAF_MODELS)}, "
                                  f"got {leaf_model!r}.")
         if not leaves:
             raise ValueError("leaf_models must not be empty.")

@@ -186,13 +186,13 @@ def prune(Tree tree, const intp_t[::1] pruned):
                     nodes[child].n_node_samples, nodes[child].weighted_n_node_samples,
                     depth[child])
     subtree._resize(subtree.node_count)
-    if not tree.has_linear_models:
+    if tree.node_models is None:
         return subtree
     kept = np.flatnonzero(np.asarray(new_id) >= 0)
-    node_model = np.empty(subtree.node_count, dtype=np.int64)
-    node_model[np.asarray(new_id)[kept]] = tree.node_model[kept]
-    return subtree.with_linear_models(node_model, tree.slopes, tree.center, subtree.value,
-                                      subtree.cost)
+    old_id = np.empty(subtree.node_count, dtype=np.intp)
+    old_id[np.asarray(new_id)[kept]] = kept
+    return subtree.with_node_models(tree.node_models.take(old_id), subtree.value,
+                                    subtree.cost)
 
 
 def subtree_predictions(Tree tree, const double[:, ::1] X, const double[::1] leaf_alpha,

@@ -3,6 +3,7 @@
 
 from libc.stdint cimport int64_t, uint8_t
 
+from ._leaf_models cimport NodeModels
 from ._solver cimport intp_t
 
 cpdef enum:
@@ -40,17 +41,7 @@ cdef class Tree:
     cdef double* values               # prediction of each node (inside _value_array)
     cdef object _node_array           # ndarray of NODE_DTYPE holding the nodes
     cdef object _value_array          # ndarray holding the values
-    # linear node models (leaf_model="linear"), NULL in a tree of constants:
-    # node i predicts values[i] + slope_table[model_of_node[i]] . (x -
-    # model_center), a missing x_j counting as model_center[j]; -1: a constant
-    cdef const int64_t* model_of_node  # per node (inside _model_array)
-    cdef const double* slope_table    # (n_models, n_features), C order (inside _slope_array)
-    cdef const double* model_center   # (n_features,) (inside _center_array)
-    cdef const double* model_offset   # per model: -slopes . center (inside _offset_array)
-    cdef object _model_array
-    cdef object _slope_array
-    cdef object _center_array
-    cdef object _offset_array
+    cdef readonly NodeModels node_models  # what nodes predict beyond values (None: nothing)
 
     cdef intp_t add_node(self, intp_t parent, bint is_left, double value, double cost,
                          intp_t n_node_samples, double weighted_n_node_samples,

@@ -13,6 +13,8 @@ from libc.stdint cimport int64_t
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from ._leaf_models import node_models_from_state
+
 from ._solver cimport check_index
 
 cdef enum:
@@ -89,10 +91,10 @@ cdef class Tree:
     ``weighted_n_node_samples[i]``. A child's id is always larger than its
     parent's. The attributes are read-only views of the tree's arrays.
 
-    A tree with linear node models (``leaf_model="linear"``) has
-    ``node_model[i]``, the row of node i's slopes in ``slopes`` (-1 for a
-    constant node): node i predicts ``value[i] + slopes[node_model[i]] @ (x
-    - center)``, a missing ``x[j]`` counting as ``center[j]``.
+    A tree whose leaves hold models (``leaf_model="linear"``) carries them
+    as ``node_models`` (see ``mmit._leaf_models``), which turn a node's
+    value and a row into the node's prediction; None for a tree of
+    constants.
 
     Parameters
     ----------
@@ -109,10 +111,7 @@ cdef class Tree:
         self._value_array = np.zeros(0)
         self.nodes = NULL
         self.values = NULL
-        self.model_of_node = NULL
-        self.slope_table = NULL
-        self.model_center = NULL
-        self.model_offset = NULL
+        self.node_models = None
 
     cdef int _resize(self, intp_t capacity) except -1:
         """Grow (or shrink) the arrays to ``capacity`` nodes; new nodes are zero."""
@@ -208,48 +207,14 @@ cdef class Tree:
         view.flags.writeable = False
         return view
 
-    @property
-    def has_linear_models(self):
-        return self.model_of_node != NULL
-
-    @property
-    def node_model(self):
-        if self.model_of_node == NULL:
-            return np.full(self.node_count, -1, dtype=np.intp)
-        return self._model_array.astype(np.intp)
-
-    @property
-    def slopes(self):
-        if self.model_of_node == NULL:
-            return np.zeros((0, self.n_features))
-        view = self._slope_array.view()
-        view.flags.writeable = False
-        return view
-
-    @property
-    def center(self):
-        if self.model_of_node == NULL:
-            return np.zeros(self.n_features)
-        view = self._center_array.view()
-        view.flags.writeable = False
-        return view
-
-    def with_linear_models(self, node_model, slopes, center, values, cost):
-        """A copy of the tree whose nodes predict with linear models.
-
-        Parameters
-        ----------
-        node_model : ndarray of shape (node_count,), int
-            Row of each node's slopes (-1 for a constant node).
-        slopes : ndarray of shape (n_models, n_features)
-        center : ndarray of shape (n_features,)
-        values, cost : ndarray of shape (node_count,)
-            Each node's prediction at ``center`` and its loss.
-        """
+    def with_node_models(self, NodeModels node_models, values, cost):
+        """A copy of the tree whose nodes predict with ``node_models`` (their
+        values and costs replaced: each node's value at the models' zero and
+        its models' loss)."""
         state = self.__getstate__()
         state["nodes"]["cost"] = cost
-        state.update(values=np.asarray(values, dtype=np.float64), models=node_model,
-                     slopes=slopes, center=center)
+        state["values"] = np.asarray(values, dtype=np.float64)
+        state.update(node_models.state())
         tree = Tree(self.n_features)
         tree.__setstate__(state)
         return tree
@@ -301,36 +266,11 @@ cdef class Tree:
                                                              &X[start + k, 0])
 
     cdef double node_prediction(self, int64_t node, const double* row) noexcept nogil:
-        """Prediction of ``node`` (a valid id) for ``row``: its value, plus
-        its linear model's slopes times the row's offsets from the center
-        (a missing feature at the center)."""
-        cdef double prediction, x, sum0 = 0.0, sum1 = 0.0, sum2 = 0.0, sum3 = 0.0
-        cdef int64_t model
-        cdef const double* slope
-        cdef intp_t j, n = self.n_features, unrolled = self.n_features & ~3
-        if self.model_of_node == NULL or self.model_of_node[node] < 0:
+        """Prediction of ``node`` (a valid id) for ``row``: its value, or its
+        node model's prediction."""
+        if self.node_models is None:
             return self.values[node]
-        model = self.model_of_node[node]
-        slope = self.slope_table + model * n
-        # a plain dot product unless a feature is missing (NaN); four running
-        # sums, so that the additions do not wait for each other
-        for j in range(0, unrolled, 4):
-            sum0 += slope[j] * row[j]
-            sum1 += slope[j + 1] * row[j + 1]
-            sum2 += slope[j + 2] * row[j + 2]
-            sum3 += slope[j + 3] * row[j + 3]
-        for j in range(unrolled, n):
-            sum0 += slope[j] * row[j]
-        prediction = self.values[node] + self.model_offset[model] + (
-            (sum0 + sum1) + (sum2 + sum3))
-        if prediction == prediction:
-            return prediction
-        prediction = self.values[node]
-        for j in range(self.n_features):
-            x = row[j]
-            if x == x:
-                prediction += slope[j] * (x - self.model_center[j])
-        return prediction
+        return self.node_models.predict(node, self.values[node], row)
 
     def decision_path(self, const double[:, ::1] X):
         """Sparse (n_samples, node_count) indicator of the nodes each row visits."""
@@ -386,9 +326,8 @@ cdef class Tree:
             "nodes": nodes,
             "values": self._value_array[:self.node_count].copy(),
         }
-        if self.model_of_node != NULL:
-            state.update(models=self._model_array.copy(), slopes=self._slope_array.copy(),
-                         center=self._center_array.copy())
+        if self.node_models is not None:
+            state.update(self.node_models.state())
         return state
 
     def __setstate__(self, state):
@@ -401,33 +340,14 @@ cdef class Tree:
         if values.dtype != np.float64 or values.shape != nodes.shape:
             raise ValueError("Tree state has values of the wrong shape or type.")
         depth = checked_depth(nodes, self.n_features)
-        models = checked_models(state, nodes.shape[0], self.n_features)
+        node_models = node_models_from_state(state, nodes.shape[0], self.n_features)
         self.node_count = 0
         self._resize(nodes.shape[0])
         self._node_array[:] = nodes
         self._value_array[:] = values
         self.node_count = nodes.shape[0]
         self.max_depth = depth
-        self._set_models(*models)
-
-    def _set_models(self, node_model, slopes, center):
-        """Point at the linear models' arrays (checked), or at none."""
-        self._model_array, self._slope_array, self._center_array = node_model, slopes, center
-        self.model_of_node = NULL
-        self.slope_table = NULL
-        self.model_center = NULL
-        self.model_offset = NULL
-        if node_model is None:
-            return
-        self._offset_array = -(slopes @ center)
-        cdef const double[::1] offsets = self._offset_array
-        cdef const int64_t[::1] models = node_model
-        cdef const double[:, ::1] slope_rows = slopes
-        cdef const double[::1] centers = center
-        self.model_of_node = &models[0]
-        self.slope_table = &slope_rows[0, 0] if slopes.shape[0] > 0 else NULL
-        self.model_center = &centers[0] if center.shape[0] > 0 else NULL
-        self.model_offset = &offsets[0] if slopes.shape[0] > 0 else NULL
+        self.node_models = node_models
 
 
 cdef inline void find_leaves(const Node* nodes, intp_t n_nodes, const double[:, ::1] X,
@@ -451,26 +371,6 @@ cdef inline void find_leaves(const Node* nodes, intp_t n_nodes, const double[:, 
             if node.left_child != TREE_LEAF:
                 moved = True
                 leaves[k] = next_node(node, rows + k * n_features)
-
-
-def checked_models(state, intp_t n_nodes, intp_t n_features):
-    """The linear models of a tree state (``models``, ``slopes``,
-    ``center``) as arrays the prediction can trust, or three Nones for a tree
-    of constants (raises ValueError)."""
-    if "models" not in state:
-        return None, None, None
-    models = np.ascontiguousarray(state["models"])
-    slopes = np.ascontiguousarray(state["slopes"])
-    center = np.ascontiguousarray(state["center"])
-    if (models.dtype.kind not in "iu" or models.shape != (n_nodes,)
-            or slopes.dtype != np.float64 or slopes.ndim != 2
-            or slopes.shape[1] != n_features or center.dtype != np.float64
-            or center.shape != (n_features,)):
-        raise ValueError("Tree state has linear models of the wrong shape or type.")
-    if (np.any(models < -1) or np.any(models >= slopes.shape[0])
-            or not np.isfinite(slopes).all() or not np.isfinite(center).all()):
-        raise ValueError("Tree state has invalid linear models.")
-    return models.astype(np.int64), slopes, center
 
 
 def checked_depth(nodes, intp_t n_features):

@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = ["test_solver.py", "test_tree.py", "test_splits.py", "test_missing.py",
-          "test_entry_points.py", "test_linear.py", "test_linear_leaves.py"]
+          "test_entry_points.py", "test_linear.py", "test_leaf_models.py", "test_loss.py"]
 
 
 @pytest.fixture(scope="session")

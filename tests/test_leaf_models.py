@@ -21,7 +21,7 @@ from mmit import (
     load_model,
     save_model,
 )
-from mmit._node_models import ridge_hinge_newton
+from mmit._leaf_models import LinearNodeModels, ridge_hinge_newton
 from mmit._tree import Tree
 
 
@@ -72,14 +72,15 @@ def test_predictions_follow_the_stored_models():
     X, y, _ = linear_problem(seed=1)
     model = MMIT(max_depth=3, leaf_model="linear", random_state=0).fit(X, y)
     tree = model.tree_
-    assert tree.has_linear_models and np.any(tree.node_model >= 0)
+    models = tree.node_models
+    assert isinstance(models, LinearNodeModels) and np.any(models.models >= 0)
     X_test = np.random.default_rng(2).uniform(-2, 2, size=(300, 3))
     X_test[::4, 1] = np.nan
     leaves = tree.apply(X_test)
-    offsets = np.nan_to_num(X_test - tree.center)  # a missing value at the center
+    offsets = np.nan_to_num(X_test - models.center)  # a missing value at the center
     expected = tree.value[leaves].copy()
-    linear = tree.node_model[leaves] >= 0
-    expected[linear] += np.einsum("ij,ij->i", tree.slopes[tree.node_model[leaves[linear]]],
+    linear = models.models[leaves] >= 0
+    expected[linear] += np.einsum("ij,ij->i", models.slopes[models.models[leaves[linear]]],
                                   offsets[linear])
     np.testing.assert_allclose(model.predict(X_test), expected, rtol=0, atol=1e-12)
 
@@ -197,8 +198,8 @@ def test_export_text_shows_the_leaf_models():
     # the printed intercept and slopes give the predictions
     tree = model.tree_
     leaf = int(np.flatnonzero(tree.children_left == -1)[0])
-    slopes = tree.slopes[tree.node_model[leaf]]
-    intercept = tree.value[leaf] - slopes @ tree.center
+    slopes = tree.node_models.slopes[tree.node_models.models[leaf]]
+    intercept = tree.value[leaf] - slopes @ tree.node_models.center
     row = X[model.apply(X) == leaf][0]
     assert intercept + slopes @ row == pytest.approx(model.predict(row[None])[0])
 
@@ -270,7 +271,8 @@ def test_ensembles_grow_linear_leaves():
     forest = MMITForest(10, min_samples_leaf=20, leaf_model="linear", random_state=0)
     boost = MMITBoost(n_estimators=20, leaf_model="linear", random_state=0)
     for model in (forest.fit(X, y), boost.fit(X, y)):
-        assert all(tree.tree_.has_linear_models for tree in model.estimators_)
+        assert all(isinstance(tree.tree_.node_models, LinearNodeModels)
+                   for tree in model.estimators_)
         constant = model.__class__(**{**model.get_params(), "leaf_model": "constant"})
         error = {name: np.mean((fitted.predict(X) - signal) ** 2)
                  for name, fitted in [("linear", model), ("constant", constant.fit(X, y))]}

@@ -1,0 +1,682 @@
+"""Leaf models: what the leaves (or all nodes) of a grown tree predict.
+
+A leaf model is one entry of :data:`LEAF_MODELS` (the estimators'
+``leaf_model`` options), a :class:`LeafModel` that fits its models on each
+node's training rows (:meth:`LeafModel.fit`, compiled, no Python loop over
+nodes) and gives the tree a :class:`NodeModels` payload: the models as
+arrays, predicting in the tree's walk without the GIL
+(``NodeModels.predict``), restricted to a pruned subtree's nodes
+(:meth:`NodeModels.take`), described for ``export_text``
+(:meth:`NodeModels.describe`) and stored as arrays in pickles and model files
+(:meth:`NodeModels.state`, :func:`node_models_from_state`). The node costs
+it leaves in the tree are its models' losses, which pruning uses. The tree,
+pruning, export and model files treat the payload as opaque.
+
+Two leaf models:
+
+- ``"constant"``: the constant of the criterion that grew the tree (no
+  payload).
+- ``"linear"``: each node asked for holds the linear model ``f(x) = v + b +
+  (z - z_node) . w`` of its rows, ``v`` the node's constant, ``z`` the
+  features standardised by their weighted training mean and standard
+  deviation (a missing value at the mean), ``z_node`` their weighted mean
+  over the node's rows. ``(b, w)`` minimise
+
+      sum_i weight_i * h(f(x_i)) + shrinkage * (b^2 + |w|^2),
+
+  ``h`` the squared hinge of the distance outside the margin-shrunk
+  interval. The penalty pulls the model toward the node's constant: a node
+  with few samples, or a large ``shrinkage``, stays near it. The problem is
+  strictly convex and piecewise quadratic; a Newton method on the rows
+  outside their intervals (the generalised Hessian) with backtracking
+  finds its minimum in a few steps, each one Cholesky solve of the ridge
+  system (of the size of the active rows when they are fewer than the
+  columns: Woodbury). O(m (p + 1)^2) per step for a node of m rows.
+
+Adding a leaf model: a :class:`NodeModels` subclass (its ``predict``,
+``take``, ``describe``, ``state`` and a ``from_state`` registered in
+:data:`PAYLOADS`) and a :class:`LeafModel` registered in
+:data:`LEAF_MODELS`.
+"""
+
+from libc.math cimport isnan
+from libc.stdint cimport int64_t
+from libc.string cimport memcpy
+
+import numpy as np
+
+from scipy.linalg.cython_lapack cimport dposv
+
+from ._loss cimport (
+    N_LOSS_TAGS,
+    SQUARED_HINGE_TAG,
+    LinearHinge,
+    Loss,
+    SquaredHinge,
+    hinge_curvature,
+    hinge_slope,
+    interval_loss,
+)
+
+from ._loss import LOSSES, breakpoints
+
+cdef const LinearHinge* LINEAR_HINGE = NULL
+cdef const SquaredHinge* SQUARED_HINGE = NULL
+
+cdef enum:
+    MAX_NEWTON_STEPS = 50   # per node model; earlier when the active hinges repeat
+cdef double ARMIJO = 1e-4           # sufficient-decrease fraction of the line search
+cdef double MIN_STEP = 1e-10        # the line search's smallest step
+
+
+# ---------------------------------------------------------------------------
+# Payloads: the fitted node models a tree carries
+# ---------------------------------------------------------------------------
+
+cdef class NodeModels:
+    """The models of a tree's nodes beyond their constants (abstract)."""
+
+    cdef double predict(self, intp_t node, double value,
+                        const double* row) noexcept nogil:
+        """Prediction of ``node`` (a valid id), whose constant is ``value``,
+        for ``row`` (``n_features`` values, NaN missing)."""
+        return value
+
+    def state(self):
+        """The models as arrays, by name (for pickles and model files)."""
+        raise NotImplementedError
+
+    def take(self, nodes):
+        """The models of a subtree whose node k is this tree's ``nodes[k]``."""
+        raise NotImplementedError
+
+    def describe(self, node, value, feature_names, decimals):
+        """What ``node`` predicts, as text (``export_text``)."""
+        raise NotImplementedError
+
+
+cdef class LinearNodeModels(NodeModels):
+    """Linear models of a tree's nodes.
+
+    Node ``i`` predicts ``value[i] + slopes[models[i]] @ (x - center)``, a
+    missing ``x[j]`` counting as ``center[j]``; ``models[i] == -1`` keeps
+    the constant.
+
+    Parameters
+    ----------
+    models : ndarray of shape (n_nodes,), int
+    slopes : ndarray of shape (n_models, n_features)
+    center : ndarray of shape (n_features,)
+    """
+
+    def __cinit__(self, models, slopes, center):
+        models = np.ascontiguousarray(models)
+        slopes = np.ascontiguousarray(slopes)
+        center = np.ascontiguousarray(center)
+        if (models.dtype.kind not in "iu" or models.ndim != 1 or models.shape[0] == 0
+                or slopes.dtype != np.float64 or slopes.ndim != 2
+                or center.dtype != np.float64 or center.shape != (slopes.shape[1],)):
+            raise ValueError("Tree state has linear models of the wrong shape or type.")
+        if (np.any(models < -1) or np.any(models >= slopes.shape[0])
+                or not np.isfinite(slopes).all() or not np.isfinite(center).all()):
+            raise ValueError("Tree state has invalid linear models.")
+        self._models = models.astype(np.int64)
+        self._slopes = slopes
+        self._center = center
+        self._offsets = -(slopes @ center)
+        self.n_nodes = models.shape[0]
+        self.n_features = center.shape[0]
+        cdef const int64_t[::1] model_view = self._models
+        cdef const double[:, ::1] slope_view = self._slopes
+        cdef const double[::1] center_view = self._center
+        cdef const double[::1] offset_view = self._offsets
+        self.model_of_node = &model_view[0]
+        self.slope_table = &slope_view[0, 0] if slopes.shape[0] > 0 and slopes.shape[1] > 0 \
+            else NULL
+        self.model_center = &center_view[0] if center.shape[0] > 0 else NULL
+        self.model_offset = &offset_view[0] if slopes.shape[0] > 0 else NULL
+
+    @property
+    def models(self):
+        """Row of each node's slopes in ``slopes`` (-1: the constant)."""
+        return self._models.astype(np.intp)
+
+    @property
+    def slopes(self):
+        view = self._slopes.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def center(self):
+        view = self._center.view()
+        view.flags.writeable = False
+        return view
+
+    cdef double predict(self, intp_t node, double value,
+                        const double* row) noexcept nogil:
+        """The node's value plus its slopes times the row's offsets from the
+        center (a missing feature at the center)."""
+        cdef double prediction, x, sum0 = 0.0, sum1 = 0.0, sum2 = 0.0, sum3 = 0.0
+        cdef int64_t model = self.model_of_node[node]
+        cdef const double* slope
+        cdef intp_t j, n = self.n_features, unrolled = self.n_features & ~3
+        if model < 0:
+            return value
+        slope = self.slope_table + model * n
+        # a plain dot product unless a feature is missing (NaN); four running
+        # sums, so that the additions do not wait for each other
+        for j in range(0, unrolled, 4):
+            sum0 += slope[j] * row[j]
+            sum1 += slope[j + 1] * row[j + 1]
+            sum2 += slope[j + 2] * row[j + 2]
+            sum3 += slope[j + 3] * row[j + 3]
+        for j in range(unrolled, n):
+            sum0 += slope[j] * row[j]
+        prediction = value + self.model_offset[model] + ((sum0 + sum1) + (sum2 + sum3))
+        if prediction == prediction:
+            return prediction
+        prediction = value
+        for j in range(n):
+            x = row[j]
+            if x == x:
+                prediction += slope[j] * (x - self.model_center[j])
+        return prediction
+
+    def state(self):
+        return {"models": self._models.copy(), "slopes": self._slopes.copy(),
+                "center": self._center.copy()}
+
+    @classmethod
+    def from_state(cls, state):
+        return cls(state["models"], state["slopes"], state["center"])
+
+    def take(self, nodes):
+        return LinearNodeModels(self._models[np.asarray(nodes)], self._slopes, self._center)
+
+    def describe(self, node, value, feature_names, decimals):
+        """The intercept and each non-zero slope, on the original features,
+        e.g. ``0.500 + 2 * x0 - 1 * x3``; the value of a constant node."""
+        model = self._models[node]
+        if model < 0:
+            return f"{value:.{decimals}f}"
+        slopes = self._slopes[model]
+        terms = [f"{value - slopes @ self._center:.{decimals}f}"]
+        for j in np.flatnonzero(slopes):
+            sign = "-" if slopes[j] < 0 else "+"
+            terms.append(f"{sign} {abs(slopes[j]):.{decimals}g} * {feature_names[j]}")
+        return " ".join(terms)
+
+
+#: The payload classes, by the arrays that mark their state.
+PAYLOADS = {"models": LinearNodeModels}
+
+
+def node_models_from_state(state, intp_t n_nodes, intp_t n_features):
+    """The payload of a tree state (a pickle's or a model file's arrays), or
+    None for a tree of constants; raises ValueError for a damaged one."""
+    for key, cls in PAYLOADS.items():
+        if key in state:
+            models = cls.from_state(state)
+            if models.n_nodes != n_nodes or models.n_features != n_features:
+                raise ValueError("Tree state has linear models of the wrong shape or type.")
+            return models
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The node models' solver (linear leaves)
+# ---------------------------------------------------------------------------
+
+cdef double ridge_objective(const double* prediction, const double* theta, intp_t m,
+                            intp_t q, const double* lower, const double* upper,
+                            const double* weight, double shrinkage) noexcept nogil:
+    """``sum_i weight_i h(prediction_i) + shrinkage |theta|^2``, ``h`` the
+    squared hinge."""
+    cdef intp_t i
+    cdef double total = 0.0, norm = 0.0
+    for i in range(m):
+        total += weight[i] * interval_loss(lower[i], upper[i], prediction[i],
+                                           SQUARED_HINGE)
+    for i in range(q):
+        norm += theta[i] * theta[i]
+    return total + shrinkage * norm
+
+
+cdef bint ridge_solve(const double* design, intp_t q, const intp_t* active,
+                      intp_t n_active, const double* curvature, double shrinkage,
+                      double* vector, double* system, double* rows_vector) noexcept nogil:
+    """``vector`` := ``(D' C D + shrinkage I)^-1 vector``, ``D`` the rows
+    ``active`` of ``design`` (row-major, ``q`` columns), ``C`` their
+    ``curvature``; through the rows' space (Woodbury) when they are fewer
+    than the columns. ``system`` holds q * q doubles, ``rows_vector`` q.
+    Returns False when the Cholesky factorisation fails."""
+    cdef intp_t a, b, j, k
+    cdef int n, one = 1, info = 0
+    cdef double total
+    cdef const double* row_a
+    cdef const double* row_b
+    if n_active >= q:
+        for a in range(q):
+            for b in range(q):
+                system[a * q + b] = 0.0
+            system[a * q + a] = shrinkage
+        for k in range(n_active):
+            row_a = design + active[k] * q
+            for a in range(q):
+                total = curvature[k] * row_a[a]
+                for b in range(a, q):
+                    system[a * q + b] += total * row_a[b]
+        n = <int> q
+        dposv(b"L", &n, &one, system, &n, vector, &n, &info)  # reads the upper half (C order)
+        return info == 0
+    # (v - D' (D D' + shrinkage C^-1)^-1 D v) / shrinkage
+    for a in range(n_active):
+        row_a = design + active[a] * q
+        total = 0.0
+        for j in range(q):
+            total += row_a[j] * vector[j]
+        rows_vector[a] = total
+        for b in range(a, n_active):
+            row_b = design + active[b] * q
+            total = 0.0
+            for j in range(q):
+                total += row_a[j] * row_b[j]
+            system[a * n_active + b] = total
+        system[a * n_active + a] += shrinkage / curvature[a]
+    if n_active > 0:
+        n = <int> n_active
+        dposv(b"L", &n, &one, system, &n, rows_vector, &n, &info)
+        if info != 0:
+            return False
+    for a in range(n_active):
+        row_a = design + active[a] * q
+        for j in range(q):
+            vector[j] -= row_a[j] * rows_vector[a]
+    for j in range(q):
+        vector[j] /= shrinkage
+    return True
+
+
+cdef void ridge_hinge_newton_c(const double* design, intp_t m, intp_t q,
+                               const double* offset,
+                               const double* lower, const double* upper,
+                               const double* weight, double shrinkage, double* theta,
+                               double* work, intp_t* active,
+                               unsigned char* side) noexcept nogil:
+    """Minimise ``sum_i weight_i h(offset_i + design_i . theta) + shrinkage
+    |theta|^2`` (``h`` the squared hinge of hinges breaking at ``lower``/
+    ``upper``) from ``theta = 0``: Newton steps on the rows outside their
+    interval with an Armijo backtracking line search, until the gradient is
+    zero or a full step leaves the same hinges active (the exact minimum).
+
+    ``work`` holds 5 m + 5 q + q * q doubles, ``active`` m entries, ``side``
+    2 m bytes (this step's and the previous full step's)."""
+    cdef double* prediction = work
+    cdef double* change = work + m
+    cdef double* candidate = work + 2 * m
+    cdef double* curvature = work + 3 * m
+    cdef double* residual = work + 4 * m
+    cdef double* gradient = work + 5 * m
+    cdef double* direction = gradient + q
+    cdef double* theta_candidate = direction + q
+    cdef double* rows_vector = theta_candidate + q
+    cdef double* system = rows_vector + 2 * q
+    cdef unsigned char* previous_side = side + m
+    cdef intp_t i, j, n_active, newton_step
+    cdef bint have_previous = False, same, nonzero
+    cdef double value, slope, step, candidate_value, below, above, total
+    cdef const double* row
+    for j in range(q):
+        theta[j] = 0.0
+    for i in range(m):
+        prediction[i] = offset[i]
+    value = ridge_objective(prediction, theta, m, q, lower, upper, weight, shrinkage)
+    for newton_step in range(MAX_NEWTON_STEPS):
+        n_active = 0
+        same = have_previous
+        for i in range(m):
+            below = lower[i] - prediction[i]
+            above = prediction[i] - upper[i]
+            # half the squared hinges' derivative and curvature
+            residual[i] = 0.5 * (hinge_slope(above, SQUARED_HINGE)
+                                 - hinge_slope(below, SQUARED_HINGE))
+            total = 0.5 * (hinge_curvature(above, SQUARED_HINGE)
+                           + hinge_curvature(below, SQUARED_HINGE))
+            side[i] = 2 * (above > 0.0) + (below > 0.0)
+            same = same and side[i] == previous_side[i]
+            if total > 0.0:
+                curvature[n_active] = weight[i] * total
+                active[n_active] = i
+                n_active += 1
+        nonzero = False
+        for j in range(q):
+            gradient[j] = shrinkage * theta[j]
+        for i in range(m):
+            if residual[i] != 0.0:
+                row = design + i * q
+                for j in range(q):
+                    gradient[j] += row[j] * weight[i] * residual[i]
+        for j in range(q):
+            nonzero = nonzero or gradient[j] != 0.0
+        if not nonzero or same:
+            break  # the minimum, or a full step on these hinges' quadratic reached it
+        memcpy(direction, gradient, q * sizeof(double))
+        if not ridge_solve(design, q, active, n_active, curvature, shrinkage, direction,
+                           system, rows_vector):
+            break
+        slope = 0.0
+        for j in range(q):
+            direction[j] = -direction[j]
+            slope += gradient[j] * direction[j]
+        for i in range(m):
+            row = design + i * q
+            total = 0.0
+            for j in range(q):
+                total += row[j] * direction[j]
+            change[i] = total
+        step = 1.0
+        while True:
+            for i in range(m):
+                candidate[i] = prediction[i] + step * change[i]
+            for j in range(q):
+                theta_candidate[j] = theta[j] + step * direction[j]
+            candidate_value = ridge_objective(candidate, theta_candidate, m, q, lower,
+                                              upper, weight, shrinkage)
+            if candidate_value <= value + ARMIJO * step * slope or step < MIN_STEP:
+                break
+            step *= 0.5
+        if candidate_value > value:
+            break
+        memcpy(theta, theta_candidate, q * sizeof(double))
+        memcpy(prediction, candidate, m * sizeof(double))
+        value = candidate_value
+        have_previous = step == 1.0
+        if have_previous:
+            memcpy(previous_side, side, m * sizeof(unsigned char))
+
+
+def ridge_hinge_newton(A, offset, lower, upper, weight, double shrinkage):
+    """The node models' problem for one node, from Python (tests): minimise
+    ``sum_i weight_i h(offset_i + b + A_i . w) + shrinkage (b^2 + |w|^2)``,
+    ``h(f) = (lower - f)_+^2 + (f - upper)_+^2``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_rows, n_columns)
+    offset, lower, upper, weight : ndarray of shape (n_rows,)
+        ``lower``/``upper`` are the hinges' breakpoints (infinite ones
+        inactive), ``weight`` positive.
+    shrinkage : float
+        Positive strength of the ridge penalty.
+
+    Returns
+    -------
+    b : float
+    w : ndarray of shape (n_columns,)
+    """
+    design = np.ascontiguousarray(np.column_stack([np.ones(len(A)), A]), dtype=np.float64)
+    cdef const double[:, ::1] design_view = design
+    cdef const double[::1] offset_view = np.ascontiguousarray(offset, dtype=np.float64)
+    cdef const double[::1] lower_view = np.ascontiguousarray(lower, dtype=np.float64)
+    cdef const double[::1] upper_view = np.ascontiguousarray(upper, dtype=np.float64)
+    cdef const double[::1] weight_view = np.ascontiguousarray(weight, dtype=np.float64)
+    cdef intp_t m = design.shape[0], q = design.shape[1]
+    theta = np.zeros(q)
+    cdef double[::1] theta_view = theta
+    cdef double[::1] work = np.empty(5 * m + 5 * q + q * q + 1)
+    cdef intp_t[::1] active = np.empty(m + 1, dtype=np.intp)
+    cdef unsigned char[::1] side = np.empty(2 * m + 1, dtype=np.uint8)
+    if m > 0:
+        with nogil:
+            ridge_hinge_newton_c(&design_view[0, 0], m, q, &offset_view[0], &lower_view[0],
+                                 &upper_view[0], &weight_view[0], shrinkage,
+                                 &theta_view[0], &work[0], &active[0], &side[0])
+    return float(theta[0]), theta[1:]
+
+
+cdef double node_cost(const double* X, intp_t p, const int64_t* rows, intp_t m,
+                      const double* lower, const double* upper, const double* weight,
+                      const double* slopes, double intercept, int loss) noexcept nogil:
+    """Total loss (the tree's ``loss``) of the linear model ``intercept +
+    slopes . x`` (a missing x_j counting 0: centred features) on ``rows``."""
+    cdef intp_t k, j, row
+    cdef double total = 0.0, prediction, x
+    for k in range(m):
+        row = rows[k]
+        prediction = intercept
+        for j in range(p):
+            x = X[row * p + j]
+            if not isnan(x):
+                prediction += slopes[j] * x
+        if loss == SQUARED_HINGE_TAG:
+            total += weight[row] * interval_loss(lower[row], upper[row], prediction,
+                                                 SQUARED_HINGE)
+        else:
+            total += weight[row] * interval_loss(lower[row], upper[row], prediction,
+                                                 LINEAR_HINGE)
+    return total
+
+
+def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
+                      const double[::1] upper, const double[::1] weight,
+                      const int64_t[::1] indptr, const int64_t[::1] rows,
+                      const int64_t[::1] nodes, double shrinkage, int loss,
+                      double[::1] values, double[::1] costs):
+    """Fit the linear model of each node in ``nodes``, in compiled code.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        The standardised training features, NaN for a missing value.
+    lower, upper : ndarray of shape (n_samples,)
+        The hinges' breakpoints.
+    weight : ndarray of shape (n_samples,)
+        Non-negative sample weights.
+    indptr, rows : ndarray of int64
+        The training rows of positive weight of ``nodes[k]`` are
+        ``rows[indptr[k]:indptr[k + 1]]``.
+    nodes : ndarray of int64
+        Node ids (below ``len(values)``).
+    shrinkage : float
+        Positive ridge strength.
+    loss : int
+        Solver tag of the tree's loss, for the nodes' costs.
+    values, costs : ndarray of shape (n_nodes,)
+        The nodes' constants and costs; a node given a model gets its
+        prediction at the standardised features' zero and its model's cost.
+
+    Returns
+    -------
+    models : ndarray of shape (n_nodes,), int64
+        Row of each node's slopes (-1: it keeps its constant, having fewer
+        than two rows, a cost of 0 or zero slopes).
+    slopes : ndarray of shape (n_models, n_features)
+        Slopes on the standardised features.
+    """
+    cdef intp_t n = Z.shape[0], p = Z.shape[1], q = p + 1, n_nodes = values.shape[0]
+    cdef intp_t k, i, j, m, node, row, n_models = 0, max_rows = 0
+    if not 0 <= loss < N_LOSS_TAGS:
+        raise ValueError(f"unknown loss tag {loss!r}")
+    if (lower.shape[0] != n or upper.shape[0] != n or weight.shape[0] != n
+            or costs.shape[0] != n_nodes or indptr.shape[0] != nodes.shape[0] + 1):
+        raise ValueError("inconsistent node model inputs.")
+    for k in range(nodes.shape[0]):
+        if not (0 <= nodes[k] < n_nodes and 0 <= indptr[k] <= indptr[k + 1] <= rows.shape[0]):
+            raise ValueError("inconsistent node model inputs.")
+        max_rows = max(max_rows, indptr[k + 1] - indptr[k])
+    rows_array = np.asarray(rows)
+    if rows_array.size and (rows_array.min() < 0 or rows_array.max() >= n):
+        raise ValueError("node rows out of range.")
+    models_array = np.full(n_nodes, -1, dtype=np.int64)
+    slopes_array = np.zeros((nodes.shape[0], p))
+    cdef int64_t[::1] models = models_array
+    cdef double[:, ::1] slopes = slopes_array
+    cdef double[:, ::1] design = np.empty((max(max_rows, 1), q))
+    cdef double[:, ::1] node_bounds = np.empty((4, max(max_rows, 1)))
+    cdef double[::1] node_mean = np.empty(max(p, 1))
+    cdef double[::1] theta = np.empty(q)
+    cdef double[::1] work = np.empty(5 * max_rows + 5 * q + q * q + 1)
+    cdef intp_t[::1] active = np.empty(max(max_rows, 1), dtype=np.intp)
+    cdef unsigned char[::1] side = np.empty(2 * max(max_rows, 1), dtype=np.uint8)
+    cdef double total_weight, x, intercept
+    cdef bint any_slope
+    with nogil:
+        for k in range(nodes.shape[0]):
+            node = nodes[k]
+            m = indptr[k + 1] - indptr[k]
+            if m < 2 or not costs[node] > 0.0:
+                continue
+            # the node's centred design [1, Z - z_node] and its rows' targets
+            total_weight = 0.0
+            for j in range(p):
+                node_mean[j] = 0.0
+            for i in range(m):
+                row = rows[indptr[k] + i]
+                total_weight += weight[row]
+                for j in range(p):
+                    x = Z[row, j]
+                    if not isnan(x):
+                        node_mean[j] += weight[row] * x
+            for j in range(p):
+                node_mean[j] /= total_weight
+            for i in range(m):
+                row = rows[indptr[k] + i]
+                design[i, 0] = 1.0
+                for j in range(p):
+                    x = Z[row, j]
+                    design[i, j + 1] = (0.0 if isnan(x) else x) - node_mean[j]
+                node_bounds[0, i] = lower[row]
+                node_bounds[1, i] = upper[row]
+                node_bounds[2, i] = weight[row]
+                node_bounds[3, i] = values[node]
+            ridge_hinge_newton_c(&design[0, 0], m, q, &node_bounds[3, 0],
+                                 &node_bounds[0, 0], &node_bounds[1, 0], &node_bounds[2, 0],
+                                 shrinkage, &theta[0], &work[0], &active[0], &side[0])
+            any_slope = False
+            for j in range(p):
+                any_slope = any_slope or theta[j + 1] != 0.0
+            if not any_slope:
+                continue
+            models[node] = n_models
+            intercept = values[node] + theta[0]
+            for j in range(p):
+                slopes[n_models, j] = theta[j + 1]
+                intercept -= node_mean[j] * theta[j + 1]
+            values[node] = intercept
+            costs[node] = node_cost(&Z[0, 0], p, &rows[indptr[k]], m, &lower[0], &upper[0],
+                                    &weight[0], &slopes[n_models, 0], intercept, loss)
+            n_models += 1
+    return models_array, slopes_array[:n_models]
+
+
+# ---------------------------------------------------------------------------
+# The leaf models (the estimators' leaf_model options)
+# ---------------------------------------------------------------------------
+
+class LeafModel:
+    """What a tree's leaves predict (abstract): one entry of LEAF_MODELS.
+
+    ``fit(tree, X, targets, sample_weight, loss, all_nodes)`` returns the
+    tree with its nodes' models (the leaves', or every node's when pruning
+    may make any node a leaf), their costs in the tree's ``loss``.
+    ``limits_growth``: whether trees grown until every leaf fits its rows
+    are refused (their models would be their constants).
+    """
+
+    limits_growth = False
+
+    @classmethod
+    def from_params(cls, params):
+        """The leaf model of an MMIT's parameters."""
+        return cls()
+
+    def fit(self, tree, X, targets, sample_weight, loss, all_nodes):
+        raise NotImplementedError
+
+
+class ConstantLeaves(LeafModel):
+    """The constant of the criterion that grew the tree: nothing to fit."""
+
+    def fit(self, tree, X, targets, sample_weight, loss, all_nodes):
+        return tree
+
+
+class LinearLeaves(LeafModel):
+    """Linear models shrunk toward the nodes' constants (module doc).
+
+    Parameters
+    ----------
+    shrinkage : float
+        Positive strength of the ridge pull toward the constant.
+    """
+
+    limits_growth = True
+
+    def __init__(self, shrinkage):
+        self.shrinkage = float(shrinkage)
+
+    @classmethod
+    def from_params(cls, params):
+        return cls(params["leaf_shrinkage"])
+
+    def fit(self, tree, X, targets, sample_weight, loss, all_nodes):
+        """``tree`` (grown on ``X``, C-contiguous, NaN missing, and on
+        ``targets``, a HingeTargets) with linear models in its leaves (or in
+        every node); a node keeps its constant with fewer than two rows of
+        positive weight, a cost of 0 or zero slopes."""
+        center, scale = feature_scale(X, sample_weight)
+        Z = np.ascontiguousarray((X - center) / scale)
+        indptr, rows, nodes = node_rows(tree, X, sample_weight, all_nodes)
+        values, costs = tree.value.copy(), tree.cost.copy()
+        lower, upper = breakpoints(*targets.bounds, targets.margin)
+        models, slopes = fit_linear_models(
+            Z, lower, upper, sample_weight, indptr, rows, nodes, self.shrinkage,
+            LOSSES[loss].tag, values, costs)
+        # the models' intercepts are at the standardised zero: the center
+        return tree.with_node_models(LinearNodeModels(models, slopes / scale, center),
+                                     values, costs)
+
+
+#: The leaf models, by name: what estimators accept as ``leaf_model``.
+LEAF_MODELS = {"constant": ConstantLeaves, "linear": LinearLeaves}
+
+
+def leaf_model_of(params):
+    """The LeafModel of an MMIT's parameters (``leaf_model``, ``leaf_shrinkage``)."""
+    return LEAF_MODELS[params["leaf_model"]].from_params(params)
+
+
+def feature_scale(X, sample_weight):
+    """Weighted mean and standard deviation (1 where it is 0) of each
+    feature over the rows of positive weight that have it: the center and
+    scale of the node models' standardised features."""
+    weight = np.where(np.isnan(X), 0.0, sample_weight[:, np.newaxis])
+    total = np.maximum(weight.sum(axis=0), np.finfo(float).tiny)
+    filled = np.nan_to_num(X)
+    center = (weight * filled).sum(axis=0) / total
+    scale = np.sqrt((weight * (filled - center) ** 2).sum(axis=0) / total)
+    scale[~(scale > 0.0)] = 1.0
+    return center, scale
+
+
+def node_rows(tree, X, sample_weight, all_nodes):
+    """The training rows of positive weight of the leaves (or of every node)
+    in compressed form: (indptr, rows, nodes), int64."""
+    positive = sample_weight > 0.0
+    if all_nodes:
+        membership = tree.decision_path(X).tocsc()
+        nodes = np.arange(tree.node_count)
+        keep = positive[membership.indices]
+        node_of_entry = np.repeat(nodes, np.diff(membership.indptr))
+        counts = np.bincount(node_of_entry[keep], minlength=tree.node_count)
+        rows = membership.indices[keep]
+    else:
+        leaves = tree.apply(X)
+        candidates = np.flatnonzero(positive)
+        order = candidates[np.argsort(leaves[candidates], kind="stable")]
+        nodes, counts = np.unique(leaves[order], return_counts=True)
+        rows = order
+    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return indptr, rows.astype(np.int64), nodes.astype(np.int64)
