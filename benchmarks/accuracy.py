@@ -55,7 +55,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 from mmit._base import IntervalRegressorMixin
 from mmit._evaluation import MODEL_GROUPS, cross_validate_models, make_model
-from mmit._model_selection import bounds_spread
+from mmit._validation import bounds_spread
 from mmit.datasets import load_folder
 
 

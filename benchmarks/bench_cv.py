@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
 
 from mmit import MMIT, MMITCV
-from mmit._model_selection import default_margins
+from mmit._validation import default_margins
 from mmit.datasets import list_datasets, load_dataset, load_folder
 from mmit.metrics import interval_mse
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from forest_defaults import splits_of  # noqa: E402
 
 from mmit import MMITBoost, MMITForest  # noqa: E402
-from mmit._model_selection import bounds_spread  # noqa: E402
+from mmit._validation import bounds_spread  # noqa: E402
 from mmit.metrics import interval_mse  # noqa: E402
 
 PREVIOUS = {"learning_rate": 0.1, "min_samples_leaf": 5}

@@ -34,7 +34,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from mmit import MMITForest
-from mmit._model_selection import bounds_spread
+from mmit._validation import bounds_spread
 from mmit.datasets import load_folder, make_interval_regression
 from mmit.metrics import interval_mse
 

@@ -4,9 +4,10 @@ from ._boosting import MMITBoost
 from ._classes import MMIT, MaxMarginIntervalTree
 from ._export import export_text
 from ._forest import MMITForest
+from ._forest_cv import MMITForestCV
 from ._imputation import MeanImputer
 from ._linear import IntervalLinearRegression, IntervalLinearRegressionCV
-from ._model_selection import MMITCV, MMITForestCV
+from ._mmit_cv import MMITCV
 from ._optimal_costs import compute_optimal_costs
 from ._persistence import load_model, save_model
 from ._stacking import IntervalStackingRegressor

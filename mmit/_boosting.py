@@ -31,14 +31,13 @@ from ._fitting import (
     TrainingData,
     check_leaf_model_growth,
     draw_seed,
+    mean_feature_importances,
     prepare_features,
     resolve_max_features,
-    set_fitted_attributes,
     validate_training_data,
 )
-from ._forest import mean_feature_importances
 from ._loss import LOSSES
-from ._model_selection import bounds_spread
+from ._validation import bounds_spread
 
 # early_stopping="auto" holds rows out from this many on (as scikit-learn's
 # HistGradientBoosting)
@@ -317,8 +316,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
             data = TrainingData(features, HingeTargets(lower_train - residual,
                                                        upper_train - residual,
                                                        self.margin_))
-            tree = self._tree(seed)._fit(data, weight, seed)
-            set_fitted_attributes(tree, X.shape[1], names, self.max_features_)
+            tree = self._tree(seed)
+            tree._set_tree(tree._grown_tree(data, weight, seed), X.shape[1], names)
             self.estimators_.append(tree)
             prediction += self.learning_rate * tree.tree_.predict(X)
             train_scores.append(-objective(prediction[train], train))

@@ -10,6 +10,8 @@ from ._fitting import (
     TREE_PARAMETER_CONSTRAINTS,
     check_leaf_model_growth,
     draw_seed,
+    resolve_max_features,
+    set_fitted_attributes,
     training_data,
     tree_builder,
     validate_training_data,
@@ -183,17 +185,20 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         """
         data, sample_weight = self._training_data(X, y, sample_weight)
         check_leaf_model_growth(self.get_params(), data.n_samples)
-        return self._fit(data, sample_weight,
-                         draw_seed(check_random_state(self.random_state)))
+        tree = self._grown_tree(data, sample_weight,
+                                draw_seed(check_random_state(self.random_state)))
+        return self._set_tree(tree, data.n_features,
+                              getattr(self, "feature_names_in_", None))
 
     def _training_data(self, X, y, sample_weight):
         """Validated training data and weights."""
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         return training_data(X, lower, upper, self.margin, self.max_features), sample_weight
 
-    def _fit(self, data, sample_weight, seed):
-        """Grow the tree on validated data: the fit of every estimator made of
-        MMITs (forests, model selection) once its input is checked.
+    def _grown_tree(self, data, sample_weight, seed):
+        """The tree of these parameters grown on validated data, pruned: the
+        fit of every estimator made of MMITs (forests, boosting) once its
+        input is checked. Computes only (the estimator is left as it is).
 
         Parameters
         ----------
@@ -203,11 +208,24 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             Validated weights.
         seed : int
             Seed of the builder's feature order.
+
+        Returns
+        -------
+        tree : Tree
         """
         # every node needs its model when pruning may make it a leaf
         tree = self._unpruned_tree(data, sample_weight, seed,
                                    all_nodes=self.ccp_alpha > 0.0)
-        self.tree_ = prune_at(tree, self.ccp_alpha)
+        return prune_at(tree, self.ccp_alpha)
+
+    def _set_tree(self, tree, n_features, feature_names):
+        """Hold ``tree`` as the fitted tree, with the fitted attributes that
+        go with it: the one way a fitted MMIT is put together (``fit``, a
+        forest's or a booster's trees, MMITCV's best subtree, model files).
+        Returns the estimator."""
+        self.tree_ = tree
+        set_fitted_attributes(self, n_features, feature_names,
+                              resolve_max_features(self.max_features, n_features))
         return self
 
     def _unpruned_tree(self, data, sample_weight, seed, all_nodes):
@@ -218,9 +236,8 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             tree, data.features.rows, data.targets, sample_weight, self.loss, all_nodes)
 
     def _grow(self, data, sample_weight, seed):
-        """The unpruned tree of constants (sets ``max_features_``)."""
+        """The unpruned tree of constants."""
         builder = tree_builder(self.get_params(), data.n_samples, data.n_features)
-        self.max_features_ = builder.max_features
         return builder.build(data.features, data.targets, sample_weight, seed)
 
     def predict(self, X):

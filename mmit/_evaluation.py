@@ -14,9 +14,11 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 from ._boosting import MMITBoost
 from ._forest import MMITForest
+from ._forest_cv import MMITForestCV
 from ._linear import IntervalLinearRegressionCV
-from ._model_selection import MMITCV, MMITForestCV, bounds_spread, default_margins
+from ._mmit_cv import MMITCV
 from ._stacking import IntervalStackingRegressor
+from ._validation import bounds_spread, default_margins
 from .baselines import ConstantRegressor, IntervalCART
 from .metrics import interval_accuracy, interval_mse
 

@@ -3,10 +3,11 @@
 An estimator validates its input once (:func:`validate_training_data`),
 turns it into :class:`TrainingData` (features sorted as the trees need them,
 interval targets as sorted hinge breakpoints), and grows each tree through
-``MMIT._fit(data, sample_weight, seed)``, which resolves the tree's
+``MMIT._grown_tree(data, sample_weight, seed)``, which resolves the tree's
 parameters into one :class:`~mmit._builder.TreeBuilder`
-(:func:`tree_builder`). Forests, model selection and the next models reuse
-the data across trees and stages instead of re-validating.
+(:func:`tree_builder`) and fits the leaf model; ``MMIT._set_tree`` makes a
+fitted MMIT of the tree. Forests, boosting and model selection reuse the
+data across trees and stages instead of re-validating.
 """
 
 from dataclasses import dataclass
@@ -228,3 +229,11 @@ def set_fitted_attributes(estimator, n_features, feature_names, max_features=Non
         estimator.max_features_ = max_features
     if feature_names is not None:
         estimator.feature_names_in_ = feature_names
+
+
+def mean_feature_importances(trees):
+    """Mean of the normalised importances of fitted MMITs, normalised."""
+    importances = np.mean([tree.tree_.compute_feature_importances() for tree in trees],
+                          axis=0)
+    total = importances.sum()
+    return importances / total if total > 0 else importances

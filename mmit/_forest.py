@@ -20,8 +20,8 @@ from ._fitting import (
     MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
     check_leaf_model_growth,
+    mean_feature_importances,
     resolve_max_features,
-    set_fitted_attributes,
     training_data,
     validate_training_data,
 )
@@ -71,8 +71,7 @@ def _fit_tree(index, tree, data, sample_weight, bootstrap):
     weight = sample_weight
     if bootstrap is not None:
         weight = bootstrap.counts(generator).astype(np.float64)
-    tree._fit(data, weight, int(generator.integers(1, MAX_SEED)))
-    return index, tree
+    return index, tree._grown_tree(data, weight, int(generator.integers(1, MAX_SEED)))
 
 
 @contextmanager
@@ -84,14 +83,6 @@ def rows_without_out_of_bag_prediction_ignored():
         warnings.filterwarnings("ignore", "Some samples were in the bootstrap sample",
                                 UserWarning)
         yield
-
-
-def mean_feature_importances(trees):
-    """Mean of the normalised importances of fitted MMITs, normalised."""
-    importances = np.mean([tree.tree_.compute_feature_importances() for tree in trees],
-                          axis=0)
-    total = importances.sum()
-    return importances / total if total > 0 else importances
 
 
 def _predict_rows(trees, X, rows, out):
@@ -288,6 +279,10 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         return {name: getattr(self, name) for name in TREE_PARAMETER_CONSTRAINTS
                 if name != "random_state"}
 
+    def _tree(self, seed):
+        """The (unfitted) MMIT of the tree grown from ``seed``."""
+        return MMIT(**self._tree_params(), random_state=seed)
+
     def _n_samples_bootstrap(self, sample_weight):
         """Draws per bootstrap sample; a fraction is of the total weight, as in
         scikit-learn (of ``n_samples`` without weights)."""
@@ -350,7 +345,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
             # skip the seeds of the trees already grown: the same forest as at once
             random_state.randint(MAX_SEED, size=len(self.estimators_))
             seeds = random_state.randint(MAX_SEED, size=n_new)
-            trees = [MMIT(**self._tree_params(), random_state=int(seed)) for seed in seeds]
+            trees = [self._tree(int(seed)) for seed in seeds]
             data = training_data(X, lower, upper, self.margin, self.max_features)
             self.estimators_.extend(self._grow(trees, data, sample_weight, bootstrap))
         if self.oob_score:
@@ -367,11 +362,8 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         )
         grown = [None] * len(trees)
         for index, tree in jobs:
-            # a backend in other processes returns copies: keep those
-            set_fitted_attributes(tree, self.n_features_in_,
-                                  getattr(self, "feature_names_in_", None),
-                                  self.max_features_)
-            grown[index] = tree
+            grown[index] = trees[index]._set_tree(tree, self.n_features_in_,
+                                                  getattr(self, "feature_names_in_", None))
             progress.tree_done()
         return grown
 

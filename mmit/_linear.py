@@ -23,8 +23,7 @@ from ._base import IntervalRegressorMixin
 from ._coordinate_descent import elastic_net_path
 from ._fitting import validate_training_data
 from ._loss import LOSSES
-from ._model_selection import bounds_spread
-from ._validation import check_margin
+from ._validation import bounds_spread, check_margin
 from .metrics import _interval_scores
 
 # the models' loss: their solver (_coordinate_descent) is a Newton method on

@@ -40,8 +40,6 @@ __all__ = ["save_model", "load_model"]
 FORMAT = "mmit-model"
 VERSION = 4
 READABLE_VERSIONS = (1, 2, 3, 4)
-# the arrays of a tree's state in a file (the linear models only when it has them)
-_TREE_ARRAYS = ("nodes", "values", "models", "slopes", "center")
 _TREE_MODELS = {"MMIT": MMIT, "MMITForest": MMITForest, "MMITBoost": MMITBoost}
 # the fitted attributes of a boosted model besides its trees (plain values)
 _BOOSTING_ATTRIBUTES = ("baseline_prediction_", "margin_", "train_score_",
@@ -145,10 +143,9 @@ def _describe_trees(model, name, prefix, arrays):
             attribute: np.asarray(getattr(model, attribute)).tolist()
             for attribute in _BOOSTING_ATTRIBUTES}
     for k, tree in enumerate(trees):
-        state = tree.__getstate__()
-        for array in _TREE_ARRAYS:
-            if array in state:
-                arrays[f"{prefix}tree{k}_{array}"] = state[array]
+        for name, array in tree.__getstate__().items():
+            if name != "max_depth":  # recomputed on loading
+                arrays[f"{prefix}tree{k}_{name}"] = array
     return description
 
 
@@ -310,34 +307,29 @@ def _build_trees(metadata, prefix, arrays):
     n_features, names = _feature_names(metadata)
     trees = []
     for k in range(int(metadata["n_trees"])):
+        # the tree's state: its arrays, whatever its node models store
+        tree_prefix = f"{prefix}tree{k}_"
+        state = {key[len(tree_prefix):]: array for key, array in arrays.items()
+                 if key.startswith(tree_prefix)}
         tree = Tree(n_features)
-        state = {array: arrays[f"{prefix}tree{k}_{array}"] for array in _TREE_ARRAYS
-                 if f"{prefix}tree{k}_{array}" in arrays}
         tree.__setstate__({"max_depth": 0, **state})
         trees.append(tree)
     model = cls(**metadata["params"])
-    tree_params = {key: value for key, value in metadata["params"].items()
-                   if key in MMIT._parameter_constraints and key != "random_state"}
-    if cls is MMITBoost:  # the stages' trees have the margin used
-        tree_params["margin"] = float(metadata["boosting"]["margin_"])
-    fitted = [model] if cls is MMIT else [
-        MMIT(**tree_params, random_state=seed) for seed in metadata["tree_random_states"]
-    ]
-    if len(fitted) != len(trees) or not trees:
+    seeds = [None] if cls is MMIT else metadata["tree_random_states"]
+    if not trees or len(seeds) != len(trees):
         raise ValueError("the number of trees does not match")
-    for estimator, tree in zip(fitted, trees, strict=True):
-        estimator.tree_ = tree
-    if cls is not MMIT:
-        model.estimators_ = fitted
-        fitted = [*fitted, model]
     if cls is MMITBoost:
         boosting = metadata["boosting"]
         model.baseline_prediction_ = float(boosting["baseline_prediction_"])
-        model.margin_ = float(boosting["margin_"])
+        model.margin_ = float(boosting["margin_"])  # the stages' trees have it
         model.train_score_ = np.array(boosting["train_score_"], dtype=np.float64)
         model.validation_score_ = np.array(boosting["validation_score_"],
                                            dtype=np.float64)
+    if cls is MMIT:
+        return model._set_tree(trees[0], n_features, names)
+    model.estimators_ = [model._tree(seed)._set_tree(tree, n_features, names)
+                         for seed, tree in zip(seeds, trees, strict=True)]
+    if cls is MMITBoost:
         model.n_iter_ = len(model.estimators_)
-    for estimator in fitted:
-        set_fitted_attributes(estimator, n_features, names, int(metadata["max_features"]))
+    set_fitted_attributes(model, n_features, names, int(metadata["max_features"]))
     return model

@@ -1,4 +1,5 @@
-"""Validation of interval targets, margins, losses and sample weights.
+"""Validation of interval targets, margins, losses and sample weights, and the
+scales of interval targets (their spread, the default margins).
 
 Everything a user passes is checked here, in Python, once; the Cython core
 trusts its inputs.
@@ -151,3 +152,35 @@ def _check_interval_values(lower, upper):
     if np.isposinf(lower).any():
         raise ValueError("A lower bound cannot be +inf.")
     raise ValueError("An upper bound cannot be -inf.")
+
+
+def bounds_spread(lower, upper, sample_weight=None):
+    """Standard deviation of all finite bounds, each weighted by its row's
+    weight when given (0 with fewer than two, or no weight)."""
+    weight = np.ones(lower.shape[0]) if sample_weight is None else sample_weight
+    bounds = np.concatenate([lower, upper])
+    weights = np.concatenate([weight, weight])[np.isfinite(bounds)]
+    bounds = bounds[np.isfinite(bounds)]
+    if bounds.size < 2 or weights.sum() <= 0:
+        return 0.0
+    mean = np.average(bounds, weights=weights)
+    return float(np.sqrt(np.average((bounds - mean) ** 2, weights=weights)))
+
+
+def default_margins(lower, upper, n_margins=8):
+    """0 and a log-spaced grid up to the spread of the finite bounds.
+
+    The spread is the standard deviation of all finite bounds; the grid
+    runs from 1e-3 to 1 times it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit._validation import default_margins
+    >>> default_margins(np.array([0.0, 2.0]), np.array([2.0, np.inf]), n_margins=4)
+    array([0.        , 0.00094281, 0.02981424, 0.94280904])
+    """
+    spread = bounds_spread(lower, upper)
+    if spread == 0.0:
+        return np.zeros(1)
+    return np.r_[0.0, spread * np.logspace(-3, 0, n_margins - 1)]

@@ -5,7 +5,7 @@ import pytest
 from sklearn.model_selection import GridSearchCV, KFold
 
 from mmit import MMIT, MMITCV, intervals_from_survival
-from mmit._model_selection import default_margins
+from mmit._validation import default_margins
 from mmit.metrics import interval_accuracy_scorer, neg_interval_mse_scorer
 
 
