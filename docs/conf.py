@@ -35,7 +35,6 @@ default_role = "literal"
 
 # API reference: one generated page per public name (docs/generated/)
 autosummary_generate = True
-autosummary_imported_members = True
 autodoc_default_options = {"member-order": "alphabetical"}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
