@@ -40,7 +40,8 @@ autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_validation_checks = set()
 # parameter types become cross-references (unresolved ones print as code),
-# so that a shape such as ``(n_features_in_,)`` is not read as a link target
+# so that a name such as ``n_iter_`` in a type is not read as a link target
+# (see escape_type_underscores below for the ones numpydoc leaves as text)
 numpydoc_xref_param_type = True
 numpydoc_xref_ignore = {"of", "shape", "default", "or", "and", "optional", "instance"}
 # numpydoc's own aliases of these link to the Python and NumPy docs, which an
