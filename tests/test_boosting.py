@@ -9,7 +9,7 @@ from mmit import MMIT, MMITBoost
 from mmit._loss import LOSSES as LOSS_ENTRIES
 from mmit.datasets import make_interval_regression
 
-LOSSES = ["linear_hinge", "squared_hinge"]
+LOSSES = sorted(LOSS_ENTRIES)
 
 
 def problem(n=80, p=3, seed=0, censoring=0.3, missing=0.0):

@@ -17,7 +17,6 @@ from mmit import (
     MMITBoost,
     MMITForest,
     MMITForestCV,
-    export_text,
     load_model,
     save_model,
 )
@@ -188,20 +187,6 @@ def test_damaged_linear_models_are_refused():
     ]:
         with pytest.raises(ValueError, match=message):
             Tree(3).__setstate__({**state, **damage})
-
-
-def test_export_text_shows_the_leaf_models():
-    X, y, _ = linear_problem(seed=10, censored=0.0)
-    model = MMIT(max_depth=1, leaf_model="linear").fit(X, y)
-    text = export_text(model, feature_names=["a", "b", "c"])
-    assert text.count("* a") == 2 and "value:" in text
-    # the printed intercept and slopes give the predictions
-    tree = model.tree_
-    leaf = int(np.flatnonzero(tree.children_left == -1)[0])
-    slopes = tree.node_models.slopes[tree.node_models.models[leaf]]
-    intercept = tree.value[leaf] - slopes @ tree.node_models.center
-    row = X[model.apply(X) == leaf][0]
-    assert intercept + slopes @ row == pytest.approx(model.predict(row[None])[0])
 
 
 def test_invalid_leaf_parameters_are_refused():

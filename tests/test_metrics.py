@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.model_selection import KFold, cross_val_score
 
 from mmit import MMIT
@@ -52,7 +53,12 @@ def test_scorers_work_in_cross_validation():
     default = cross_val_score(model, X, y, cv=cv)
     np.testing.assert_allclose(mse, default)  # score() is the negative interval MSE
     accuracy = cross_val_score(model, X, y, cv=cv, scoring=interval_accuracy_scorer)
-    assert np.all(mse <= 0) and np.all((accuracy >= 0) & (accuracy <= 1))
+    by_hand = []
+    for train, test in cv.split(X):
+        predictions = clone(model).fit(X[train], y[train]).predict(X[test])
+        by_hand.append((-interval_mse(y[test], predictions),
+                        interval_accuracy(y[test], predictions)))
+    np.testing.assert_allclose(np.column_stack([mse, accuracy]), by_hand, rtol=1e-12)
     assert get_scorer("interval_accuracy") is interval_accuracy_scorer
     with pytest.raises(ValueError, match="Unknown scorer"):
         get_scorer("r2")

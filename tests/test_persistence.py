@@ -1,6 +1,5 @@
-"""Model files of the linear models and of stacks, and the files of earlier
-releases (the tree models' files are tested with the command line,
-tests/test_cli.py)."""
+"""Model files: every saved model kind predicts as before saving, damaged and
+foreign files are refused, files of earlier releases still load."""
 
 import json
 import zipfile
@@ -23,7 +22,8 @@ from mmit import (
     load_model,
     save_model,
 )
-from mmit.datasets import load_dataset
+from mmit.baselines import ConstantRegressor
+from mmit.datasets import load_dataset, make_interval_regression
 
 pd = pytest.importorskip("pandas")
 
@@ -161,3 +161,83 @@ def test_model_files_of_earlier_releases_predict_as_written(folder):
         model = load_model(folder / f"{name}.npz")
         X = np.nan_to_num(rows) if name.startswith("linear") else rows
         np.testing.assert_array_equal(model.predict(X), predictions, err_msg=name)
+
+
+@pytest.mark.parametrize("model", [
+    MMIT(margin=0.1, max_depth=4, random_state=0),
+    MMITForest(n_estimators=5, max_features=2, random_state=0),
+    MMITBoost(n_estimators=8, learning_rate=0.3, random_state=0),
+])
+def test_saved_models_predict_identically(tmp_path, model):
+    data = load_dataset("servo", as_frame=True)
+    model.fit(data.data, data.target)
+    path = tmp_path / "model.npz"
+    save_model(model, path)
+    restored = load_model(path)
+    np.testing.assert_array_equal(restored.predict(data.data), model.predict(data.data))
+    assert restored.get_params() == model.get_params()
+    np.testing.assert_array_equal(restored.feature_names_in_, model.feature_names_in_)
+    with zipfile.ZipFile(path) as archive:  # plain arrays: nothing pickled
+        assert all(name.endswith(".npy") for name in archive.namelist())
+    if isinstance(model, MMITBoost):
+        np.testing.assert_array_equal(restored.train_score_, model.train_score_)
+        assert restored.n_iter_ == model.n_iter_
+        stages = zip(restored.staged_predict(data.data), model.staged_predict(data.data),
+                     strict=True)
+        assert all(np.array_equal(a, b) for a, b in stages)
+
+
+def test_saving_a_search_saves_its_best_tree(tmp_path):
+    X, y = make_interval_regression(60, 2, random_state=1)
+    search = MMITCV(cv=3, random_state=0).fit(X, y)
+    save_model(search, tmp_path / "m.npz")
+    restored = load_model(tmp_path / "m.npz")
+    np.testing.assert_array_equal(restored.predict(X), search.predict(X))
+    with pytest.raises(TypeError, match="save_model saves MMIT.* not ConstantRegressor"):
+        save_model(ConstantRegressor().fit(X, y), tmp_path / "c.npz")
+
+
+def test_foreign_and_damaged_files_are_rejected(tmp_path):
+    X, y = make_interval_regression(80, 2, random_state=2)
+    path = tmp_path / "model.npz"
+    save_model(MMIT(max_depth=3).fit(X, y), path)
+
+    def metadata(change):
+        def edit(arrays):
+            document = json.loads(bytes(arrays["metadata"]).decode())
+            change(document)
+            arrays["metadata"] = np.frombuffer(json.dumps(document).encode(), np.uint8)
+        return edit
+
+    def bad_child(arrays):
+        arrays["tree0_nodes"]["left_child"][0] = 10_000
+
+    def cycle(arrays):
+        arrays["tree0_nodes"]["left_child"][0] = 0
+
+    cases = {
+        "foreign.npz": (lambda arrays: arrays.pop("metadata"), "not an mmit model"),
+        "format.npz": (metadata(lambda d: d.update(format="other")), "not an mmit model"),
+        "version.npz": (metadata(lambda d: d.update(version=99)), "version"),
+        "params.npz": (metadata(lambda d: d["params"].update(depth=3)), "damaged"),
+        "child.npz": (bad_child, "damaged"),
+        "cycle.npz": (cycle, "damaged"),
+        "dtype.npz": (lambda a: a.update(tree0_values=a["tree0_values"].astype(np.float32)),
+                      "damaged"),
+    }
+    for name, (change, message) in cases.items():
+        with pytest.raises(ValueError, match=message):
+            load_model(rewrite(path, tmp_path / name, change))
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    with pytest.raises(ValueError, match="not an mmit model"):
+        load_model(tmp_path / "array.npy")
+
+
+def rewrite(path, target, change):
+    """Copy a model archive, changing one entry."""
+    with np.load(path) as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    change(arrays)
+    with open(target, "wb") as file:
+        np.savez(file, **arrays)
+    return target

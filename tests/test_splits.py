@@ -20,7 +20,7 @@ from mmit._builder import Features, TreeBuilder
 from mmit._criterion import HingeTargets
 from mmit._loss import LOSSES as LOSS_ENTRIES
 
-LOSSES = ["linear_hinge", "squared_hinge"]
+LOSSES = sorted(LOSS_ENTRIES)
 INF = np.inf
 ALWAYS_PRESORTED, NEVER_PRESORTED = 0, 2**62
 

@@ -1,11 +1,10 @@
-"""MMITCV against GridSearchCV, and the survival helper."""
+"""MMITCV: its scores against GridSearchCV with refits, its results and best tree."""
 
 import numpy as np
 import pytest
 from sklearn.model_selection import GridSearchCV, KFold
 
-from mmit import MMIT, MMITCV, intervals_from_survival
-from mmit._validation import default_margins
+from mmit import MMIT, MMITCV
 from mmit.metrics import interval_accuracy_scorer, neg_interval_mse_scorer
 
 
@@ -99,16 +98,6 @@ def test_same_results_with_two_jobs():
     assert one.best_params_ == two.best_params_
 
 
-def test_default_margins_include_zero_and_scale_with_the_bounds():
-    lower = np.array([0.0, 1.0, -np.inf, 5.0])
-    upper = np.array([2.0, np.inf, 3.0, 9.0])
-    margins = default_margins(lower, upper)
-    assert margins[0] == 0.0 and len(margins) == 8
-    assert np.all(np.diff(margins) > 0)
-    np.testing.assert_allclose(default_margins(10 * lower, 10 * upper), 10 * margins)
-    assert default_margins(np.zeros(3), np.zeros(3)).tolist() == [0.0]
-
-
 def test_bad_candidates():
     X, y = problem(n=40)
     with pytest.raises(ValueError, match="losses"):
@@ -117,19 +106,3 @@ def test_bad_candidates():
         MMITCV(margins=[-1.0], cv=2).fit(X, y)
     with pytest.raises(ValueError, match="empty"):
         MMITCV(margins=[], cv=2).fit(X, y)
-
-
-def test_intervals_from_survival():
-    y = intervals_from_survival([True, False, 1, 0], [1.0, 2.0, 3.0, 4.0])
-    np.testing.assert_array_equal(y, [[1, 1], [2, np.inf], [3, 3], [4, np.inf]])
-    logged = intervals_from_survival([True, False], [np.e, 1.0], log=True)
-    np.testing.assert_allclose(logged, [[1, 1], [0, np.inf]])
-    with pytest.raises(ValueError, match="positive"):
-        intervals_from_survival([True], [0.0], log=True)
-    with pytest.raises(ValueError, match="event"):
-        intervals_from_survival([2], [1.0])
-    with pytest.raises(ValueError, match="inconsistent"):
-        intervals_from_survival([True, False], [1.0])
-    # a model fits them like any interval target
-    X = np.arange(4.0).reshape(-1, 1)
-    assert MMIT().fit(X, y).score(X, y) == 0.0

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy.stats import rankdata
 
 from mmit import MMITForest, MMITForestCV
 from mmit.datasets import make_interval_regression
@@ -27,7 +28,8 @@ def test_results_layout_and_the_chosen_forest():
     ]
     assert list(results["param_loss"]) == [p["loss"] for p in results["params"]]
     assert results["mean_test_score"].shape == (4,)
-    assert (results["mean_test_score"] <= 0).all()
+    np.testing.assert_array_equal(results["rank_test_score"],
+                                  rankdata(-results["mean_test_score"], method="min"))
     assert results["std_test_score"][np.argmin(results["rank_test_score"])] == 0.0
     forest = search.best_estimator_
     assert isinstance(forest, MMITForest)
