@@ -1,4 +1,5 @@
-"""Random interval problems and tree summaries shared by the tree and pruning tests."""
+"""Toy problems and helpers shared by the tests: random interval problems,
+a tree's leaf cost, a data folder written as CSV files."""
 
 import numpy as np
 
@@ -18,3 +19,17 @@ def random_intervals(n, p, seed=0, censor=0.2):
     lower[rng.random(n) < censor] = -INF
     upper[rng.random(n) < censor] = INF
     return X, np.column_stack([lower, upper])
+
+
+def write_folder(path, X, y=None, folds=None):
+    path.mkdir()
+    np.savetxt(path / "features.csv", X, delimiter=",", comments="",
+               header=",".join(f"f{j}" for j in range(X.shape[1])))
+    if y is not None:
+        with open(path / "targets.csv", "w") as file:
+            file.write("lower,upper\n")
+            for lower, upper in y:
+                file.write(f"{float(lower)!r},{float(upper)!r}\n".replace("inf", "Inf"))
+    if folds is not None:
+        np.savetxt(path / "folds.csv", folds, fmt="%d", header="fold", comments="")
+    return path

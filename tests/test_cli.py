@@ -3,6 +3,7 @@
 
 import numpy as np
 import pytest
+from problems import write_folder
 
 from mmit import (
     MMIT,
@@ -13,20 +14,6 @@ from mmit import (
 )
 from mmit._cli import main
 from mmit.datasets import load_folder, make_interval_regression
-
-
-def write_folder(path, X, y=None, folds=None):
-    path.mkdir()
-    np.savetxt(path / "features.csv", X, delimiter=",", comments="",
-               header=",".join(f"f{j}" for j in range(X.shape[1])))
-    if y is not None:
-        with open(path / "targets.csv", "w") as file:
-            file.write("lower,upper\n")
-            for lower, upper in y:
-                file.write(f"{float(lower)!r},{float(upper)!r}\n".replace("inf", "Inf"))
-    if folds is not None:
-        np.savetxt(path / "folds.csv", folds, fmt="%d", header="fold", comments="")
-    return path
 
 
 @pytest.fixture
