@@ -143,7 +143,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
     settings and ``MMITForest()``). They have the smallest worst-case ratio
     to the best candidate of each data set (1.62) and the third mean rank
     (7.2; the best, ``subsample=0.8``, has a worst case of 6.3), and beat
-    ``MMITForest()`` on 8 of the 12 bundled sets. The previous defaults
+    ``MMITForest()`` on 8 of the paper's 12 data sets. The previous defaults
     (learning rate 0.1, ``min_samples_leaf=5``) ranked 16th (worst case 3.7)
     and lost to the forest on 8 of 12: at rate 0.1 the test loss is lowest
     after a median of 49 stages and 10% above that after 100 (overfitting),

@@ -203,7 +203,7 @@ class IntervalLinearRegression(_LinearPredictor):
     orders of magnitude, as in genomics): a test row far beyond the training
     range would otherwise move the prediction far outside every training
     bound. ``benchmarks/linear_clipping.py`` fits ``IntervalLinearRegressionCV``
-    on the 12 bundled data sets and 21 simulated shapes, each also with five
+    on the MMIT paper's 12 data sets and 21 simulated shapes, each also with five
     heavy-tailed (log-normal) features added. With those features, clipping
     had the best mean rank of four variants (2.35, against 2.73 without and
     2.58 for predictions bounded by the range of the finite training bounds)
