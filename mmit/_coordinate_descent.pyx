@@ -55,7 +55,7 @@ cdef enum:
 
 cdef double ARMIJO = 0.01            # sufficient-decrease fraction
 cdef double MIN_CURVATURE = 1e-3     # floor of a coordinate's curvature, times its column's
-cdef double INEXACT = 0.1            # share of the local model's gap left by an inexact step
+cdef double INEXACT = 0.1            # share of the local model's gap an inexact step leaves
 cdef double SLOW_PROGRESS = 0.5      # a sweep leaving more of the gap than this is slow
 
 
@@ -124,7 +124,7 @@ cdef class GramNewton:
     cdef intp_t[::1] support             # support_newton: the coefficients solved for,
     cdef double[::1] system              # their system (column-major, m x m),
     cdef double[::1] solution            # and its right-hand side, then solution
-    cdef double[:, ::1] history          # the last sweeps' iterates (intercept, working set)
+    cdef double[:, ::1] history          # last sweeps' iterates (intercept, working set)
     cdef intp_t n_history
     cdef double[::1] extrapolated        # anderson_step: its step (intercept, working set),
     cdef double[::1] G_step              # G times it,
@@ -356,7 +356,8 @@ cdef class GramNewton:
                 self.move_q(self.support[a], step, working, n_working, whole_q)
         return 1 if first_zero < 0 else 0
 
-    cdef void remember_iterate(self, const intp_t* working, intp_t n_working) noexcept nogil:
+    cdef void remember_iterate(self, const intp_t* working,
+                               intp_t n_working) noexcept nogil:
         """Append theta (intercept, then the working set) to the history."""
         cdef intp_t k
         self.history[self.n_history, 0] = self.theta[0]
@@ -565,9 +566,10 @@ cdef class GramNewton:
             f = old_theta[0]
             df = self.direction[0]
             if whole_q:  # contiguous over every feature (theta is 0 outside the set)
-                f += ddot(&n_features, &old_theta[1], &one, <double*>&self.rows[row, 0], &one)
-                df += ddot(&n_features, &self.direction[1], &one, <double*>&self.rows[row, 0],
-                           &one)
+                f += ddot(&n_features, &old_theta[1], &one,
+                          <double*>&self.rows[row, 0], &one)
+                df += ddot(&n_features, &self.direction[1], &one,
+                           <double*>&self.rows[row, 0], &one)
             else:
                 for k in range(n_working):
                     j = working[k] + 1
@@ -664,7 +666,7 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
     cdef double[::1] old_theta = np.zeros(p + 1)
     cdef double[::1] old_q = np.zeros(p + 1)
     cdef double[::1] full_q = np.zeros(p + 1)
-    cdef intp_t j, k, newton, n_working, n_added, flips = 0, sweeps = 0, first_sweep
+    cdef intp_t j, k, n_working, n_added, flips = 0, sweeps = 0, first_sweep
     cdef double l1, l2, previous_l1 = -1.0, threshold, moved = 0.0
     cdef int outcome
     cdef bint inexact, solved = False
@@ -683,7 +685,7 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
                     n_working += 1
             first_sweep = sweeps
             inexact = True
-            for newton in range(MAX_NEWTON_STEPS):
+            for _ in range(MAX_NEWTON_STEPS):
                 if sweeps - first_sweep >= max_sweeps:
                     break
                 outcome = state.newton_step(&in_working[0], &working[0], n_working, l1, l2,

@@ -21,9 +21,9 @@ cdef class LinearNodeModels(NodeModels):
     # node i predicts value[i] + slopes[model_of_node[i]] . (x - center), a
     # missing x_j counting as center[j]; model -1: the constant
     cdef const int64_t* model_of_node         # per node (inside _models)
-    cdef const double* slope_table            # (n_models, n_features), C order (inside _slopes)
+    cdef const double* slope_table            # (n_models, n_features), C order: _slopes
     cdef const double* model_center           # (n_features,) (inside _center)
-    cdef const double* model_offset           # per model: -slopes . center (inside _offsets)
+    cdef const double* model_offset           # per model: -slopes . center: _offsets
     cdef object _models
     cdef object _slopes
     cdef object _center

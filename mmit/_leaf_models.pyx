@@ -51,7 +51,6 @@ from ._loss cimport (
     N_LOSS_TAGS,
     SQUARED_HINGE_TAG,
     LinearHinge,
-    Loss,
     SquaredHinge,
     hinge_curvature,
     hinge_slope,
@@ -131,8 +130,8 @@ cdef class LinearNodeModels(NodeModels):
         cdef const double[::1] center_view = self._center
         cdef const double[::1] offset_view = self._offsets
         self.model_of_node = &model_view[0]
-        self.slope_table = &slope_view[0, 0] if slopes.shape[0] > 0 and slopes.shape[1] > 0 \
-            else NULL
+        self.slope_table = (&slope_view[0, 0] if slopes.shape[0] > 0 and slopes.shape[1] > 0
+                            else NULL)
         self.model_center = &center_view[0] if center.shape[0] > 0 else NULL
         self.model_offset = &offset_view[0] if slopes.shape[0] > 0 else NULL
 
@@ -268,7 +267,8 @@ cdef bint ridge_solve(const double* design, intp_t q, const intp_t* active,
                 for b in range(a, q):
                     system[a * q + b] += total * row_a[b]
         n = <int> q
-        dposv(b"L", &n, &one, system, &n, vector, &n, &info)  # reads the upper half (C order)
+        # LAPACK reads the column-major lower half: this upper half in C order
+        dposv(b"L", &n, &one, system, &n, vector, &n, &info)
         return info == 0
     # (v - D' (D D' + shrinkage C^-1)^-1 D v) / shrinkage
     for a in range(n_active):
@@ -323,7 +323,7 @@ cdef void ridge_hinge_newton_c(const double* design, intp_t m, intp_t q,
     cdef double* rows_vector = theta_candidate + q
     cdef double* system = rows_vector + 2 * q
     cdef unsigned char* previous_side = side + m
-    cdef intp_t i, j, n_active, newton_step
+    cdef intp_t i, j, n_active
     cdef bint have_previous = False, same, nonzero
     cdef double value, slope, step, candidate_value, below, above, total
     cdef const double* row
@@ -332,7 +332,7 @@ cdef void ridge_hinge_newton_c(const double* design, intp_t m, intp_t q,
     for i in range(m):
         prediction[i] = offset[i]
     value = ridge_objective(prediction, theta, m, q, lower, upper, weight, shrinkage)
-    for newton_step in range(MAX_NEWTON_STEPS):
+    for _ in range(MAX_NEWTON_STEPS):
         n_active = 0
         same = have_previous
         for i in range(m):
@@ -502,7 +502,8 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
             or costs.shape[0] != n_nodes or indptr.shape[0] != nodes.shape[0] + 1):
         raise ValueError("inconsistent node model inputs.")
     for k in range(nodes.shape[0]):
-        if not (0 <= nodes[k] < n_nodes and 0 <= indptr[k] <= indptr[k + 1] <= rows.shape[0]):
+        if not (0 <= nodes[k] < n_nodes
+                and 0 <= indptr[k] <= indptr[k + 1] <= rows.shape[0]):
             raise ValueError("inconsistent node model inputs.")
         max_rows = max(max_rows, indptr[k + 1] - indptr[k])
     rows_array = np.asarray(rows)

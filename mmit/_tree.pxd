@@ -15,7 +15,7 @@ ctypedef struct Node:
     int64_t left_child        # id of the left child, TREE_LEAF for a leaf
     int64_t right_child       # id of the right child, TREE_LEAF for a leaf
     int64_t feature           # feature of the split, TREE_UNDEFINED for a leaf
-    double threshold          # samples with x[feature] <= threshold go left (+inf: all non-missing)
+    double threshold          # x[feature] <= threshold goes left (+inf: all present)
     double cost               # minimal total weighted loss of the node's samples
     int64_t n_node_samples    # training samples (with weight > 0) in the node
     double weighted_n_node_samples  # their total weight

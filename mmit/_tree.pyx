@@ -306,7 +306,8 @@ cdef class Tree:
         left = self.children_left
         internal = np.flatnonzero(left != TREE_LEAF)
         cost = self.cost
-        decrease = cost[internal] - cost[left[internal]] - cost[self.children_right[internal]]
+        right = self.children_right
+        decrease = cost[internal] - cost[left[internal]] - cost[right[internal]]
         importances = np.bincount(self.feature[internal], weights=decrease,
                                   minlength=self.n_features)
         total = importances.sum()
@@ -398,5 +399,3 @@ def checked_depth(nodes, intp_t n_features):
     for node in range(1, n):
         depth[node] = depth[parent[node]] + 1
     return int(np.max(depth))
-
-
