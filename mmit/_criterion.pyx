@@ -24,14 +24,7 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from ._loss cimport (
-    N_LOSS_TAGS,
-    SQUARED_HINGE_TAG,
-    LinearHinge,
-    Loss,
-    SquaredHinge,
-    interval_loss,
-)
+from ._loss cimport N_LOSS_TAGS, LossTag, tagged_interval_loss
 from ._solver cimport (
     NO_SLOT,
     Interval,
@@ -45,8 +38,6 @@ from ._solver cimport (
 
 from ._solver import check_row_count, check_same_length, hinge_positions
 
-cdef const LinearHinge* LINEAR_HINGE = NULL
-cdef const SquaredHinge* SQUARED_HINGE = NULL
 
 cdef Interval _dummy
 INTERVAL_DTYPE = np.dtype({
@@ -261,26 +252,14 @@ cdef class HingeCriterion(Criterion):
 
     cdef double node_cost(self, const int32_t* rows, intp_t count, double value,
                           double* weight) noexcept nogil:
-        if self.loss == SQUARED_HINGE_TAG:
-            return exact_cost(self.intervals, self.n_samples, rows, count, value, weight,
-                              SQUARED_HINGE)
-        return exact_cost(self.intervals, self.n_samples, rows, count, value, weight,
-                          LINEAR_HINGE)
-
-
-cdef inline double exact_cost(const Interval* intervals, intp_t n_samples,
-                              const int32_t* rows, intp_t count, double value,
-                              double* weight, const Loss* loss) noexcept nogil:
-    """Total weighted loss of predicting ``value`` for ``rows`` and, in
-    ``weight``, their total weight. O(count)."""
-    cdef intp_t k
-    cdef double total = 0.0, total_weight = 0.0
-    cdef const Interval* interval
-    for k in range(count):
-        check_index(rows[k], n_samples)
-        interval = &intervals[rows[k]]
-        total += interval.weight * interval_loss(interval.lower_position,
-                                                 interval.upper_position, value, loss)
-        total_weight += interval.weight
-    weight[0] = total_weight
-    return total
+        cdef intp_t k
+        cdef double total = 0.0, total_weight = 0.0
+        cdef const Interval* interval
+        for k in range(count):
+            check_index(rows[k], self.n_samples)
+            interval = &self.intervals[rows[k]]
+            total += interval.weight * tagged_interval_loss(
+                self.loss, interval.lower_position, interval.upper_position, value)
+            total_weight += interval.weight
+        weight[0] = total_weight
+        return total

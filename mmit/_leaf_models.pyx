@@ -49,18 +49,17 @@ from scipy.linalg.cython_lapack cimport dposv
 
 from ._loss cimport (
     N_LOSS_TAGS,
-    SQUARED_HINGE_TAG,
-    LinearHinge,
+    LossTag,
     SquaredHinge,
     hinge_curvature,
     hinge_slope,
     interval_loss,
+    tagged_interval_loss,
 )
 
 from ._loss import LOSSES, breakpoints
 
-cdef const LinearHinge* LINEAR_HINGE = NULL
-cdef const SquaredHinge* SQUARED_HINGE = NULL
+cdef const SquaredHinge* SQUARED_HINGE = NULL  # the node models' own loss
 
 cdef enum:
     MAX_NEWTON_STEPS = 50   # per node model; earlier when the active hinges repeat
@@ -449,12 +448,8 @@ cdef double node_cost(const double* X, intp_t p, const int64_t* rows, intp_t m,
             x = X[row * p + j]
             if not isnan(x):
                 prediction += slopes[j] * x
-        if loss == SQUARED_HINGE_TAG:
-            total += weight[row] * interval_loss(lower[row], upper[row], prediction,
-                                                 SQUARED_HINGE)
-        else:
-            total += weight[row] * interval_loss(lower[row], upper[row], prediction,
-                                                 LINEAR_HINGE)
+        total += weight[row] * tagged_interval_loss(<LossTag> loss, lower[row],
+                                                    upper[row], prediction)
     return total
 
 

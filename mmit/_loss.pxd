@@ -65,3 +65,12 @@ cdef inline double interval_loss(double lower, double upper, double prediction,
     """Loss of ``prediction`` for an interval whose hinges break at ``lower``
     and ``upper`` (infinite ones never active)."""
     return hinge_value(lower - prediction, loss) + hinge_value(prediction - upper, loss)
+
+
+# The same, for a loss known by its tag at run time (one branch per call;
+# the kernels that loop over rows take the fused versions above).
+cdef inline double tagged_interval_loss(LossTag tag, double lower, double upper,
+                                        double prediction) noexcept nogil:
+    if tag == SQUARED_HINGE_TAG:
+        return interval_loss(lower, upper, prediction, <const SquaredHinge*> NULL)
+    return interval_loss(lower, upper, prediction, <const LinearHinge*> NULL)
