@@ -16,8 +16,9 @@ from brute_force import minimum
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmit._builder import Features, TreeBuilder
+from mmit._builder import TreeBuilder
 from mmit._criterion import CRITERIA, HingeTargets
+from mmit._features import Features
 
 LOSSES = ["linear_hinge", "squared_hinge"]
 INF = np.inf
@@ -144,7 +145,7 @@ def test_same_tree_either_way_on_larger_data(loss):
 
 
 def test_presort_orders_like_a_stable_argsort():
-    from mmit._builder import presort
+    from mmit._features import presort
 
     rng = np.random.default_rng(1)
     eps = np.finfo(float).eps
