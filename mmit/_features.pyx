@@ -8,14 +8,21 @@ every feature is sorted once here (:func:`presort`): the rows by increasing
 value, ties by row, missing values last, the order of a stable argsort.
 """
 
-from libc.math cimport isnan
 from libc.stdint cimport int32_t, uint64_t
 
 import numpy as np
 
 from ._solver import check_row_count
 
-from ._sorting cimport index_mask_for, order_close_values, sortable_bits
+from ._sorting cimport (
+    dropped_bits,
+    index_mask_for,
+    key_index,
+    order_keys,
+    pack_key,
+    sort_key_array,
+    sortable_bits_nan_last,
+)
 
 
 def presort(const double[::1, :] X):
@@ -24,28 +31,30 @@ def presort(const double[::1, :] X):
     Returns ``order`` of shape (n_features, n_samples), int32: the order of
     ``numpy.argsort(X[:, j], kind="stable")`` for each feature j. One
     vectorised ``numpy.sort`` of packed keys (the value's high bits and the
-    row) orders the values up to ties in the kept bits, which a linear pass
-    then orders exactly; about three times faster than a stable argsort.
+    row, see ``_sorting``) orders the values up to ties in the kept bits,
+    which a linear pass then orders exactly; about three times faster than a
+    stable argsort.
     """
     cdef intp_t n = X.shape[0], p = X.shape[1], i, j
-    cdef uint64_t index_mask = index_mask_for(n)
-    cdef uint64_t missing_key = ~index_mask
+    cdef uint64_t index_mask = index_mask_for(n), bits
     keys_array = np.empty((p, n), dtype=np.uint64)
-    cdef uint64_t[:, ::1] keys = keys_array
-    with nogil:
-        for j in range(p):
-            for i in range(n):
-                keys[j, i] = ((missing_key if isnan(X[i, j])
-                               else sortable_bits(X[i, j]) & ~index_mask) | <uint64_t>i)
-    keys_array.sort(axis=1)
     order_array = np.empty((p, n), dtype=np.int32)
+    cdef uint64_t[:, ::1] keys = keys_array
     cdef int32_t[:, ::1] order = order_array
     with nogil:
         for j in range(p):
-            if n > 0:
-                order_close_values(&keys[j, 0], n, index_mask, &X[0, j], NULL, missing_key)
             for i in range(n):
-                order[j, i] = <int32_t>(keys[j, i] & index_mask)
+                bits = sortable_bits_nan_last(X[i, j])
+                keys[j, i] = pack_key(bits, i, index_mask)
+                # order[j] holds the dropped bits until the keys are ordered
+                order[j, i] = dropped_bits(bits, index_mask)
+    sort_key_array(keys_array)
+    with nogil:
+        for j in range(p):
+            if n > 0:
+                order_keys(&keys[j, 0], n, index_mask, &order[j, 0], n)
+            for i in range(n):
+                order[j, i] = <int32_t>key_index(keys[j, i], index_mask)
     return order_array
 
 

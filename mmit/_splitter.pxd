@@ -52,6 +52,7 @@ cdef class Splitter:
     cdef unsigned char* goes_left       # per row, during a partition
     cdef int32_t* scratch               # partition buffer
     cdef uint64_t* keys                 # sort keys of an unsorted node's present values
+    cdef int32_t* dropped               # bits of their values the keys drop, by position
     cdef int32_t* feature_rows          # an unsorted node's rows by a feature, missing last
     cdef unsigned char* change          # change[k]: the k-th and (k-1)-th values differ
     cdef double* forward_cost           # sweep outputs: cost of every left part

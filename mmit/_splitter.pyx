@@ -42,7 +42,6 @@ running sums never decides between equal splits.
 from libc.math cimport INFINITY, isfinite, isnan
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 from libc.string cimport memcpy
-from libcpp.algorithm cimport sort as std_sort
 
 import numpy as np
 
@@ -51,7 +50,15 @@ from ._solver import check_same_length
 from ._criterion cimport Criterion
 from ._features cimport Features
 from ._solver cimport check_index
-from ._sorting cimport index_mask_for, order_close_values, sortable_bits
+from ._sorting cimport (
+    dropped_bits,
+    index_mask_for,
+    key_index,
+    order_keys,
+    pack_key,
+    sort_keys,
+    sortable_bits,
+)
 from ._tree cimport Tree
 
 # Splits whose costs differ by less than this (relative to the node's cost)
@@ -127,18 +134,20 @@ cdef class Splitter:
         goes_left = np.zeros(max(n, 1), dtype=np.uint8)
         scratch = np.empty(max(n, 1), dtype=np.int32)
         keys = np.empty(max(n, 1), dtype=np.uint64)
+        dropped = np.empty(max(n, 1), dtype=np.int32)
         feature_rows = np.empty(max(n, 1), dtype=np.int32)
         change = np.empty(n + 1, dtype=np.uint8)
         sweeps = np.empty((6, max(n, 1)))
         feature_ids = np.arange(max(p, 1), dtype=np.intp)
-        self._buffers = (samples, node_rows, goes_left, scratch, keys, feature_rows,
-                         change, sweeps, feature_ids)
+        self._buffers = (samples, node_rows, goes_left, scratch, keys, dropped,
+                         feature_rows, change, sweeps, feature_ids)
 
         cdef int32_t[:, ::1] samples_view = samples
         cdef int32_t[::1] node_rows_view = node_rows
         cdef unsigned char[::1] goes_left_view = goes_left
         cdef int32_t[::1] scratch_view = scratch
         cdef uint64_t[::1] keys_view = keys
+        cdef int32_t[::1] dropped_view = dropped
         cdef int32_t[::1] feature_rows_view = feature_rows
         cdef unsigned char[::1] change_view = change
         cdef double[:, ::1] sweeps_view = sweeps
@@ -175,6 +184,7 @@ cdef class Splitter:
         self.goes_left = &goes_left_view[0]
         self.scratch = &scratch_view[0]
         self.keys = &keys_view[0]
+        self.dropped = &dropped_view[0]
         self.feature_rows = &feature_rows_view[0]
         self.change = &change_view[0]
         self.forward_cost = &sweeps_view[0, 0]
@@ -213,7 +223,7 @@ cdef class Splitter:
         cdef const double* column = self.X + feature * self.n_samples
         cdef const int32_t* rows
         cdef int32_t* sorted_rows
-        cdef uint64_t index_mask
+        cdef uint64_t index_mask, bits
         cdef double x, low = INFINITY, high = -INFINITY
         if node.presorted:
             rows = self.samples + feature * self.n_active + node.start
@@ -237,17 +247,19 @@ cdef class Splitter:
                 continue
             low = x if x < low else low
             high = x if x > high else high
-            self.keys[count] = (sortable_bits(x) & ~index_mask) | <uint64_t>t
+            bits = sortable_bits(x)
+            self.keys[count] = pack_key(bits, t, index_mask)
+            self.dropped[t] = dropped_bits(bits, index_mask)
             count += 1
         n_present[0] = count
         if count == 0 or (count == m and low >= high):
             return NULL
         # missing rows were written backwards from the end: restore row order
         reverse_rows(sorted_rows + count, m - count)
-        std_sort(self.keys, self.keys + count)
-        order_close_values(self.keys, count, index_mask, column, rows, ~index_mask)
+        sort_keys(self.keys, count)
+        order_keys(self.keys, count, index_mask, self.dropped, m)
         for t in range(count):
-            sorted_rows[t] = rows[self.keys[t] & index_mask]
+            sorted_rows[t] = rows[key_index(self.keys[t], index_mask)]
         return sorted_rows
 
     cdef void consider(self, SplitRecord* best, double total, double tolerance,
