@@ -41,7 +41,6 @@ running sums never decides between equal splits.
 
 from libc.math cimport INFINITY, isfinite, isnan
 from libc.stdint cimport int32_t, uint32_t, uint64_t
-from libc.string cimport memcpy
 
 import numpy as np
 
@@ -49,6 +48,7 @@ from ._solver import check_same_length
 
 from ._criterion cimport Criterion
 from ._features cimport Features
+from ._partition cimport stable_partition
 from ._solver cimport check_index
 from ._sorting cimport (
     dropped_bits,
@@ -82,25 +82,6 @@ cdef inline double midpoint(double left_x, double right_x) noexcept nogil:
     if threshold == right_x or not isfinite(threshold):
         return left_x
     return threshold
-
-
-cdef intp_t stable_partition(int32_t* rows, intp_t count, const unsigned char* goes_left,
-                             int32_t* scratch, intp_t n_rows) noexcept nogil:
-    """Rows going left first, each side in its order. Returns how many go
-    left. O(count)."""
-    cdef intp_t k, n_left = 0, n_right = 0
-    cdef int32_t row
-    for k in range(count):
-        row = rows[k]
-        check_index(row, n_rows)
-        if goes_left[row]:
-            rows[n_left] = row
-            n_left += 1
-        else:
-            scratch[n_right] = row
-            n_right += 1
-    memcpy(rows + n_left, scratch, n_right * sizeof(int32_t))
-    return n_left
 
 
 cdef class Splitter:
@@ -398,9 +379,9 @@ cdef class Splitter:
         if keep_presorted:
             for j in range(self.n_features):
                 stable_partition(self.samples + j * self.n_active + node.start, m,
-                                 self.goes_left, self.scratch, self.n_samples)
+                                 self.goes_left, 0, self.scratch, self.n_samples)
         # the rows in row order, whichever way the children find feature orders
-        stable_partition(rows, m, self.goes_left, self.scratch, self.n_samples)
+        stable_partition(rows, m, self.goes_left, 0, self.scratch, self.n_samples)
         n_left_targets = self.criterion.partition_targets(
             node.target_start, node.target_end, self.goes_left)
         left.start = node.start
