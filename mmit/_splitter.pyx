@@ -284,13 +284,14 @@ cdef class Splitter:
         change[n_present] = n_missing > 0
         if not (any_change or n_missing > 0):
             return
-        # cost of every left part [0, k) forwards, of every right part [k, n_present) backwards
+        # cost of every left part [0, k) forwards, of every right part
+        # [k, n_present) backwards
         self.criterion.reset()
         self.criterion.sweep(rows, n_present, False, change + 1, self.forward_cost,
-                        self.forward_value)
+                             self.forward_value)
         self.criterion.reset()
         self.criterion.sweep(rows, n_present, True, change, self.backward_cost,
-                        self.backward_value)
+                             self.backward_value)
         if n_missing == 0:
             for k in range(1, n_present):
                 if change[k] and k >= min_leaf and m - k >= min_leaf:
@@ -312,7 +313,7 @@ cdef class Splitter:
             return
         # missing rows right: [0, k) and [k, n_present) + missing
         self.criterion.sweep(rows, n_present, True, change, self.missing_cost,
-                        self.missing_value)
+                             self.missing_value)
         for k in range(1, n_present + 1):
             if change[k] and k >= min_leaf and m - k >= min_leaf:
                 self.consider(best, self.forward_cost[k - 1]
@@ -325,7 +326,7 @@ cdef class Splitter:
         self.criterion.reset()
         self.criterion.add(missing_rows, n_missing)
         self.criterion.sweep(rows, n_present, False, change + 1, self.missing_cost,
-                        self.missing_value)
+                             self.missing_value)
         for k in range(1, n_present):
             if change[k] and k + n_missing >= min_leaf and n_present - k >= min_leaf:
                 self.consider(best, self.missing_cost[k - 1] + self.backward_cost[k],
@@ -424,4 +425,3 @@ cdef inline void reverse_rows(int32_t* rows, intp_t count) noexcept nogil:
         row = rows[k]
         rows[k] = rows[count - 1 - k]
         rows[count - 1 - k] = row
-
