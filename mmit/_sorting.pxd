@@ -10,9 +10,9 @@
 # leaves each run of equal high bits as it is when it holds one value
 # (already in index order) and sorts it exactly otherwise (``order_keys``),
 # or, in the same pass, gives each index the dense rank of its value
-# (``rank_keys``). Both give the order of a stable argsort, about three
-# times faster. Used by the presort (_features), the on-demand sort of a
-# node's rows (_splitter) and the ranking of hinge breakpoints (_solver).
+# (``rank_keys``). The order is that of a stable argsort (by value, ties by
+# index). Used by the presort (_features), the on-demand sort of a node's
+# rows (_splitter) and the ranks of the hinge breakpoints (_solver).
 #
 # Everything is inline: each module that sorts compiles it in, and the
 # callers' constant arguments specialise it.
