@@ -32,8 +32,8 @@ extensions = [
         language="c++",
         extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
     )
-    for name in ("_loss", "_solver", "_criterion", "_leaf_models", "_tree", "_builder",
-                 "_pruning", "_coordinate_descent")
+    for name in ("_loss", "_solver", "_criterion", "_leaf_models", "_tree", "_features",
+                 "_splitter", "_builder", "_pruning", "_coordinate_descent")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

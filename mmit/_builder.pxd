@@ -1,99 +1,30 @@
-# Declarations of the tree builder: features, the split search and the
-# growth of a tree. See _builder.pyx.
+# Declarations of the growth of a tree: depth-first or best-first, through
+# a Splitter. See _builder.pyx.
 
-from libc.stdint cimport int32_t, uint32_t, uint64_t
-
-from ._criterion cimport Criterion
 from ._solver cimport intp_t
-from ._tree cimport Tree
+from ._splitter cimport NodeRecord, SplitRecord
 
 
-cdef class Features:
-    cdef readonly intp_t n_samples           # rows of X
-    cdef readonly intp_t n_features          # columns of X
-    cdef readonly bint presorted             # whether `order` is filled
-    cdef const double[::1, :] X              # features, column-major (NaN: missing)
-    cdef const int32_t[:, ::1] order         # order[j]: rows by increasing X[:, j], NaN last
-    cdef const unsigned char[::1] has_missing  # per feature: any NaN in the column
-    cdef object _rows                        # X in row-major order, made on first use
+ctypedef struct Frontier:
+    NodeRecord node             # a leaf that may be split (best-first growth)
+    SplitRecord split           # its best split
+    bint splittable             # whether `split` is a valid split
+    double improvement          # cost decrease of that split
 
 
-ctypedef struct NodeRecord:
-    intp_t node_id              # id in the tree
-    intp_t start                # rows: [start, end) of node_rows (and of every presorted list)
-    intp_t end
-    intp_t target_start         # the criterion's targets: [target_start, target_end)
-    intp_t target_end
-    intp_t depth                # depth in the tree (root: 0)
-    bint presorted              # rows also kept in the presorted lists
-    double value                # prediction of the node
-    double cost                 # exact optimal cost of the node
-
-
-ctypedef struct SplitRecord:
-    intp_t feature              # feature to split on
-    double threshold            # x <= threshold goes left (+inf: every present value)
-    bint has_missing            # the node has rows missing the feature
-    bint missing_go_to_left     # where those go (when has_missing)
-    double cost                 # optimal cost of left plus right (from the sweeps)
-    double left_value           # prediction of the left child (if it has a finite bound)
-    double right_value          # prediction of the right child (if it has a finite bound)
-
-
-cdef class Splitter:
-    # configuration
-    cdef Criterion criterion            # the loss
-    cdef Features features              # the data (kept alive)
-    cdef intp_t max_features            # features evaluated per node (at least)
-    cdef intp_t min_samples_leaf        # rows of positive weight in each child (at least)
-    cdef intp_t presort_min_rows        # a node this large keeps its children's lists presorted
-    cdef uint32_t random_state          # xorshift state (never 0)
-    # data (shared, read-only)
-    cdef const double* X                # column-major features
-    cdef intp_t n_samples
-    cdef intp_t n_features
-    # working memory of this build
-    cdef intp_t n_active                # rows with weight > 0 (the root's rows)
-    cdef int32_t* samples               # per feature, n_active rows in node-partitioned order
-    cdef int32_t* node_rows             # every node's rows, increasing within a node
-    cdef unsigned char* goes_left       # per row, during a partition
-    cdef int32_t* scratch               # partition buffer
-    cdef uint64_t* keys                 # sort keys of an unsorted node's present values
-    cdef int32_t* feature_rows          # an unsorted node's rows by one feature, missing last
-    cdef unsigned char* change          # change[k]: the k-th and (k-1)-th values differ
-    cdef double* forward_cost           # sweep outputs
-    cdef double* forward_value
-    cdef double* backward_cost
-    cdef double* backward_value
-    cdef double* missing_cost           # sweeps that start with the missing rows
-    cdef double* missing_value
-    cdef intp_t* feature_ids            # features, drawn in a random order
-    cdef object _buffers                # ndarrays holding the working memory
-
-    cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil
-    cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
-                                      intp_t* n_present) noexcept nogil
-    cdef void consider(self, SplitRecord* best, double total, double tolerance,
-                       intp_t feature, const double* column, const int32_t* rows,
-                       intp_t k, intp_t n_present, bint has_missing,
-                       bint missing_go_to_left, double left_value,
-                       double right_value) noexcept nogil
-    cdef void evaluate_feature(self, const NodeRecord* node, intp_t feature,
-                               const int32_t* rows, intp_t n_present,
-                               double tolerance, SplitRecord* best) noexcept nogil
-    cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil
-    cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
-                        NodeRecord* left, NodeRecord* right) except -1 nogil
-    cdef double add_child(self, Tree tree, const NodeRecord* parent, NodeRecord* child,
-                          double value, bint is_left) except -1 nogil
+ctypedef struct GrowthLimits:
+    intp_t max_depth            # depth limit
+    intp_t min_samples_split    # rows to split a node (at least)
+    intp_t min_samples_leaf     # rows in each leaf (at least)
+    double min_decrease         # a split must lower the cost by at least this much
 
 
 cdef class TreeBuilder:
-    cdef readonly object loss                   # IntervalLoss: makes each build's criterion
-    cdef readonly intp_t max_depth              # depth limit
-    cdef readonly intp_t min_samples_split      # rows to split a node (at least)
-    cdef readonly intp_t min_samples_leaf       # rows in each leaf (at least)
-    cdef readonly intp_t max_features           # features evaluated per node (at least)
-    cdef readonly intp_t max_leaf_nodes         # best-first growth to this many leaves; -1: depth-first
-    cdef readonly double min_cost_decrease      # a split lowers the cost by this times the root weight
-    cdef readonly intp_t presort_min_rows       # nodes this large keep presorted lists
+    cdef readonly object loss               # IntervalLoss: makes each build's criterion
+    cdef readonly intp_t max_depth          # depth limit
+    cdef readonly intp_t min_samples_split  # rows to split a node (at least)
+    cdef readonly intp_t min_samples_leaf   # rows in each leaf (at least)
+    cdef readonly intp_t max_features       # features evaluated per node (at least)
+    cdef readonly intp_t max_leaf_nodes     # leaves of best-first growth; -1: depth-first
+    cdef readonly double min_cost_decrease  # split: cost decrease >= this * root weight
+    cdef readonly intp_t presort_min_rows   # nodes this large keep presorted lists

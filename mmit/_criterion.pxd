@@ -12,9 +12,9 @@ from ._solver cimport HingeSolver, Interval, SolverWorkspace, intp_t
 cdef class HingeTargets:
     cdef readonly intp_t n_samples           # rows
     cdef readonly double margin               # margin the breakpoints were moved by
-    cdef const double[::1] lower_position     # breakpoint of each lower hinge (-inf if none)
-    cdef const double[::1] upper_position     # breakpoint of each upper hinge (+inf if none)
-    cdef const int32_t[::1] hinge_order       # finite hinges 2 * row + is_upper by breakpoint
+    cdef const double[::1] lower_position     # each lower hinge's breakpoint (-inf: none)
+    cdef const double[::1] upper_position     # each upper hinge's breakpoint (+inf: none)
+    cdef const int32_t[::1] hinge_order       # finite hinges 2 * row + is_upper, sorted
     cdef object _bounds                       # (lower, upper) arrays, for pickling
 
 
@@ -44,8 +44,8 @@ cdef class HingeCriterion(Criterion):
     # The criterion of every hinge loss: per-row breakpoints and weights, the
     # node's breakpoints as dense solver slots, the interval solver.
     cdef readonly LossTag loss                # the loss's solver tag (see _loss.pxd)
-    cdef Interval* intervals                  # per row: breakpoints, weight, node-local slots
-    cdef int32_t* hinges                      # finite hinges of positive-weight rows, node-partitioned
+    cdef Interval* intervals                  # per row: breakpoints, weight, node's slots
+    cdef int32_t* hinges                      # positive-weight rows' finite hinges, by node
     cdef int32_t* scratch                     # partition buffer
     cdef double* slot_pos                     # positions of the current node's slots
     cdef intp_t n_slots                       # slots of the current node

@@ -20,11 +20,11 @@ selects the solver variant compiled for it.
 
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t
-from libc.string cimport memcpy
 
 import numpy as np
 
 from ._loss cimport N_LOSS_TAGS, LossTag, tagged_interval_loss
+from ._partition cimport stable_partition
 from ._solver cimport (
     NO_SLOT,
     Interval,
@@ -223,20 +223,9 @@ cdef class HingeCriterion(Criterion):
 
     cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
                                   const unsigned char* goes_left) noexcept nogil:
-        cdef int32_t* hinges = self.hinges + target_start
-        cdef intp_t k, n_left = 0, n_right = 0
-        cdef int32_t hinge
-        for k in range(target_end - target_start):
-            hinge = hinges[k]
-            check_index(hinge >> 1, self.n_samples)
-            if goes_left[hinge >> 1]:
-                hinges[n_left] = hinge
-                n_left += 1
-            else:
-                self.scratch[n_right] = hinge
-                n_right += 1
-        memcpy(hinges + n_left, self.scratch, n_right * sizeof(int32_t))
-        return n_left
+        # hinge 2 * row + is_upper follows its row
+        return stable_partition(self.hinges + target_start, target_end - target_start,
+                                goes_left, 1, self.scratch, self.n_samples)
 
     cdef void add(self, const int32_t* rows, intp_t count) noexcept nogil:
         solver_insert(self.solver, self.intervals, rows, count, self.loss)

@@ -18,8 +18,9 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import validate_data
 
-from ._builder import Features, TreeBuilder
+from ._builder import TreeBuilder
 from ._criterion import HingeTargets
+from ._features import Features
 from ._leaf_models import LEAF_MODELS
 from ._loss import LOSSES
 from ._validation import check_interval_target, check_sample_weight
@@ -30,7 +31,7 @@ UNLIMITED_DEPTH = np.iinfo(np.int32).max
 MAX_SEED = np.iinfo(np.int32).max
 
 # The cost model that decides where a tree stops keeping every feature's
-# rows presorted (see mmit/_builder.pyx). A split of a node of m rows moves
+# rows presorted (see mmit/_splitter.pyx). A split of a node of m rows moves
 # m entries in each of the p presorted lists; sorting a node's present values
 # of one feature on demand costs about SORT_COST_RATIO * log2(m) such moves
 # per row, and is done for the k = max_features features evaluated in each
@@ -147,7 +148,7 @@ def presort_min_rows(n_features, max_features):
 class TrainingData:
     """Validated training data, prepared once for every tree grown on it.
 
-    ``features`` (a :class:`~mmit._builder.Features`) may be shared by data
+    ``features`` (a :class:`~mmit._features.Features`) may be shared by data
     with other targets (other margins, boosting stages); ``targets`` (a
     :class:`~mmit._criterion.HingeTargets`) holds the interval bounds as
     sorted hinge breakpoints.

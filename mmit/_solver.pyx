@@ -53,8 +53,7 @@ cost is 0 and there is no minimiser (the caller chooses a fallback).
 from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, isfinite
 from libc.stdint cimport int32_t, uint64_t
-from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 import numpy as np
 
@@ -66,11 +65,17 @@ from ._loss cimport (
     LossTag,
     SquaredHinge,
 )
+from ._sorting cimport (
+    dropped_bits,
+    index_mask_for,
+    pack_key,
+    rank_keys,
+    sort_key_array,
+    sortable_bits,
+)
 
 cdef extern from *:
     """
-    #include <algorithm>
-    #include <utility>
     #if defined(_MSC_VER)
     #include <intrin.h>
     static inline int mmit_ctz64(unsigned long long x) {
@@ -91,19 +96,11 @@ cdef extern from *:
     #if !defined(__GNUC__) && !defined(__clang__)
     #define __builtin_prefetch(address, rw, locality) ((void)0)
     #endif
-    typedef std::pair<double, Py_ssize_t> mmit_value_index;
-    static inline void mmit_sort_value_index(mmit_value_index* first, Py_ssize_t n) {
-        std::sort(first, first + n);
-    }
     """
     int mmit_ctz64(uint64_t x) noexcept nogil
     void __builtin_prefetch(const void* address, int rw, int locality) noexcept nogil
     int mmit_clz64(uint64_t x) noexcept nogil
     bint MMIT_DEBUG_BUILD
-    ctypedef struct mmit_value_index:
-        double first
-        intp_t second
-    void mmit_sort_value_index(mmit_value_index* first, intp_t n) noexcept nogil
 
 
 #: True when compiled with MMIT_DEBUG=1 (bounds and index checks on).
@@ -119,9 +116,8 @@ cdef const LinearHinge* LINEAR_HINGE = NULL
 cdef const SquaredHinge* SQUARED_HINGE = NULL
 
 cdef enum:
-    MAX_ROWS = 1073741823   # 2**30 - 1: rows whose hinges (2 * row + is_upper) fit in an int32
+    MAX_ROWS = 1073741823   # 2**30 - 1: the hinges 2 * row + is_upper fit in an int32
     PREFETCH_ROWS = 8       # rows looked ahead when prefetching slot records
-    PREFETCH_KEYS = 16      # sorted keys looked ahead when prefetching ranks
 
 
 # ---------------------------------------------------------------------------
@@ -495,31 +491,16 @@ cdef inline double breakpoint(double lower, double upper, intp_t is_upper,
     return bounds[is_upper] + (1 - 2 * is_upper) * (margin if lower != upper else 0.0)
 
 
-cdef inline uint64_t bits_of(double value) noexcept nogil:
-    cdef uint64_t bits
-    value = value + 0.0  # -0.0 and +0.0 share their bits
-    memcpy(&bits, &value, sizeof(double))
-    return bits
-
-
-cdef inline double double_of(uint64_t bits) noexcept nogil:
-    cdef double value
-    memcpy(&value, &bits, sizeof(double))
-    return value
-
-
 cdef intp_t pack_hinge_keys(const double* lower, const double* upper,
                             const double* weight, intp_t n, double margin,
-                            uint64_t index_mask, double* keys,
+                            uint64_t index_mask, uint64_t* keys,
                             int32_t* low_bits) noexcept nogil:
     """Write one key per finite bound of a positive-weight row; return the count.
 
-    A key is the bound's breakpoint with its lowest bits replaced by the
-    hinge index ``2 * row + is_upper``; the replaced bits go to
-    ``low_bits[hinge]`` (0 for bounds that get no key). IEEE doubles are
-    sign-magnitude, so truncating the magnitude keeps the order of the high
-    bits: sorting the keys as doubles (numpy's fastest sort) orders them by
-    breakpoint up to ties in the kept bits.
+    A key packs the bound's breakpoint with the hinge index ``2 * row +
+    is_upper`` (``_sorting.pack_key``); the breakpoint's bits the key drops
+    go to ``low_bits[hinge]`` (0 for bounds that get no key), as
+    ``_sorting.rank_keys`` takes them.
     """
     cdef intp_t i, t, hinge, n_hinges = 0
     cdef uint64_t bits, keep
@@ -529,92 +510,11 @@ cdef intp_t pack_hinge_keys(const double* lower, const double* upper,
             # kept is overwritten by the next one
             hinge = 2 * i + t
             keep = (weight[i] > 0.0) & (isfinite(upper[i] if t else lower[i]) != 0)
-            bits = bits_of(breakpoint(lower[i], upper[i], t, margin))
-            keys[n_hinges] = double_of((bits & ~index_mask) | <uint64_t>hinge)
-            low_bits[hinge] = <int32_t>(bits & index_mask & (0 - keep))
+            bits = sortable_bits(breakpoint(lower[i], upper[i], t, margin))
+            keys[n_hinges] = pack_key(bits, hinge, index_mask)
+            low_bits[hinge] = dropped_bits(bits & (0 - keep), index_mask)
             n_hinges += keep
     return n_hinges
-
-
-cdef inline bint run_is_one_value(const uint64_t* keys, intp_t start, intp_t end,
-                                  uint64_t index_mask,
-                                  const int32_t* low_bits) noexcept nogil:
-    """Whether the keys in [start, end), which share their high bits, all
-    hold the same breakpoint (same dropped low bits)."""
-    cdef int32_t first = low_bits[keys[start] & index_mask]
-    cdef intp_t k
-    for k in range(start + 1, end):
-        if low_bits[keys[k] & index_mask] != first:
-            return False
-    return True
-
-
-cdef intp_t rank_sorted_keys(uint64_t* keys, intp_t n_keys, uint64_t index_mask,
-                             int32_t* ranks, intp_t n_bounds) except -1 nogil:
-    """Give each hinge the dense rank of its breakpoint; return the number of ranks.
-
-    ``keys`` (the bits of the packed keys, sorted) are in breakpoint order
-    except among keys that agree in the kept high bits (ties, or breakpoints
-    closer than the dropped bits): such runs are ordered exactly here. On
-    entry ``ranks[hinge]`` (``hinge < n_bounds``) holds the dropped low bits
-    of the hinge's breakpoint, so each key costs one random read-modify-write
-    (prefetched); runs of duplicated breakpoints take one scan, only runs of
-    distinct but close breakpoints are sorted. The distinct breakpoints are
-    written, in increasing order, over the front of ``keys`` (as doubles):
-    rank r is written only after key r has been read.
-    """
-    cdef intp_t start = 0, end, k, hinge
-    cdef int32_t rank = -1
-    cdef uint64_t high_mask = ~index_mask, first_key
-    cdef double position
-    cdef mmit_value_index* run = NULL
-    cdef intp_t run_capacity = 0
-    while start < n_keys:
-        if start + PREFETCH_KEYS < n_keys:
-            __builtin_prefetch(&ranks[keys[start + PREFETCH_KEYS] & index_mask], 1, 3)
-        first_key = keys[start]
-        end = start + 1
-        while end < n_keys and ((keys[end] ^ first_key) & high_mask) == 0:
-            end += 1
-        if end == start + 1:
-            hinge = <intp_t>(first_key & index_mask)
-            check_index(hinge, n_bounds)
-            position = double_of((first_key & high_mask) | <uint64_t>ranks[hinge])
-            rank += 1
-            ranks[hinge] = rank
-            memcpy(&keys[rank], &position, sizeof(double))
-        elif run_is_one_value(keys, start, end, index_mask, ranks):
-            # duplicated breakpoints: one slot
-            position = double_of((first_key & high_mask)
-                                 | <uint64_t>ranks[first_key & index_mask])
-            rank += 1
-            for k in range(start, end):
-                ranks[keys[k] & index_mask] = rank
-            memcpy(&keys[rank], &position, sizeof(double))
-        else:
-            # distinct breakpoints closer than the dropped bits: sort them
-            if end - start > run_capacity:
-                run_capacity = 2 * (end - start)
-                free(run)
-                run = <mmit_value_index*> malloc(run_capacity * sizeof(mmit_value_index))
-                if run == NULL:
-                    with gil:
-                        raise MemoryError("cannot allocate a run of tied breakpoints")
-            for k in range(end - start):
-                hinge = <intp_t>(keys[start + k] & index_mask)
-                check_index(hinge, n_bounds)
-                run[k].first = double_of((keys[start + k] & high_mask)
-                                         | <uint64_t>ranks[hinge])
-                run[k].second = hinge
-            mmit_sort_value_index(run, end - start)
-            for k in range(end - start):
-                if k == 0 or run[k].first != run[k - 1].first:
-                    rank += 1
-                    memcpy(&keys[rank], &run[k].first, sizeof(double))
-                ranks[run[k].second] = rank
-        start = end
-    free(run)
-    return rank + 1
 
 
 cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
@@ -639,12 +539,7 @@ cdef inline void sweep(HingeSolver* solver, const Interval* intervals,
                        const int32_t* order, intp_t count, bint reverse,
                        const unsigned char* report, double* costs,
                        double* predictions, const Loss* loss) noexcept nogil:
-    """solver_sweep for a loss known at compile time: insert ``intervals[order[t]]`` for t = 0 .. count-1 (or back from
-    count-1 when ``reverse``), and after each insertion with ``report[t]``
-    write the optimum to ``costs[t]`` and ``predictions[t]`` (left untouched
-    while no hinge has been inserted). The intervals' slots must belong to
-    this solver's slots. O(count) amortised.
-    """
+    """solver_sweep for a loss known at compile time."""
     cdef intp_t i, t, ahead, step = -1 if reverse else 1
     cdef intp_t first = count - 1 if reverse else 0
     cdef const Interval* interval
@@ -781,11 +676,11 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     See :func:`mmit.compute_optimal_costs` for the validated public API.
 
     The breakpoints are ranked by one ``numpy.sort`` of packed keys (the
-    breakpoint's high bits and the hinge index, as doubles), so ordering runs
-    at the speed of numpy's vectorised sort rather than of ``argsort``; then
-    each row costs O(1) amortised. Scratch memory: 8 bytes per finite bound
-    for the keys (reused for the slot positions), 4 per bound for the ranks,
-    16 per slot.
+    breakpoint's high bits and the hinge index, see ``_sorting``), so
+    ordering runs at the speed of numpy's vectorised sort rather than of
+    ``argsort``; then each row costs O(1) amortised. Scratch memory: 8 bytes
+    per finite bound for the keys (reused for the slot positions), 4 per
+    bound for the ranks, 16 per slot.
     """
     cdef intp_t n = lower.shape[0], i, n_hinges = 0, n_slots = 0
     check_same_length("upper", upper, "lower", n)
@@ -795,7 +690,7 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     check_row_count(n)
     if n == 0:
         return np.empty(0), np.empty(0), np.empty(0, dtype=np.intp)
-    cdef uint64_t index_mask = (<uint64_t>1 << max(1, int(2 * n - 1).bit_length())) - 1
+    cdef uint64_t index_mask = index_mask_for(2 * n)
     with nogil:
         for i in range(n):
             n_hinges += (sample_weight[i] > 0.0) * (isfinite(lower[i]) + isfinite(upper[i]))
@@ -809,10 +704,10 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     cdef intp_t bitset_at = slots_at + 2 * max(n_hinges, 1)
     buffer = np.empty(bitset_at + ((max(n_hinges, 1) + 63) >> 6), dtype=np.uint64)
     buffer[bitset_at:] = 0
-    keys_array = buffer[:ranks_at].view(np.float64)
+    keys_array = buffer[:ranks_at]
     ranks_array = buffer[ranks_at:slots_at].view(np.int32)
     ranks_array[2 * n:] = 0
-    cdef double[::1] keys = keys_array
+    cdef uint64_t[::1] keys = keys_array
     cdef int32_t[::1] ranks = ranks_array
     cdef uint64_t[::1] words = buffer
     cdef HingeSolver solver_state
@@ -820,12 +715,12 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     with nogil:
         pack_hinge_keys(&lower[0], &upper[0], &sample_weight[0], n, margin, index_mask,
                         &keys[0], &ranks[0])
-    keys_array[:n_hinges].sort()
+    sort_key_array(keys_array[:n_hinges])
     if n_hinges > 0:
         with nogil:
-            n_slots = rank_sorted_keys(<uint64_t*> &keys[0], n_hinges, index_mask,
-                                       &ranks[0], 2 * n)
-    slot_pos_array = keys_array[:n_slots]
+            # the slot positions go over the front of the keys
+            n_slots = rank_keys(&keys[0], n_hinges, index_mask, &ranks[0], 2 * n)
+    slot_pos_array = keys_array[:n_slots].view(np.float64)
     cdef const double[::1] slot_pos = slot_pos_array
     solver_init(solver, <Slot*> &words[slots_at], &words[bitset_at], max(n_hinges, 1))
 

@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 
 from mmit import MMIT
-from mmit._builder import Features, Splitter, TreeBuilder, presort
+from mmit._builder import TreeBuilder
 from mmit._criterion import HingeCriterion, HingeTargets
+from mmit._features import Features, presort
 from mmit._loss import LOSSES
 from mmit._pruning import prune, pruning_sequence, subtree_predictions
 from mmit._solver import check_row_count, hinge_positions, optimal_costs
+from mmit._splitter import Splitter
 from mmit._tree import Tree
 
 

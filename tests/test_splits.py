@@ -16,8 +16,9 @@ from brute_force import minimum
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmit._builder import Features, TreeBuilder
+from mmit._builder import TreeBuilder
 from mmit._criterion import HingeTargets
+from mmit._features import Features
 from mmit._loss import LOSSES as LOSS_ENTRIES
 
 LOSSES = sorted(LOSS_ENTRIES)
@@ -145,7 +146,7 @@ def test_same_tree_either_way_on_larger_data(loss):
 
 
 def test_presort_orders_like_a_stable_argsort():
-    from mmit._builder import presort
+    from mmit._features import presort
 
     rng = np.random.default_rng(1)
     eps = np.finfo(float).eps

@@ -1,0 +1,427 @@
+"""The split search of Maximum Margin Interval Trees, and node partitions.
+
+A :class:`Splitter` serves one tree build (DESIGN.md sections 3 and 7): it
+finds the best split of a node under the criterion (a
+:class:`~mmit._criterion.Criterion`) and partitions the node's rows and
+targets between its children.
+
+Split search. For a node and a candidate feature, the node's rows with the
+feature present are taken in increasing order of the feature; one backward
+and one forward sweep of the criterion give the optimal cost of every right
+and left part, and the split cost at each boundary between distinct values
+is their sum (O(m) per feature for m rows). Rows missing the feature (NaN)
+are tried on each side: a sweep that starts with them gives the costs of
+the parts they join. Before those two extra sweeps, a lower bound (the best
+split of the present rows plus the optimal cost of the missing rows alone)
+skips features that cannot beat the best split found so far. "Present
+versus missing" is a candidate split too. Ties between equally good splits
+go to the first feature of a random order (``random_state``) and the first
+boundary within it.
+
+Rows in feature order, two ways (the work per node follows the features
+evaluated, not all of them):
+
+- presorted: every feature is sorted once per fit
+  (:class:`~mmit._features.Features`); a node's rows sit in the same range
+  of every feature's list, and a split partitions every list stably between
+  the children. O(p m) per split.
+- sorted on demand: a node keeps its rows in one list; each drawn feature's
+  present values are sorted when the feature is evaluated. O(k m log m) for
+  k evaluated features.
+
+A node keeps its children presorted while it has at least
+``presort_min_rows`` rows (the cost model of ``_fitting.presort_min_rows``);
+below that its subtree sorts on demand. Both ways order the rows by
+(value, row index), so they give the same tree.
+
+Costs are stored exactly (re-evaluated at each node's prediction); split
+costs compare with a relative tolerance so that rounding in the solver's
+running sums never decides between equal splits.
+"""
+
+from libc.math cimport INFINITY, isfinite, isnan
+from libc.stdint cimport int32_t, uint32_t, uint64_t
+
+import numpy as np
+
+from ._solver import check_same_length
+
+from ._criterion cimport Criterion
+from ._features cimport Features
+from ._partition cimport stable_partition
+from ._solver cimport check_index
+from ._sorting cimport (
+    dropped_bits,
+    index_mask_for,
+    key_index,
+    order_keys,
+    pack_key,
+    sort_keys,
+    sortable_bits,
+)
+from ._tree cimport Tree
+
+# Splits whose costs differ by less than this (relative to the node's cost)
+# are ties; a split must lower the node's cost by more than this.
+cdef double SPLIT_RTOL = 1e-10
+
+
+cdef inline uint32_t random_below(uint32_t* state, uint32_t bound) noexcept nogil:
+    """Pseudo-random integer in [0, bound) (xorshift32)."""
+    cdef uint32_t x = state[0]
+    x ^= x << 13
+    x ^= x >> 17
+    x ^= x << 5
+    state[0] = x
+    return x % bound
+
+
+cdef inline double midpoint(double left_x, double right_x) noexcept nogil:
+    """Threshold between two distinct values: ``left_x <= t < right_x``."""
+    cdef double threshold = left_x / 2.0 + right_x / 2.0
+    if threshold == right_x or not isfinite(threshold):
+        return left_x
+    return threshold
+
+
+cdef class Splitter:
+    """The split search and partitions of one tree build (see the module doc).
+
+    Parameters
+    ----------
+    criterion : Criterion
+        The loss, initialised with the build's targets and weights.
+    features : Features
+    sample_weight : ndarray of shape (n_samples,)
+    max_features, min_samples_leaf, presort_min_rows : int
+    seed : int
+        Seed of the feature order, in [1, 2**32).
+    """
+
+    def __cinit__(self, Criterion criterion, Features features,
+                  const double[::1] sample_weight, intp_t max_features,
+                  intp_t min_samples_leaf, intp_t presort_min_rows, uint32_t seed):
+        cdef intp_t n = features.n_samples, p = features.n_features, m = 0, i, j, k
+        check_same_length("sample_weight", sample_weight, "X", n)
+        if criterion.n_samples != n:
+            raise ValueError(f"the criterion has {criterion.n_samples} rows for "
+                             f"{n} samples.")
+        with nogil:
+            for i in range(n):
+                m += sample_weight[i] > 0.0
+        cdef bint presorted = features.presorted and m >= presort_min_rows
+        samples = np.empty((p if presorted else 0, m if presorted else 0), dtype=np.int32)
+        node_rows = np.empty(max(n, 1), dtype=np.int32)
+        goes_left = np.zeros(max(n, 1), dtype=np.uint8)
+        scratch = np.empty(max(n, 1), dtype=np.int32)
+        keys = np.empty(max(n, 1), dtype=np.uint64)
+        dropped = np.empty(max(n, 1), dtype=np.int32)
+        feature_rows = np.empty(max(n, 1), dtype=np.int32)
+        change = np.empty(n + 1, dtype=np.uint8)
+        sweeps = np.empty((6, max(n, 1)))
+        feature_ids = np.arange(max(p, 1), dtype=np.intp)
+        self._buffers = (samples, node_rows, goes_left, scratch, keys, dropped,
+                         feature_rows, change, sweeps, feature_ids)
+
+        cdef int32_t[:, ::1] samples_view = samples
+        cdef int32_t[::1] node_rows_view = node_rows
+        cdef unsigned char[::1] goes_left_view = goes_left
+        cdef int32_t[::1] scratch_view = scratch
+        cdef uint64_t[::1] keys_view = keys
+        cdef int32_t[::1] dropped_view = dropped
+        cdef int32_t[::1] feature_rows_view = feature_rows
+        cdef unsigned char[::1] change_view = change
+        cdef double[:, ::1] sweeps_view = sweeps
+        cdef intp_t[::1] feature_ids_view = feature_ids
+        cdef int32_t row
+        with nogil:
+            # the rows of positive weight, in increasing order and in each
+            # feature's presorted order
+            k = 0
+            for i in range(n):
+                if sample_weight[i] > 0.0:
+                    node_rows_view[k] = <int32_t>i
+                    k += 1
+            if presorted:
+                for j in range(p):
+                    k = 0
+                    for i in range(n):
+                        row = features.order[j, i]
+                        if sample_weight[row] > 0.0:
+                            samples_view[j, k] = row
+                            k += 1
+        self.criterion = criterion
+        self.features = features
+        self.max_features = max_features
+        self.min_samples_leaf = min_samples_leaf
+        self.presort_min_rows = presort_min_rows
+        self.random_state = seed if seed != 0 else 1
+        self.X = &features.X[0, 0] if n > 0 and p > 0 else NULL
+        self.n_samples = n
+        self.n_features = p
+        self.n_active = m
+        self.samples = &samples_view[0, 0] if presorted and m > 0 else NULL
+        self.node_rows = &node_rows_view[0]
+        self.goes_left = &goes_left_view[0]
+        self.scratch = &scratch_view[0]
+        self.keys = &keys_view[0]
+        self.dropped = &dropped_view[0]
+        self.feature_rows = &feature_rows_view[0]
+        self.change = &change_view[0]
+        self.forward_cost = &sweeps_view[0, 0]
+        self.forward_value = &sweeps_view[1, 0]
+        self.backward_cost = &sweeps_view[2, 0]
+        self.backward_value = &sweeps_view[3, 0]
+        self.missing_cost = &sweeps_view[4, 0]
+        self.missing_value = &sweeps_view[5, 0]
+        self.feature_ids = &feature_ids_view[0]
+
+    cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil:
+        """Describe the root (all rows of positive weight, its value and cost)
+        and write its weight."""
+        cdef double value = 0.0, cost
+        root.start = 0
+        root.end = self.n_active
+        root.target_start = 0
+        root.target_end = self.criterion.n_targets
+        root.depth = 0
+        root.presorted = self.samples != NULL
+        self.criterion.node_init(root.target_start, root.target_end)
+        self.criterion.reset()
+        self.criterion.add(self.node_rows, self.n_active)
+        self.criterion.minimum(&value, &cost)
+        root.value = value
+        root.cost = self.criterion.node_cost(self.node_rows, self.n_active, value, weight)
+        return 0
+
+    cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
+                                      intp_t* n_present) noexcept nogil:
+        """The node's rows by increasing value of ``feature`` (ties by row),
+        rows missing it last; the number of rows with it present in
+        ``n_present``. NULL when the feature cannot split the node (one
+        present value and nothing missing, or nothing present)."""
+        cdef intp_t m = node.end - node.start, count, t
+        cdef const double* column = self.X + feature * self.n_samples
+        cdef const int32_t* rows
+        cdef int32_t* sorted_rows
+        cdef uint64_t index_mask, bits
+        cdef double x, low = INFINITY, high = -INFINITY
+        if node.presorted:
+            rows = self.samples + feature * self.n_active + node.start
+            count = m
+            while count > 0 and isnan(column[rows[count - 1]]):
+                count -= 1
+            n_present[0] = count
+            if count == 0 or (count == m and column[rows[0]] >= column[rows[m - 1]]):
+                return NULL
+            return rows
+        # unsorted node: sort the present values, keyed by position in the node
+        rows = self.node_rows + node.start
+        sorted_rows = self.feature_rows
+        index_mask = index_mask_for(m)
+        count = 0
+        for t in range(m):
+            check_index(rows[t], self.n_samples)
+            x = column[rows[t]]
+            if isnan(x):
+                sorted_rows[m - 1 - (t - count)] = rows[t]
+                continue
+            low = x if x < low else low
+            high = x if x > high else high
+            bits = sortable_bits(x)
+            self.keys[count] = pack_key(bits, t, index_mask)
+            self.dropped[t] = dropped_bits(bits, index_mask)
+            count += 1
+        n_present[0] = count
+        if count == 0 or (count == m and low >= high):
+            return NULL
+        # missing rows were written backwards from the end: restore row order
+        reverse_rows(sorted_rows + count, m - count)
+        sort_keys(self.keys, count)
+        order_keys(self.keys, count, index_mask, self.dropped, m)
+        for t in range(count):
+            sorted_rows[t] = rows[key_index(self.keys[t], index_mask)]
+        return sorted_rows
+
+    cdef void consider(self, SplitRecord* best, double total, double tolerance,
+                       intp_t feature, const double* column, const int32_t* rows,
+                       intp_t k, intp_t n_present, bint has_missing,
+                       bint missing_go_to_left, double left_value,
+                       double right_value) noexcept nogil:
+        """Make the split of ``rows`` before position ``k`` the best one if it
+        is better than ``best`` by more than ``tolerance``."""
+        if not (total < best.cost - tolerance):
+            return
+        best.cost = total
+        best.feature = feature
+        best.has_missing = has_missing
+        best.missing_go_to_left = missing_go_to_left
+        best.left_value = left_value
+        best.right_value = right_value
+        if k == n_present:
+            best.threshold = INFINITY  # present rows left, missing rows right
+        else:
+            best.threshold = midpoint(column[rows[k - 1]], column[rows[k]])
+
+    cdef void evaluate_feature(self, const NodeRecord* node, intp_t feature,
+                               const int32_t* rows, intp_t n_present,
+                               double tolerance, SplitRecord* best) noexcept nogil:
+        """Best split of the node on ``feature`` (``rows``: present rows in
+        order, then missing ones), if better than ``best`` by more than
+        ``tolerance``. O(m) with 2 sweeps, 4 with missing rows."""
+        cdef intp_t m = node.end - node.start, n_missing = m - n_present, k
+        cdef intp_t min_leaf = self.min_samples_leaf
+        cdef const double* column = self.X + feature * self.n_samples
+        cdef const int32_t* missing_rows = rows + n_present
+        cdef unsigned char* change = self.change
+        cdef double bound, missing_alone, missing_alone_value = node.value
+        cdef bint any_change = False
+        change[0] = 0
+        for k in range(1, n_present):
+            check_index(rows[k], self.n_samples)
+            change[k] = column[rows[k - 1]] < column[rows[k]]
+            any_change |= change[k]
+        change[n_present] = n_missing > 0
+        if not (any_change or n_missing > 0):
+            return
+        # cost of every left part [0, k) forwards, of every right part
+        # [k, n_present) backwards
+        self.criterion.reset()
+        self.criterion.sweep(rows, n_present, False, change + 1, self.forward_cost,
+                             self.forward_value)
+        self.criterion.reset()
+        self.criterion.sweep(rows, n_present, True, change, self.backward_cost,
+                             self.backward_value)
+        if n_missing == 0:
+            for k in range(1, n_present):
+                if change[k] and k >= min_leaf and m - k >= min_leaf:
+                    self.consider(best, self.forward_cost[k - 1] + self.backward_cost[k],
+                                  tolerance, feature, column, rows, k, n_present, False,
+                                  False, self.forward_value[k - 1], self.backward_value[k])
+            return
+        # the missing rows alone; no split with them on one side costs less than
+        # the best split of the present rows plus this
+        self.criterion.reset()
+        self.criterion.add(missing_rows, n_missing)
+        if not self.criterion.minimum(&missing_alone_value, &missing_alone):
+            missing_alone_value = node.value
+        bound = self.forward_cost[n_present - 1]
+        for k in range(1, n_present):
+            if change[k] and self.forward_cost[k - 1] + self.backward_cost[k] < bound:
+                bound = self.forward_cost[k - 1] + self.backward_cost[k]
+        if bound + missing_alone >= best.cost:
+            return
+        # missing rows right: [0, k) and [k, n_present) + missing
+        self.criterion.sweep(rows, n_present, True, change, self.missing_cost,
+                             self.missing_value)
+        for k in range(1, n_present + 1):
+            if change[k] and k >= min_leaf and m - k >= min_leaf:
+                self.consider(best, self.forward_cost[k - 1]
+                              + (self.missing_cost[k] if k < n_present else missing_alone),
+                              tolerance, feature, column, rows, k, n_present, True, False,
+                              self.forward_value[k - 1],
+                              self.missing_value[k] if k < n_present
+                              else missing_alone_value)
+        # missing rows left: missing + [0, k) and [k, n_present)
+        self.criterion.reset()
+        self.criterion.add(missing_rows, n_missing)
+        self.criterion.sweep(rows, n_present, False, change + 1, self.missing_cost,
+                             self.missing_value)
+        for k in range(1, n_present):
+            if change[k] and k + n_missing >= min_leaf and n_present - k >= min_leaf:
+                self.consider(best, self.missing_cost[k - 1] + self.backward_cost[k],
+                              tolerance, feature, column, rows, k, n_present, True, True,
+                              self.missing_value[k - 1], self.backward_value[k])
+
+    cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
+        """Best split of the node over features drawn in a random order.
+
+        At least ``max_features`` features that can split the node are
+        evaluated, more while none gives a valid split. Returns False when
+        there is no valid split lowering the cost by more than the
+        tolerance.
+        """
+        cdef intp_t n_drawn = 0, n_visited = 0, n_present, j, feature
+        cdef double tolerance = SPLIT_RTOL * node.cost
+        cdef const int32_t* rows
+        self.criterion.node_init(node.target_start, node.target_end)
+        split.cost = INFINITY
+        while n_drawn < self.n_features:
+            if n_visited >= self.max_features and split.cost < INFINITY:
+                break
+            j = n_drawn + random_below(&self.random_state, self.n_features - n_drawn)
+            feature = self.feature_ids[j]
+            self.feature_ids[j] = self.feature_ids[n_drawn]
+            self.feature_ids[n_drawn] = feature
+            n_drawn += 1
+            rows = self.feature_order(node, feature, &n_present)
+            if rows == NULL:
+                continue
+            n_visited += 1
+            self.evaluate_feature(node, feature, rows, n_present, tolerance, split)
+        return split.cost < INFINITY and node.cost - split.cost > tolerance
+
+    cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
+                        NodeRecord* left, NodeRecord* right) except -1 nogil:
+        """Partition the node's rows and targets, add its children to the tree
+        and describe them in ``left`` and ``right``. O(m) per presorted list
+        kept, O(m log m) when the children start sorting on demand."""
+        cdef intp_t m = node.end - node.start, k, j, n_left = 0, n_left_targets
+        cdef const double* column = self.X + split.feature * self.n_samples
+        cdef int32_t* rows = self.node_rows + node.start
+        cdef bint keep_presorted = node.presorted and m >= self.presort_min_rows
+        cdef double x, left_weight, right_weight
+        for k in range(m):
+            check_index(rows[k], self.n_samples)
+            x = column[rows[k]]
+            self.goes_left[rows[k]] = (split.missing_go_to_left if isnan(x)
+                                       else x <= split.threshold)
+            n_left += self.goes_left[rows[k]]
+        if keep_presorted:
+            for j in range(self.n_features):
+                stable_partition(self.samples + j * self.n_active + node.start, m,
+                                 self.goes_left, 0, self.scratch, self.n_samples)
+        # the rows in row order, whichever way the children find feature orders
+        stable_partition(rows, m, self.goes_left, 0, self.scratch, self.n_samples)
+        n_left_targets = self.criterion.partition_targets(
+            node.target_start, node.target_end, self.goes_left)
+        left.start = node.start
+        left.end = node.start + n_left
+        left.target_start = node.target_start
+        left.target_end = node.target_start + n_left_targets
+        right.start = left.end
+        right.end = node.end
+        right.target_start = left.target_end
+        right.target_end = node.target_end
+        left.presorted = right.presorted = keep_presorted
+        left_weight = self.add_child(tree, node, left, split.left_value, True)
+        right_weight = self.add_child(tree, node, right, split.right_value, False)
+        # without missing rows in the node, NaN follows the heavier child
+        tree.set_split(node.node_id, split.feature, split.threshold,
+                       split.missing_go_to_left if split.has_missing
+                       else left_weight >= right_weight)
+        return 0
+
+    cdef double add_child(self, Tree tree, const NodeRecord* parent, NodeRecord* child,
+                          double value, bint is_left) except -1 nogil:
+        """Complete a child's record (ranges set), add it to the tree and
+        return its weight. A child without a finite bound keeps its parent's
+        prediction."""
+        cdef double weight
+        child.value = value if child.target_end > child.target_start else parent.value
+        child.depth = parent.depth + 1
+        child.cost = self.criterion.node_cost(self.node_rows + child.start,
+                                              child.end - child.start, child.value,
+                                              &weight)
+        child.node_id = tree.add_node(parent.node_id, is_left, child.value, child.cost,
+                                      child.end - child.start, weight, child.depth)
+        return weight
+
+
+cdef inline void reverse_rows(int32_t* rows, intp_t count) noexcept nogil:
+    cdef intp_t k
+    cdef int32_t row
+    for k in range(count // 2):
+        row = rows[k]
+        rows[k] = rows[count - 1 - k]
+        rows[count - 1 - k] = row
