@@ -36,7 +36,8 @@ from ._solver cimport (
     solver_sweep,
 )
 
-from ._solver import check_row_count, check_same_length, hinge_positions
+from ._solver import hinge_positions
+from ._validation import check_row_count, check_same_length
 
 
 cdef Interval _dummy

@@ -12,7 +12,7 @@ from libc.stdint cimport int32_t, uint64_t
 
 import numpy as np
 
-from ._solver import check_row_count
+from ._validation import check_row_count
 
 from ._sorting cimport (
     dropped_bits,

@@ -199,6 +199,13 @@ class Objective:
         return self.weight * self.loss.curvature(self.lower, self.upper, prediction)
 
 
+def get_loss(name):
+    """The registry entry of a loss name (ValueError for an unknown one)."""
+    if name not in LOSSES:
+        raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {name!r}.")
+    return LOSSES[name]
+
+
 #: The losses, by name: what estimators accept as ``loss``.
 LOSSES = {
     "linear_hinge": IntervalLoss("linear_hinge", LINEAR_HINGE_TAG, differentiable=False),

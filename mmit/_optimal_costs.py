@@ -1,6 +1,7 @@
 """Public entry point of the interval solver."""
 
-from ._validation import check_bounds, check_loss, check_margin, check_sample_weight
+from ._loss import get_loss
+from ._validation import check_bounds, check_margin, check_sample_weight
 
 
 def compute_optimal_costs(lower, upper, margin=0.0, loss="linear_hinge",
@@ -53,6 +54,6 @@ def compute_optimal_costs(lower, upper, margin=0.0, loss="linear_hinge",
     """
     lower, upper = check_bounds(lower, upper)
     margin = check_margin(margin)
-    loss = check_loss(loss)
+    loss = get_loss(loss)
     sample_weight = check_sample_weight(sample_weight, lower.shape[0])
     return loss.optimal_costs(lower, upper, margin, sample_weight)

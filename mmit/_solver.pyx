@@ -57,6 +57,8 @@ from libc.string cimport memset
 
 import numpy as np
 
+from ._validation import check_row_count, check_same_length
+
 from ._loss cimport (
     N_LOSS_TAGS,
     SQUARED_HINGE_TAG,
@@ -116,7 +118,6 @@ cdef const LinearHinge* LINEAR_HINGE = NULL
 cdef const SquaredHinge* SQUARED_HINGE = NULL
 
 cdef enum:
-    MAX_ROWS = 1073741823   # 2**30 - 1: the hinges 2 * row + is_upper fit in an int32
     PREFETCH_ROWS = 8       # rows looked ahead when prefetching slot records
 
 
@@ -632,20 +633,6 @@ cdef inline void insert_rows(HingeSolver* solver, const double* lower,
 # ---------------------------------------------------------------------------
 # Python entry points (inputs are validated by the callers in mmit)
 # ---------------------------------------------------------------------------
-
-def check_row_count(intp_t n_rows):
-    """Raise ValueError for more rows than 32-bit hinge numbers allow."""
-    if n_rows > MAX_ROWS:
-        raise ValueError(f"mmit handles at most {MAX_ROWS} samples (2**30 - 1: each "
-                         f"bound of a sample is numbered in 32 bits), got {n_rows}.")
-
-
-def check_same_length(name, array, expected_name, intp_t expected):
-    """Raise ValueError unless ``array`` has ``expected`` entries."""
-    if array.shape[0] != expected:
-        raise ValueError(f"{name} has {array.shape[0]} entries, {expected_name} has "
-                         f"{expected}.")
-
 
 def hinge_positions(const double[::1] lower, const double[::1] upper, double margin):
     """Breakpoints of the lower and upper hinges (infinite bounds stay infinite).

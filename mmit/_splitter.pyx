@@ -44,7 +44,7 @@ from libc.stdint cimport int32_t, uint32_t, uint64_t
 
 import numpy as np
 
-from ._solver import check_same_length
+from ._validation import check_same_length
 
 from ._criterion cimport Criterion
 from ._features cimport Features

@@ -12,7 +12,8 @@ import numpy as np
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_array
 
-from ._loss import LOSSES
+# rows whose hinges 2 * row + is_upper fit in an int32
+MAX_ROWS = 2**30 - 1
 
 
 def check_bounds(lower, upper):
@@ -93,11 +94,20 @@ def check_margin(margin):
     return margin
 
 
-def check_loss(loss):
-    """The registry entry (``mmit._loss.LOSSES``) of a loss name."""
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {tuple(LOSSES)}, got {loss!r}.")
-    return LOSSES[loss]
+def check_row_count(n_rows):
+    """Raise ValueError for more rows than the compiled core numbers: each
+    finite bound is a hinge ``2 * row + is_upper`` in a 32-bit integer."""
+    if n_rows > MAX_ROWS:
+        raise ValueError(f"mmit handles at most {MAX_ROWS} samples (2**30 - 1: each "
+                         f"bound of a sample is numbered in 32 bits), got {n_rows}.")
+
+
+def check_same_length(name, array, expected_name, expected):
+    """Raise ValueError unless ``array`` has ``expected`` entries (the
+    compiled entry points check every array they index by)."""
+    if array.shape[0] != expected:
+        raise ValueError(f"{name} has {array.shape[0]} entries, {expected_name} has "
+                         f"{expected}.")
 
 
 def check_sample_weight(sample_weight, n_samples, allow_all_zero=True):

@@ -13,9 +13,10 @@ from mmit._criterion import HingeCriterion, HingeTargets
 from mmit._features import Features, presort
 from mmit._loss import LOSSES
 from mmit._pruning import prune, pruning_sequence, subtree_predictions
-from mmit._solver import check_row_count, hinge_positions, optimal_costs
+from mmit._solver import hinge_positions, optimal_costs
 from mmit._splitter import Splitter
 from mmit._tree import Tree
+from mmit._validation import check_row_count
 
 
 @pytest.fixture(scope="module")
