@@ -65,7 +65,7 @@ from mmit import (  # noqa: E402
 )
 from mmit._base import IntervalRegressorMixin  # noqa: E402
 from mmit._combiner import combined_loss, simplex_weights  # noqa: E402
-from mmit._objective import optimal_constant  # noqa: E402
+from mmit._loss import LOSSES  # noqa: E402
 from mmit.baselines import ConstantRegressor  # noqa: E402
 from mmit.metrics import interval_mse  # noqa: E402
 
@@ -93,8 +93,9 @@ class IntervalKNN(IntervalRegressorMixin, BaseEstimator):
 
     def _constants(self, neighbours, k):
         ones = np.ones(k)
-        return np.array([optimal_constant(self.lower_[row[:k]], self.upper_[row[:k]], 0.0,
-                                          "squared_hinge", ones) for row in neighbours])
+        loss = LOSSES["squared_hinge"]
+        return np.array([loss.optimal_constant(self.lower_[row[:k]], self.upper_[row[:k]],
+                                               0.0, ones) for row in neighbours])
 
     def fit(self, X, y):
         self.sorted_ = np.sort(X, axis=0)

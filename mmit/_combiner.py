@@ -50,17 +50,13 @@ from ._loss import LOSSES
 
 # Newton iterations (and active-set steps per member) before stopping
 _MAX_ITER = 200
-
-
-def _outside(combined, lower, upper):
-    """Distances below the lower and above the upper bound (0 inside)."""
-    return np.maximum(lower - combined, 0.0), np.maximum(combined - upper, 0.0)
+# the combiner's loss (margin 0: the intervals are the hinges' breakpoints)
+_LOSS = LOSSES["squared_hinge"]
 
 
 def combined_loss(weights, predictions, lower, upper, sample_weight):
     """``f(w)``: the weighted squared hinge of ``predictions @ weights``."""
-    below, above = _outside(predictions @ weights, lower, upper)
-    return float(sample_weight @ (below * below + above * above))
+    return float(sample_weight @ _LOSS.value(lower, upper, predictions @ weights))
 
 
 def _simplex_qp(Q, r, start):
@@ -134,7 +130,7 @@ def _line_search(combined, direction, lower, upper, sample_weight):
     weight = sample_weight[moving] * d * d
     if not np.any(weight > 0.0):
         return 0.0
-    step = LOSSES["squared_hinge"].optimal_constant(step_lower, step_upper, 0.0, weight)
+    step = _LOSS.optimal_constant(step_lower, step_upper, 0.0, weight)
     return min(max(step, 0.0), 1.0)
 
 
@@ -171,17 +167,17 @@ def simplex_weights(predictions, lower, upper, sample_weight, *, tol=1e-10):
     lower, upper = lower - center, upper - center
     for _ in range(_MAX_ITER):
         combined = predictions @ weights
-        below, above = _outside(combined, lower, upper)
-        loss = float(sample_weight @ (below * below + above * above))
-        gradient = 2.0 * predictions.T @ (sample_weight * (above - below))
+        values, slopes, curvatures = _LOSS.derivatives(lower, upper, combined)
+        loss = float(sample_weight @ values)
+        gradient = predictions.T @ (sample_weight * slopes)
         if loss == 0.0 or gradient @ weights - gradient.min() <= tol * loss:
             break
         # the quadratic of the rows outside their interval, toward the bound
-        # each violates
-        outside = (below > 0.0) | (above > 0.0)
+        # each violates (below it: a negative slope)
+        outside = curvatures > 0.0
         rows = predictions[outside]
         row_weight = sample_weight[outside]
-        target = np.where(below[outside] > 0.0, lower[outside], upper[outside])
+        target = np.where(slopes[outside] < 0.0, lower[outside], upper[outside])
         Q = 2.0 * rows.T @ (row_weight[:, np.newaxis] * rows)
         newton = _simplex_qp(Q, 2.0 * rows.T @ (row_weight * target), weights)
         step = _line_search(combined, predictions @ (newton - weights), lower, upper,

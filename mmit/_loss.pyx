@@ -102,7 +102,9 @@ class IntervalLoss:
     def __repr__(self):
         return f"IntervalLoss({self.name!r})"
 
-    def _derivatives(self, lower, upper, prediction):
+    def derivatives(self, lower, upper, prediction):
+        """:meth:`value`, :meth:`gradient` and :meth:`curvature` at once, as
+        the rows of a (3, n) array."""
         prediction = np.ascontiguousarray(prediction, dtype=np.float64)
         lower = np.ascontiguousarray(np.broadcast_to(lower, prediction.shape),
                                      dtype=np.float64)
@@ -113,15 +115,15 @@ class IntervalLoss:
     def value(self, lower, upper, prediction):
         """Loss of each prediction (1-D) for hinges breaking at ``lower`` and
         ``upper`` (the bounds moved in by the margin: :func:`breakpoints`)."""
-        return self._derivatives(lower, upper, prediction)[0]
+        return self.derivatives(lower, upper, prediction)[0]
 
     def gradient(self, lower, upper, prediction):
         """Derivative of :meth:`value` in each prediction (0 at a kink)."""
-        return self._derivatives(lower, upper, prediction)[1]
+        return self.derivatives(lower, upper, prediction)[1]
 
     def curvature(self, lower, upper, prediction):
         """Second derivative of :meth:`value` in each prediction (0 at a kink)."""
-        return self._derivatives(lower, upper, prediction)[2]
+        return self.derivatives(lower, upper, prediction)[2]
 
     def criterion(self, targets, sample_weight):
         """The tree builder's split criterion of this loss (see ``_criterion``)."""
