@@ -163,8 +163,8 @@ cdef inline intp_t resolve_ties(uint64_t* keys, intp_t count, uint64_t index_mas
                                 bint rank) except -1 nogil:
     """Walk sorted keys run by run of equal high bits, order each run exactly
     and, when ``rank``, give each index the dense rank of its value (see
-    ``order_keys`` and ``rank_keys``). Returns the number of distinct
-    values when ``rank``, else 0."""
+    ``order_keys`` and ``rank_keys``; ``dropped`` is written only when
+    ``rank``). Returns the number of distinct values when ``rank``, else 0."""
     cdef intp_t start = 0, end, k, index, n_values = 0
     cdef uint64_t high_mask = ~index_mask, first_key, bits, previous = 0
     cdef double value
