@@ -33,7 +33,8 @@ extensions = [
         extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
     )
     for name in ("_loss", "_solver", "_criterion", "_leaf_models", "_tree", "_features",
-                 "_splitter", "_builder", "_pruning", "_coordinate_descent")
+                 "_splitter", "_histogram_splitter", "_builder", "_pruning",
+                 "_coordinate_descent")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

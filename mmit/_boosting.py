@@ -24,6 +24,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
+from ._binning import bin_features
 from ._classes import MMIT
 from ._criterion import HingeTargets
 from ._fitting import (
@@ -82,6 +83,17 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         zero weight.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Features evaluated per node.
+    splitter : {"exact", "hist"}, default="exact"
+        The split search of each stage. "exact": the MMIT criterion, every
+        threshold between distinct values. "hist": each feature binned once
+        (at most ``max_bins`` bins, quantiles of the values, and a bin for
+        missing values), splits chosen by the Newton gain of the rows'
+        gradients and curvatures summed per bin, each leaf's value then
+        solved exactly on its residual intervals; for many rows. Needs
+        ``leaf_model="constant"``.
+    max_bins : int, default=255
+        Bins of present values per feature with ``splitter="hist"`` (2 to
+        255).
     leaf_model : {"constant", "linear"}, default="constant"
         What each stage's leaves predict (see :class:`MMIT`): "linear" fits a
         linear model of the residual intervals in every leaf.
@@ -175,6 +187,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         "margin": [*TREE_PARAMETER_CONSTRAINTS["margin"], StrOptions({"auto"})],
         "subsample": [Interval(RealNotInt, 0.0, 1.0, closed="right")],
         "max_features": TREE_PARAMETER_CONSTRAINTS["max_features"],
+        "splitter": [StrOptions({"exact", "hist"})],
+        "max_bins": [Interval(Integral, 2, 255, closed="both")],
         "leaf_model": TREE_PARAMETER_CONSTRAINTS["leaf_model"],
         "leaf_shrinkage": TREE_PARAMETER_CONSTRAINTS["leaf_shrinkage"],
         "early_stopping": [StrOptions({"auto"}), "boolean"],
@@ -198,6 +212,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         margin="auto",
         subsample=1.0,
         max_features=None,
+        splitter="exact",
+        max_bins=255,
         leaf_model="constant",
         leaf_shrinkage=10.0,
         early_stopping="auto",
@@ -217,6 +233,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         self.margin = margin
         self.subsample = subsample
         self.max_features = max_features
+        self.splitter = splitter
+        self.max_bins = max_bins
         self.leaf_model = leaf_model
         self.leaf_shrinkage = leaf_shrinkage
         self.early_stopping = early_stopping
@@ -291,9 +309,13 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
                              f"number of stages already fitted ({len(self.estimators_)}) "
                              "when warm_start=True.")
         check_leaf_model_growth(self._tree(0).get_params(), X_train.shape[0])
+        if self.splitter == "hist" and self.leaf_model != "constant":
+            raise ValueError("splitter='hist' grows trees of constants: use "
+                             "leaf_model='constant' or splitter='exact'.")
         objective = LOSSES[self.loss].objective(lower, upper, self.margin_, sample_weight)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
-        features = prepare_features(X_train, self.max_features)
+        features = (bin_features(X_train, self.max_bins) if self.splitter == "hist"
+                    else prepare_features(X_train, self.max_features))
         names = getattr(self, "feature_names_in_", None)
         # skip the draws of the stages already fitted: the same as fitting at once
         for _ in self.estimators_:

@@ -21,8 +21,9 @@ from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, realloc
 
 from ._criterion cimport Criterion
-from ._features cimport Features
-from ._splitter cimport Splitter
+from ._features cimport BinnedFeatures, Features
+from ._histogram_splitter cimport HistogramSplitter
+from ._splitter cimport ExactSplitter, Splitter
 from ._tree cimport Tree
 
 
@@ -197,13 +198,14 @@ cdef class TreeBuilder:
         self.min_cost_decrease = min_cost_decrease
         self.presort_min_rows = presort_min_rows
 
-    def build(self, Features features, targets, const double[::1] sample_weight,
-              uint32_t seed):
+    def build(self, features, targets, const double[::1] sample_weight, uint32_t seed):
         """Grow a Tree on the rows of positive weight.
 
         Parameters
         ----------
-        features : Features
+        features : Features or BinnedFeatures
+            Features (presorted or not): the exact split search on the
+            values; BinnedFeatures: the histogram split search.
         targets : object
             The criterion's targets (HingeTargets for the hinge losses), one
             per row of ``features``.
@@ -216,13 +218,20 @@ cdef class TreeBuilder:
         -------
         tree : Tree
         """
+        if not isinstance(features, (Features, BinnedFeatures)):
+            raise TypeError(f"features must be Features or BinnedFeatures, got "
+                            f"{type(features).__name__}.")
         if self.max_features > features.n_features:
             raise ValueError(f"max_features={self.max_features} exceeds the number of "
                              f"features ({features.n_features}).")
         cdef Criterion criterion = self.loss.criterion(targets, sample_weight)
-        cdef Splitter splitter = Splitter(criterion, features, sample_weight,
-                                          self.max_features, self.min_samples_leaf,
-                                          self.presort_min_rows, seed)
+        cdef Splitter splitter
+        if isinstance(features, BinnedFeatures):
+            splitter = HistogramSplitter(criterion, features, sample_weight,
+                                         self.max_features, self.min_samples_leaf, seed)
+        else:
+            splitter = ExactSplitter(criterion, features, sample_weight, self.max_features,
+                                     self.min_samples_leaf, self.presort_min_rows, seed)
         if splitter.n_active == 0:
             raise ValueError("no sample has a positive weight.")
         cdef Tree tree = Tree(features.n_features)

@@ -233,7 +233,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         if ``all_nodes``)."""
         tree = self._grow(data, sample_weight, seed)
         return leaf_model_of(self.get_params()).fit(
-            tree, data.features.rows, data.targets, sample_weight, self.loss, all_nodes)
+            tree, data.features, data.targets, sample_weight, self.loss, all_nodes)
 
     def _grow(self, data, sample_weight, seed):
         """The unpruned tree of constants."""

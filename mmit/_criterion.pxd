@@ -38,6 +38,7 @@ cdef class Criterion:
                           double* weight) noexcept nogil
     cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
                                   const unsigned char* goes_left) noexcept nogil
+    cdef void gradients(self, double* gradient, double* curvature) noexcept nogil
 
 
 cdef class HingeCriterion(Criterion):

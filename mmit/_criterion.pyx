@@ -23,7 +23,7 @@ from libc.stdint cimport int32_t
 
 import numpy as np
 
-from ._loss cimport N_LOSS_TAGS, LossTag, tagged_interval_loss
+from ._loss cimport N_LOSS_TAGS, LossTag, tagged_derivatives, tagged_interval_loss
 from ._partition cimport stable_partition
 from ._solver cimport (
     NO_SLOT,
@@ -140,6 +140,11 @@ cdef class Criterion:
         how many go left. O(target_end - target_start)."""
         return 0
 
+    cdef void gradients(self, double* gradient, double* curvature) noexcept nogil:
+        """Each row's weighted derivative and curvature of its loss at the
+        prediction 0 (the loss's own: ``_loss.pxd``), for split searches
+        that work from them (histograms). O(n_samples)."""
+
 
 cdef class HingeCriterion(Criterion):
     """The criterion of a hinge loss on the interval solver.
@@ -253,3 +258,13 @@ cdef class HingeCriterion(Criterion):
             total_weight += interval.weight
         weight[0] = total_weight
         return total
+
+    cdef void gradients(self, double* gradient, double* curvature) noexcept nogil:
+        cdef intp_t i
+        cdef const Interval* interval
+        for i in range(self.n_samples):
+            interval = &self.intervals[i]
+            tagged_derivatives(self.loss, interval.lower_position,
+                               interval.upper_position, 0.0, &gradient[i], &curvature[i])
+            gradient[i] *= interval.weight
+            curvature[i] *= interval.weight

@@ -1,7 +1,8 @@
 # Declarations of the training features: the data every tree of a fit
-# reads, with each feature's rows presorted once. See _features.pyx.
+# reads, with each feature's rows presorted once, or binned once. See
+# _features.pyx.
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint8_t
 
 from ._solver cimport intp_t
 
@@ -14,3 +15,15 @@ cdef class Features:
     cdef const int32_t[:, ::1] order           # order[j]: rows by X[:, j], NaN last
     cdef const unsigned char[::1] has_missing  # per feature: any NaN in the column
     cdef object _rows                          # X in row-major order, made on first use
+
+
+cdef enum:
+    MISSING_BIN = 255                          # the bin of a missing value (NaN)
+
+
+cdef class BinnedFeatures:
+    cdef readonly intp_t n_samples             # rows
+    cdef readonly intp_t n_features            # features
+    cdef readonly const uint8_t[:, ::1] codes  # (rows, features): bin of each value
+    cdef readonly const double[:, ::1] thresholds  # (features, 255): bin b: x <= [j, b]
+    cdef readonly const int32_t[::1] n_bins    # per feature: bins of present values

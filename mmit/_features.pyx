@@ -95,3 +95,41 @@ cdef class Features:
 
     def __reduce__(self):
         return (Features, (np.asarray(self.X), self.presorted))
+
+
+cdef class BinnedFeatures:
+    """Training features binned once (``mmit._binning``), for the histogram
+    split search of every tree of a fit.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples, n_features), uint8
+        The bin of each value: ``b`` when ``thresholds[j, b - 1] < x <=
+        thresholds[j, b]``, ``MISSING_BIN`` (255) for a missing value.
+    thresholds : ndarray of shape (n_features, 255), float64
+        The upper edge of each bin of present values, increasing (the last
+        used one +inf).
+    n_bins : ndarray of shape (n_features,), int32
+        Bins of present values of each feature (at most 255).
+    """
+
+    def __cinit__(self, codes, thresholds, n_bins):
+        codes = np.ascontiguousarray(codes, dtype=np.uint8)
+        thresholds = np.ascontiguousarray(thresholds, dtype=np.float64)
+        n_bins = np.ascontiguousarray(n_bins, dtype=np.int32)
+        if codes.ndim != 2:
+            raise ValueError(f"codes must be 2-D, got shape {codes.shape}.")
+        check_row_count(codes.shape[0])
+        p = codes.shape[1]
+        if thresholds.shape != (p, MISSING_BIN) or n_bins.shape != (p,):
+            raise ValueError("thresholds and n_bins must describe every feature.")
+        if p and (n_bins.min() < 1 or n_bins.max() > MISSING_BIN):
+            raise ValueError("each feature needs 1 to 255 bins.")
+        present = codes != MISSING_BIN
+        if np.any(present & (codes >= n_bins)):
+            raise ValueError("a code is outside its feature's bins.")
+        self.codes = codes
+        self.thresholds = thresholds
+        self.n_bins = n_bins
+        self.n_samples = codes.shape[0]
+        self.n_features = p

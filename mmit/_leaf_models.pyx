@@ -573,8 +573,9 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
 class LeafModel:
     """What a tree's leaves predict (abstract): one entry of LEAF_MODELS.
 
-    ``fit(tree, X, targets, sample_weight, loss, all_nodes)`` returns the
-    tree with its nodes' models (the leaves', or every node's when pruning
+    ``fit(tree, features, targets, sample_weight, loss, all_nodes)`` returns
+    the tree (grown on ``features``, a Features, and ``targets``, a
+    HingeTargets) with its nodes' models (the leaves', or every node's when pruning
     may make any node a leaf), their costs in the tree's ``loss``.
     ``limits_growth``: whether trees grown until every leaf fits its rows
     are refused (their models would be their constants).
@@ -587,14 +588,14 @@ class LeafModel:
         """The leaf model of an MMIT's parameters."""
         return cls()
 
-    def fit(self, tree, X, targets, sample_weight, loss, all_nodes):
+    def fit(self, tree, features, targets, sample_weight, loss, all_nodes):
         raise NotImplementedError
 
 
 class ConstantLeaves(LeafModel):
     """The constant of the criterion that grew the tree: nothing to fit."""
 
-    def fit(self, tree, X, targets, sample_weight, loss, all_nodes):
+    def fit(self, tree, features, targets, sample_weight, loss, all_nodes):
         return tree
 
 
@@ -616,11 +617,12 @@ class LinearLeaves(LeafModel):
     def from_params(cls, params):
         return cls(params["leaf_shrinkage"])
 
-    def fit(self, tree, X, targets, sample_weight, loss, all_nodes):
-        """``tree`` (grown on ``X``, C-contiguous, NaN missing, and on
-        ``targets``, a HingeTargets) with linear models in its leaves (or in
-        every node); a node keeps its constant with fewer than two rows of
-        positive weight, a cost of 0 or zero slopes."""
+    def fit(self, tree, features, targets, sample_weight, loss, all_nodes):
+        """``tree`` (grown on ``features`` and ``targets``, a HingeTargets)
+        with linear models in its leaves (or in every node); a node keeps its
+        constant with fewer than two rows of positive weight, a cost of 0 or
+        zero slopes."""
+        X = features.rows  # C-contiguous, NaN missing
         center, scale = feature_scale(X, sample_weight)
         Z = np.ascontiguousarray((X - center) / scale)
         indptr, rows, nodes = node_rows(tree, X, sample_weight, all_nodes)

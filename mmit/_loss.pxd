@@ -74,3 +74,19 @@ cdef inline double tagged_interval_loss(LossTag tag, double lower, double upper,
     if tag == SQUARED_HINGE_TAG:
         return interval_loss(lower, upper, prediction, <const SquaredHinge*> NULL)
     return interval_loss(lower, upper, prediction, <const LinearHinge*> NULL)
+
+
+cdef inline void tagged_derivatives(LossTag tag, double lower, double upper,
+                                    double prediction, double* slope,
+                                    double* curvature) noexcept nogil:
+    """The loss's derivative and curvature in the prediction."""
+    if tag == SQUARED_HINGE_TAG:
+        slope[0] = (hinge_slope(prediction - upper, <const SquaredHinge*> NULL)
+                    - hinge_slope(lower - prediction, <const SquaredHinge*> NULL))
+        curvature[0] = (hinge_curvature(prediction - upper, <const SquaredHinge*> NULL)
+                        + hinge_curvature(lower - prediction, <const SquaredHinge*> NULL))
+    else:
+        slope[0] = (hinge_slope(prediction - upper, <const LinearHinge*> NULL)
+                    - hinge_slope(lower - prediction, <const LinearHinge*> NULL))
+        curvature[0] = (hinge_curvature(prediction - upper, <const LinearHinge*> NULL)
+                        + hinge_curvature(lower - prediction, <const LinearHinge*> NULL))

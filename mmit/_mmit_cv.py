@@ -74,7 +74,7 @@ def _grow_with_paths(features, lower, upper, params, loss, margin, leaves, sampl
     for leaf in leaves:
         start = time.perf_counter()
         leaf_model = leaf_model_of(leaf)
-        tree = leaf_model.fit(grown, features.rows, data.targets, sample_weight, loss,
+        tree = leaf_model.fit(grown, features, data.targets, sample_weight, loss,
                               all_nodes=True)
         leaf_alpha, ccp_alphas = leaf_alphas(tree)
         if leaf_model.limits_growth and grows_until_leaves_fit(params, len(lower)):

@@ -26,6 +26,7 @@ ctypedef struct NodeRecord:
 ctypedef struct SplitRecord:
     intp_t feature              # feature to split on
     double threshold            # x <= threshold goes left (+inf: every present value)
+    intp_t bin                  # binned features: codes <= bin go left
     bint has_missing            # the node has rows missing the feature
     bint missing_go_to_left     # where those go (when has_missing)
     double cost                 # optimal cost of left plus right (from the sweeps)
@@ -34,23 +35,43 @@ ctypedef struct SplitRecord:
 
 
 cdef class Splitter:
-    # configuration
+    # The interface the builder grows a tree through (abstract), and what
+    # every split search shares: the criterion, the node rows, partitions.
     cdef Criterion criterion            # the loss
-    cdef Features features              # the data (kept alive)
     cdef intp_t max_features            # features evaluated per node (at least)
     cdef intp_t min_samples_leaf        # rows of positive weight in each child (at least)
-    cdef intp_t presort_min_rows        # a node this large keeps its children presorted
     cdef uint32_t random_state          # xorshift state (never 0)
-    # data (shared, read-only)
-    cdef const double* X                # column-major features
-    cdef intp_t n_samples               # rows of X
-    cdef intp_t n_features              # columns of X
-    # working memory of this build
+    cdef intp_t n_samples               # rows of the training data
+    cdef intp_t n_features              # its features
     cdef intp_t n_active                # rows with weight > 0 (the root's rows)
-    cdef int32_t* samples               # per feature: n_active rows, node-partitioned
     cdef int32_t* node_rows             # every node's rows, increasing within a node
     cdef unsigned char* goes_left       # per row, during a partition
     cdef int32_t* scratch               # partition buffer
+    cdef intp_t* feature_ids            # features, drawn in a random order
+    cdef object _shared_buffers         # ndarrays holding the arrays above
+
+    cdef int setup(self, Criterion criterion, const double[::1] sample_weight,
+                   intp_t n_samples, intp_t n_features, intp_t max_features,
+                   intp_t min_samples_leaf, uint32_t seed) except -1
+    cdef intp_t draw_feature(self, intp_t n_drawn) noexcept nogil
+    cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil
+    cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil
+    cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
+                        NodeRecord* left, NodeRecord* right) except -1 nogil
+    cdef int finish_split(self, Tree tree, const NodeRecord* node,
+                          const SplitRecord* split, intp_t n_left, NodeRecord* left,
+                          NodeRecord* right) except -1 nogil
+    cdef double add_child(self, Tree tree, const NodeRecord* parent, NodeRecord* child,
+                          double value, bint is_left) except -1 nogil
+
+
+cdef class ExactSplitter(Splitter):
+    # the split search on the values: presorted or sorted-on-demand rows and
+    # the criterion's sweeps
+    cdef Features features              # the data (kept alive)
+    cdef intp_t presort_min_rows        # a node this large keeps its children presorted
+    cdef const double* X                # column-major features
+    cdef int32_t* samples               # per feature: n_active rows, node-partitioned
     cdef uint64_t* keys                 # sort keys of an unsorted node's present values
     cdef int32_t* dropped               # bits of their values the keys drop, by position
     cdef int32_t* feature_rows          # an unsorted node's rows by a feature, missing last
@@ -61,10 +82,8 @@ cdef class Splitter:
     cdef double* backward_value         # and its prediction
     cdef double* missing_cost           # sweeps that start with the missing rows
     cdef double* missing_value          # and their predictions
-    cdef intp_t* feature_ids            # features, drawn in a random order
     cdef object _buffers                # ndarrays holding the working memory
 
-    cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil
     cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
                                       intp_t* n_present) noexcept nogil
     cdef void consider(self, SplitRecord* best, double total, double tolerance,
@@ -75,8 +94,3 @@ cdef class Splitter:
     cdef void evaluate_feature(self, const NodeRecord* node, intp_t feature,
                                const int32_t* rows, intp_t n_present,
                                double tolerance, SplitRecord* best) noexcept nogil
-    cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil
-    cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
-                        NodeRecord* left, NodeRecord* right) except -1 nogil
-    cdef double add_child(self, Tree tree, const NodeRecord* parent, NodeRecord* child,
-                          double value, bint is_left) except -1 nogil

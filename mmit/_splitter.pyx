@@ -3,7 +3,9 @@
 A :class:`Splitter` serves one tree build (DESIGN.md sections 3 and 7): it
 finds the best split of a node under the criterion (a
 :class:`~mmit._criterion.Criterion`) and partitions the node's rows and
-targets between its children.
+targets between its children. :class:`Splitter` holds what every split
+search shares; :class:`ExactSplitter`, described here, searches the values
+(``_histogram_splitter`` searches binned features).
 
 Split search. For a node and a candidate feature, the node's rows with the
 feature present are taken in increasing order of the feature; one backward
@@ -85,7 +87,139 @@ cdef inline double midpoint(double left_x, double right_x) noexcept nogil:
 
 
 cdef class Splitter:
-    """The split search and partitions of one tree build (see the module doc).
+    """The split search and partitions of one tree build (abstract).
+
+    What the builder asks (``init_root``, ``find_split``, ``split_node``) and
+    what every split search shares: the criterion, the rows of each node in
+    one list, the partitions of rows and targets, the children's records.
+    Implementations: :class:`ExactSplitter` (on the values) and
+    ``mmit._histogram_splitter.HistogramSplitter`` (on binned features).
+    """
+
+    cdef int setup(self, Criterion criterion, const double[::1] sample_weight,
+                   intp_t n_samples, intp_t n_features, intp_t max_features,
+                   intp_t min_samples_leaf, uint32_t seed) except -1:
+        """The shared state (called by each implementation's constructor)."""
+        cdef intp_t i, m = 0
+        check_same_length("sample_weight", sample_weight, "X", n_samples)
+        if criterion.n_samples != n_samples:
+            raise ValueError(f"the criterion has {criterion.n_samples} rows for "
+                             f"{n_samples} samples.")
+        node_rows = np.empty(max(n_samples, 1), dtype=np.int32)
+        goes_left = np.zeros(max(n_samples, 1), dtype=np.uint8)
+        scratch = np.empty(max(n_samples, 1), dtype=np.int32)
+        feature_ids = np.arange(max(n_features, 1), dtype=np.intp)
+        self._shared_buffers = (node_rows, goes_left, scratch, feature_ids)
+        cdef int32_t[::1] node_rows_view = node_rows
+        cdef unsigned char[::1] goes_left_view = goes_left
+        cdef int32_t[::1] scratch_view = scratch
+        cdef intp_t[::1] feature_ids_view = feature_ids
+        with nogil:
+            # the rows of positive weight, in increasing order
+            for i in range(n_samples):
+                if sample_weight[i] > 0.0:
+                    node_rows_view[m] = <int32_t>i
+                    m += 1
+        self.criterion = criterion
+        self.max_features = max_features
+        self.min_samples_leaf = min_samples_leaf
+        self.random_state = seed if seed != 0 else 1
+        self.n_samples = n_samples
+        self.n_features = n_features
+        self.n_active = m
+        self.node_rows = &node_rows_view[0]
+        self.goes_left = &goes_left_view[0]
+        self.scratch = &scratch_view[0]
+        self.feature_ids = &feature_ids_view[0]
+        return 0
+
+    cdef intp_t draw_feature(self, intp_t n_drawn) noexcept nogil:
+        """The next feature of a random order (``n_drawn`` drawn so far in
+        this node): features are evaluated in this order, ties between equal
+        splits go to the first."""
+        cdef intp_t j = n_drawn + random_below(&self.random_state,
+                                               self.n_features - n_drawn)
+        cdef intp_t feature = self.feature_ids[j]
+        self.feature_ids[j] = self.feature_ids[n_drawn]
+        self.feature_ids[n_drawn] = feature
+        return feature
+
+    cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil:
+        """Describe the root (all rows of positive weight, its value and cost)
+        and write its weight."""
+        cdef double value = 0.0, cost
+        root.start = 0
+        root.end = self.n_active
+        root.target_start = 0
+        root.target_end = self.criterion.n_targets
+        root.depth = 0
+        root.presorted = False
+        self.criterion.node_init(root.target_start, root.target_end)
+        self.criterion.reset()
+        self.criterion.add(self.node_rows, self.n_active)
+        self.criterion.minimum(&value, &cost)
+        root.value = value
+        root.cost = self.criterion.node_cost(self.node_rows, self.n_active, value, weight)
+        return 0
+
+    cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
+        """The best split of the node; False when there is no valid split
+        lowering its cost."""
+        return False
+
+    cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
+                        NodeRecord* left, NodeRecord* right) except -1 nogil:
+        """Partition the node's rows and targets, add its children to the tree
+        and describe them in ``left`` and ``right``."""
+        return 0
+
+    cdef int finish_split(self, Tree tree, const NodeRecord* node,
+                          const SplitRecord* split, intp_t n_left, NodeRecord* left,
+                          NodeRecord* right) except -1 nogil:
+        """With ``goes_left`` set for the node's rows (``n_left`` of them go
+        left): partition its rows and targets, add the children to the tree,
+        record the split. O(m)."""
+        cdef intp_t m = node.end - node.start, n_left_targets
+        cdef double left_weight, right_weight
+        # the rows in row order, whichever way the children find feature orders
+        stable_partition(self.node_rows + node.start, m, self.goes_left, 0, self.scratch,
+                         self.n_samples)
+        n_left_targets = self.criterion.partition_targets(
+            node.target_start, node.target_end, self.goes_left)
+        left.start = node.start
+        left.end = node.start + n_left
+        left.target_start = node.target_start
+        left.target_end = node.target_start + n_left_targets
+        right.start = left.end
+        right.end = node.end
+        right.target_start = left.target_end
+        right.target_end = node.target_end
+        left_weight = self.add_child(tree, node, left, split.left_value, True)
+        right_weight = self.add_child(tree, node, right, split.right_value, False)
+        # without missing rows in the node, NaN follows the heavier child
+        tree.set_split(node.node_id, split.feature, split.threshold,
+                       split.missing_go_to_left if split.has_missing
+                       else left_weight >= right_weight)
+        return 0
+
+    cdef double add_child(self, Tree tree, const NodeRecord* parent, NodeRecord* child,
+                          double value, bint is_left) except -1 nogil:
+        """Complete a child's record (ranges set), add it to the tree and
+        return its weight. A child without a finite bound keeps its parent's
+        prediction."""
+        cdef double weight
+        child.value = value if child.target_end > child.target_start else parent.value
+        child.depth = parent.depth + 1
+        child.cost = self.criterion.node_cost(self.node_rows + child.start,
+                                              child.end - child.start, child.value,
+                                              &weight)
+        child.node_id = tree.add_node(parent.node_id, is_left, child.value, child.cost,
+                                      child.end - child.start, weight, child.depth)
+        return weight
+
+
+cdef class ExactSplitter(Splitter):
+    """The split search on the values of the features (see the module doc).
 
     Parameters
     ----------
@@ -101,48 +235,28 @@ cdef class Splitter:
     def __cinit__(self, Criterion criterion, Features features,
                   const double[::1] sample_weight, intp_t max_features,
                   intp_t min_samples_leaf, intp_t presort_min_rows, uint32_t seed):
-        cdef intp_t n = features.n_samples, p = features.n_features, m = 0, i, j, k
-        check_same_length("sample_weight", sample_weight, "X", n)
-        if criterion.n_samples != n:
-            raise ValueError(f"the criterion has {criterion.n_samples} rows for "
-                             f"{n} samples.")
-        with nogil:
-            for i in range(n):
-                m += sample_weight[i] > 0.0
+        cdef intp_t n = features.n_samples, p = features.n_features, m, i, j, k
+        self.setup(criterion, sample_weight, n, p, max_features, min_samples_leaf, seed)
+        m = self.n_active
         cdef bint presorted = features.presorted and m >= presort_min_rows
         samples = np.empty((p if presorted else 0, m if presorted else 0), dtype=np.int32)
-        node_rows = np.empty(max(n, 1), dtype=np.int32)
-        goes_left = np.zeros(max(n, 1), dtype=np.uint8)
-        scratch = np.empty(max(n, 1), dtype=np.int32)
         keys = np.empty(max(n, 1), dtype=np.uint64)
         dropped = np.empty(max(n, 1), dtype=np.int32)
         feature_rows = np.empty(max(n, 1), dtype=np.int32)
         change = np.empty(n + 1, dtype=np.uint8)
         sweeps = np.empty((6, max(n, 1)))
-        feature_ids = np.arange(max(p, 1), dtype=np.intp)
-        self._buffers = (samples, node_rows, goes_left, scratch, keys, dropped,
-                         feature_rows, change, sweeps, feature_ids)
+        self._buffers = (samples, keys, dropped, feature_rows, change, sweeps)
 
         cdef int32_t[:, ::1] samples_view = samples
-        cdef int32_t[::1] node_rows_view = node_rows
-        cdef unsigned char[::1] goes_left_view = goes_left
-        cdef int32_t[::1] scratch_view = scratch
         cdef uint64_t[::1] keys_view = keys
         cdef int32_t[::1] dropped_view = dropped
         cdef int32_t[::1] feature_rows_view = feature_rows
         cdef unsigned char[::1] change_view = change
         cdef double[:, ::1] sweeps_view = sweeps
-        cdef intp_t[::1] feature_ids_view = feature_ids
         cdef int32_t row
-        with nogil:
-            # the rows of positive weight, in increasing order and in each
-            # feature's presorted order
-            k = 0
-            for i in range(n):
-                if sample_weight[i] > 0.0:
-                    node_rows_view[k] = <int32_t>i
-                    k += 1
-            if presorted:
+        if presorted:
+            with nogil:
+                # the rows of positive weight in each feature's presorted order
                 for j in range(p):
                     k = 0
                     for i in range(n):
@@ -150,20 +264,10 @@ cdef class Splitter:
                         if sample_weight[row] > 0.0:
                             samples_view[j, k] = row
                             k += 1
-        self.criterion = criterion
         self.features = features
-        self.max_features = max_features
-        self.min_samples_leaf = min_samples_leaf
         self.presort_min_rows = presort_min_rows
-        self.random_state = seed if seed != 0 else 1
         self.X = &features.X[0, 0] if n > 0 and p > 0 else NULL
-        self.n_samples = n
-        self.n_features = p
-        self.n_active = m
         self.samples = &samples_view[0, 0] if presorted and m > 0 else NULL
-        self.node_rows = &node_rows_view[0]
-        self.goes_left = &goes_left_view[0]
-        self.scratch = &scratch_view[0]
         self.keys = &keys_view[0]
         self.dropped = &dropped_view[0]
         self.feature_rows = &feature_rows_view[0]
@@ -174,24 +278,10 @@ cdef class Splitter:
         self.backward_value = &sweeps_view[3, 0]
         self.missing_cost = &sweeps_view[4, 0]
         self.missing_value = &sweeps_view[5, 0]
-        self.feature_ids = &feature_ids_view[0]
 
     cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil:
-        """Describe the root (all rows of positive weight, its value and cost)
-        and write its weight."""
-        cdef double value = 0.0, cost
-        root.start = 0
-        root.end = self.n_active
-        root.target_start = 0
-        root.target_end = self.criterion.n_targets
-        root.depth = 0
+        Splitter.init_root(self, root, weight)
         root.presorted = self.samples != NULL
-        self.criterion.node_init(root.target_start, root.target_end)
-        self.criterion.reset()
-        self.criterion.add(self.node_rows, self.n_active)
-        self.criterion.minimum(&value, &cost)
-        root.value = value
-        root.cost = self.criterion.node_cost(self.node_rows, self.n_active, value, weight)
         return 0
 
     cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
@@ -341,7 +431,7 @@ cdef class Splitter:
         there is no valid split lowering the cost by more than the
         tolerance.
         """
-        cdef intp_t n_drawn = 0, n_visited = 0, n_present, j, feature
+        cdef intp_t n_drawn = 0, n_visited = 0, n_present, feature
         cdef double tolerance = SPLIT_RTOL * node.cost
         cdef const int32_t* rows
         self.criterion.node_init(node.target_start, node.target_end)
@@ -349,10 +439,7 @@ cdef class Splitter:
         while n_drawn < self.n_features:
             if n_visited >= self.max_features and split.cost < INFINITY:
                 break
-            j = n_drawn + random_below(&self.random_state, self.n_features - n_drawn)
-            feature = self.feature_ids[j]
-            self.feature_ids[j] = self.feature_ids[n_drawn]
-            self.feature_ids[n_drawn] = feature
+            feature = self.draw_feature(n_drawn)
             n_drawn += 1
             rows = self.feature_order(node, feature, &n_present)
             if rows == NULL:
@@ -366,11 +453,11 @@ cdef class Splitter:
         """Partition the node's rows and targets, add its children to the tree
         and describe them in ``left`` and ``right``. O(m) per presorted list
         kept, O(m log m) when the children start sorting on demand."""
-        cdef intp_t m = node.end - node.start, k, j, n_left = 0, n_left_targets
+        cdef intp_t m = node.end - node.start, k, j, n_left = 0
         cdef const double* column = self.X + split.feature * self.n_samples
         cdef int32_t* rows = self.node_rows + node.start
         cdef bint keep_presorted = node.presorted and m >= self.presort_min_rows
-        cdef double x, left_weight, right_weight
+        cdef double x
         for k in range(m):
             check_index(rows[k], self.n_samples)
             x = column[rows[k]]
@@ -381,41 +468,8 @@ cdef class Splitter:
             for j in range(self.n_features):
                 stable_partition(self.samples + j * self.n_active + node.start, m,
                                  self.goes_left, 0, self.scratch, self.n_samples)
-        # the rows in row order, whichever way the children find feature orders
-        stable_partition(rows, m, self.goes_left, 0, self.scratch, self.n_samples)
-        n_left_targets = self.criterion.partition_targets(
-            node.target_start, node.target_end, self.goes_left)
-        left.start = node.start
-        left.end = node.start + n_left
-        left.target_start = node.target_start
-        left.target_end = node.target_start + n_left_targets
-        right.start = left.end
-        right.end = node.end
-        right.target_start = left.target_end
-        right.target_end = node.target_end
         left.presorted = right.presorted = keep_presorted
-        left_weight = self.add_child(tree, node, left, split.left_value, True)
-        right_weight = self.add_child(tree, node, right, split.right_value, False)
-        # without missing rows in the node, NaN follows the heavier child
-        tree.set_split(node.node_id, split.feature, split.threshold,
-                       split.missing_go_to_left if split.has_missing
-                       else left_weight >= right_weight)
-        return 0
-
-    cdef double add_child(self, Tree tree, const NodeRecord* parent, NodeRecord* child,
-                          double value, bint is_left) except -1 nogil:
-        """Complete a child's record (ranges set), add it to the tree and
-        return its weight. A child without a finite bound keeps its parent's
-        prediction."""
-        cdef double weight
-        child.value = value if child.target_end > child.target_start else parent.value
-        child.depth = parent.depth + 1
-        child.cost = self.criterion.node_cost(self.node_rows + child.start,
-                                              child.end - child.start, child.value,
-                                              &weight)
-        child.node_id = tree.add_node(parent.node_id, is_left, child.value, child.cost,
-                                      child.end - child.start, weight, child.depth)
-        return weight
+        return self.finish_split(tree, node, split, n_left, left, right)
 
 
 cdef inline void reverse_rows(int32_t* rows, intp_t count) noexcept nogil:

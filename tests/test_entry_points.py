@@ -14,7 +14,7 @@ from mmit._features import Features, presort
 from mmit._loss import LOSSES
 from mmit._pruning import prune, pruning_sequence, subtree_predictions
 from mmit._solver import hinge_positions, optimal_costs
-from mmit._splitter import Splitter
+from mmit._splitter import ExactSplitter
 from mmit._tree import Tree
 from mmit._validation import check_row_count
 
@@ -58,9 +58,9 @@ def test_criterion_and_builder_entries(fitted):
     criterion = LOSSES["linear_hinge"].criterion(targets, np.ones(80))
     features = Features(X, True)
     with pytest.raises(ValueError, match="sample_weight has 81 entries"):
-        Splitter(criterion, features, np.ones(81), 3, 1, 0, 1)
+        ExactSplitter(criterion, features, np.ones(81), 3, 1, 0, 1)
     with pytest.raises(ValueError, match="criterion has 80 rows for 70"):
-        Splitter(criterion, Features(X[:70], True), np.ones(70), 3, 1, 0, 1)
+        ExactSplitter(criterion, Features(X[:70], True), np.ones(70), 3, 1, 0, 1)
     builder = TreeBuilder(LOSSES["linear_hinge"], 5, 2, 1, 3, -1, 0.0, 0)
     with pytest.raises(ValueError, match="sample_weight has 79 entries"):
         builder.build(features, targets, np.ones(79), 1)
