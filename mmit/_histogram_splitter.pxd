@@ -15,12 +15,13 @@ cdef class HistogramSplitter(Splitter):
     cdef const int32_t* n_bins          # per feature: bins of present values
     cdef double* gradient               # per row: weighted derivative of its loss
     cdef double* hessian                # per row: weighted curvature (or weight)
-    cdef double* histogram              # per bin: gradient, hessian and row sums
+    cdef double* histogram              # per feature and bin: gradient, hessian, rows
     cdef int32_t* child_rows            # a candidate split's rows: left ones, then right
     cdef object _buffers                # ndarrays holding the working memory
 
     cdef void build_histogram(self, const int32_t* rows, intp_t count,
                               intp_t feature) noexcept nogil
+    cdef double* histogram_of(self, intp_t feature) noexcept nogil
     cdef void scan_feature(self, const NodeRecord* node, intp_t feature, double total_g,
                            double total_h, double* best_gain,
                            SplitRecord* best) noexcept nogil

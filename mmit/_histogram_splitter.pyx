@@ -75,7 +75,7 @@ cdef class HistogramSplitter(Splitter):
         self.setup(criterion, sample_weight, n, p, max_features, min_samples_leaf, seed)
         gradient = np.zeros(max(n, 1))
         hessian = np.zeros(max(n, 1))
-        histogram = np.zeros((MISSING_BIN + 1) * N_SUMS)
+        histogram = np.zeros(max(p, 1) * (MISSING_BIN + 1) * N_SUMS)
         child_rows = np.empty(max(n, 1), dtype=np.int32)
         self._buffers = (gradient, hessian, histogram, child_rows)
         cdef double[::1] gradient_view = gradient
@@ -101,24 +101,37 @@ cdef class HistogramSplitter(Splitter):
     cdef void build_histogram(self, const int32_t* rows, intp_t count,
                               intp_t feature) noexcept nogil:
         """Sums of gradient, curvature and rows per bin of ``feature`` over
-        ``rows`` (the missing bin last). O(count + 256)."""
-        cdef intp_t k, row
+        ``rows`` (the missing bin last), at ``histogram_of(feature)``; every
+        feature's in one pass over the rows when ``feature`` is -1.
+        O(count + 256) per feature."""
+        cdef intp_t k, j, row, first = 0 if feature < 0 else feature
+        cdef intp_t last = self.n_features if feature < 0 else feature + 1
+        cdef const uint8_t* codes
+        cdef double g, h
         cdef double* bin_sums
-        memset(self.histogram, 0, (MISSING_BIN + 1) * N_SUMS * sizeof(double))
+        memset(self.histogram_of(first), 0,
+               (last - first) * (MISSING_BIN + 1) * N_SUMS * sizeof(double))
         for k in range(count):
             row = rows[k]
             check_index(row, self.n_samples)
-            bin_sums = self.histogram + N_SUMS * self.codes[row * self.n_features + feature]
-            bin_sums[0] += self.gradient[row]
-            bin_sums[1] += self.hessian[row]
-            bin_sums[2] += 1.0
+            g = self.gradient[row]
+            h = self.hessian[row]
+            codes = self.codes + row * self.n_features
+            for j in range(first, last):
+                bin_sums = self.histogram_of(j) + N_SUMS * codes[j]
+                bin_sums[0] += g
+                bin_sums[1] += h
+                bin_sums[2] += 1.0
+
+    cdef inline double* histogram_of(self, intp_t feature) noexcept nogil:
+        return self.histogram + feature * (MISSING_BIN + 1) * N_SUMS
 
     cdef void scan_feature(self, const NodeRecord* node, intp_t feature, double total_g,
                            double total_h, double* best_gain,
                            SplitRecord* best) noexcept nogil:
         """Make the best split of ``feature`` (its histogram built) the best
         one when its gain is larger than ``best_gain``."""
-        cdef const double* sums = self.histogram
+        cdef const double* sums = self.histogram_of(feature)
         cdef const double* missing = sums + N_SUMS * MISSING_BIN
         cdef intp_t n_bins = self.n_bins[feature], b, side
         cdef double m = node.end - node.start, min_leaf = self.min_samples_leaf
@@ -161,25 +174,31 @@ cdef class HistogramSplitter(Splitter):
         cdef double total_g = 0.0, total_h = 0.0, best_gain = 0.0, left_cost = 0.0
         cdef double right_cost = 0.0, left_value = node.value, right_value = node.value
         cdef double nonempty
+        cdef const double* sums
         cdef uint8_t code
-        cdef bint left
+        cdef bint left, all_features
         for k in range(m):
             total_g += self.gradient[rows[k]]
             total_h += self.hessian[rows[k]]
         split.cost = INFINITY
         split.feature = -1
+        all_features = self.max_features >= self.n_features
+        if all_features:  # every feature's histogram in one pass over the rows
+            self.build_histogram(rows, m, -1)
         while n_drawn < self.n_features:
             if n_visited >= self.max_features and split.feature >= 0:
                 break
             feature = self.draw_feature(n_drawn)
             n_drawn += 1
-            self.build_histogram(rows, m, feature)
+            if not all_features:
+                self.build_histogram(rows, m, feature)
             # a feature splits the node when its rows lie in two bins or more
+            sums = self.histogram_of(feature)
             nonempty = 0
             n_bins = self.n_bins[feature]
             for k in range(n_bins):
-                nonempty += self.histogram[N_SUMS * k + 2] > 0.0
-            nonempty += self.histogram[N_SUMS * MISSING_BIN + 2] > 0.0
+                nonempty += sums[N_SUMS * k + 2] > 0.0
+            nonempty += sums[N_SUMS * MISSING_BIN + 2] > 0.0
             if nonempty < 2:
                 continue
             n_visited += 1
