@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmit import MMITBoost
+from mmit import MMITBoost, load_model, save_model
 from mmit._binning import MISSING_BIN, bin_features
 from mmit._loss import LOSSES
 
@@ -179,3 +179,13 @@ def test_bad_parameters():
         MMITBoost(splitter="hist", leaf_model="linear", max_depth=2).fit(X, y)
     with pytest.raises(ValueError, match="splitter"):
         MMITBoost(splitter="approx").fit(X, y)
+
+
+def test_model_files_keep_the_binned_booster(tmp_path):
+    X, y = problem(n=200, seed=9, missing=0.1)
+    model = MMITBoost(n_estimators=10, splitter="hist", max_bins=16,
+                      random_state=0).fit(X, y)
+    save_model(model, tmp_path / "boost.npz")
+    loaded = load_model(tmp_path / "boost.npz")
+    assert loaded.splitter == "hist" and loaded.max_bins == 16
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
