@@ -189,3 +189,24 @@ def test_model_files_keep_the_binned_booster(tmp_path):
     loaded = load_model(tmp_path / "boost.npz")
     assert loaded.splitter == "hist" and loaded.max_bins == 16
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("params", [
+    {"max_leaf_nodes": 5, "max_depth": None},
+    {"max_features": 1},
+    {"subsample": 0.5},
+    {"min_samples_leaf": 20},
+    {"early_stopping": True, "n_estimators": 200},
+])
+def test_tree_parameters_with_the_binned_search(params):
+    X, y = problem(n=300, seed=11, missing=0.05)
+    model = MMITBoost(splitter="hist", random_state=0,
+                      **{"n_estimators": 20, **params}).fit(X, y)
+    trees = [stage.tree_ for stage in model.estimators_]
+    if "max_leaf_nodes" in params:
+        assert max(tree.n_leaves for tree in trees) <= params["max_leaf_nodes"]
+    if "min_samples_leaf" in params:
+        leaves = [tree.n_node_samples[tree.children_left == -1] for tree in trees]
+        assert min(counts.min() for counts in leaves) >= params["min_samples_leaf"]
+    assert np.all(np.diff(model.train_score_) >= -1e-12) or params.get("subsample")
+    assert np.all(np.isfinite(model.predict(X)))
