@@ -1,11 +1,13 @@
 """Binning the features once per fit, for the histogram split search.
 
 Each feature gets at most ``max_bins`` bins of present values, bounded by
-thresholds between consecutive distinct values (the midpoints the exact
-split search uses): every distinct value its own bin when there are at
-most ``max_bins`` of them, else bins of about equal counts (quantiles) of a
-subsample of the rows. A missing value (NaN) goes to bin 255. Codes are
-uint8, row-major: 1 byte per value.
+thresholds between consecutive distinct values of the rows of positive
+weight (the midpoints the exact split search uses): every distinct value
+its own bin when there are at most ``max_bins`` of them, else bins of about
+equal weight (weighted quantiles) of a subsample of the rows. Rows of
+weight 0 take no part, and an integer weight counts as repeated rows. A
+missing value (NaN) goes to bin 255. Codes are uint8, row-major: 1 byte per
+value.
 """
 
 import numpy as np
@@ -25,26 +27,29 @@ def midpoints(low, high):
     return np.where(keep, threshold, low)
 
 
-def bin_thresholds(values, max_bins):
-    """Upper edges of at most ``max_bins`` bins of the present ``values``
-    (the last one +inf)."""
-    distinct, counts = np.unique(values[~np.isnan(values)], return_counts=True)
+def bin_thresholds(values, weight, max_bins):
+    """Upper edges of at most ``max_bins`` bins of the present ``values`` of
+    positive ``weight`` (the last one +inf)."""
+    present = ~np.isnan(values) & (weight > 0.0)
+    distinct, inverse = np.unique(values[present], return_inverse=True)
     if distinct.size <= max_bins:
         cut = np.arange(distinct.size - 1)
     else:
-        cumulative = np.cumsum(counts)
+        cumulative = np.cumsum(np.bincount(inverse, weights=weight[present]))
         targets = cumulative[-1] * np.arange(1, max_bins) / max_bins
         cut = np.unique(np.searchsorted(cumulative, targets))
         cut = cut[cut < distinct.size - 1]
     return np.r_[midpoints(distinct[cut], distinct[cut + 1]), np.inf]
 
 
-def bin_features(X, max_bins=255, random_state=None):
+def bin_features(X, sample_weight=None, max_bins=255, random_state=None):
     """BinnedFeatures of validated ``X`` (float64, NaN for missing values).
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Non-negative weights (ones if None).
     max_bins : int, default=255
         Bins of present values per feature, 2 to 255.
     random_state : RandomState, default=None
@@ -57,15 +62,16 @@ def bin_features(X, max_bins=255, random_state=None):
     if not 2 <= max_bins <= MISSING_BIN:
         raise ValueError(f"max_bins must be in [2, 255], got {max_bins}.")
     n_samples, n_features = X.shape
-    sample = X
+    weight = np.ones(n_samples) if sample_weight is None else sample_weight
+    sample = np.arange(n_samples)
     if n_samples > SUBSAMPLE:
         generator = np.random.RandomState(0) if random_state is None else random_state
-        sample = X[np.sort(generator.choice(n_samples, SUBSAMPLE, replace=False))]
+        sample = np.sort(generator.choice(n_samples, SUBSAMPLE, replace=False))
     thresholds = np.full((n_features, MISSING_BIN), np.inf)
     n_bins = np.ones(n_features, dtype=np.int32)
     codes = np.empty((n_samples, n_features), dtype=np.uint8)
     for j in range(n_features):
-        edges = bin_thresholds(sample[:, j], max_bins)
+        edges = bin_thresholds(X[sample, j], weight[sample], max_bins)
         thresholds[j, :edges.size] = edges
         n_bins[j] = edges.size
         column = X[:, j]

@@ -314,7 +314,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
                              "leaf_model='constant' or splitter='exact'.")
         objective = LOSSES[self.loss].objective(lower, upper, self.margin_, sample_weight)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
-        features = (bin_features(X_train, self.max_bins) if self.splitter == "hist"
+        features = (bin_features(X_train, weight_train, self.max_bins)
+                    if self.splitter == "hist"
                     else prepare_features(X_train, self.max_features))
         names = getattr(self, "feature_names_in_", None)
         # skip the draws of the stages already fitted: the same as fitting at once

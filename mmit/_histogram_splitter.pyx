@@ -16,7 +16,8 @@ the missing rows tried on each side, and "present versus missing" a
 candidate too, as in the exact search. For a loss without curvature (the
 linear hinge) ``h_i`` is the row's weight: the gain of a least-squares fit
 to the gradients (as for LightGBM's L1 objective). Ties go to the first
-feature of the random order and the first bin.
+feature of the random order and the first bin (gains within a relative
+``SPLIT_RTOL`` are ties).
 
 The gain only chooses the split. The children's values are then solved
 exactly by the criterion (the interval solver on the node's residual
@@ -41,7 +42,9 @@ from ._features cimport MISSING_BIN, BinnedFeatures
 from ._solver cimport check_index
 from ._tree cimport Tree
 
-# Splits must lower the node's exact cost by more than this (relative).
+# Splits must lower the node's exact cost by more than this (relative), and
+# gains within this of each other are ties: rounding in the sums (which
+# depend on the order of the rows) never decides between equal splits.
 cdef double SPLIT_RTOL = 1e-10
 
 cdef enum:
@@ -154,7 +157,7 @@ cdef class HistogramSplitter(Splitter):
                     continue
                 gain = (newton_score(left_g, left_h)
                         + newton_score(total_g - left_g, total_h - left_h) - parent)
-                if gain > best_gain[0]:
+                if gain > best_gain[0] * (1.0 + SPLIT_RTOL) and gain > 0.0:
                     best_gain[0] = gain
                     best.feature = feature
                     best.bin = b

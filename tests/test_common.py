@@ -26,6 +26,7 @@ ESTIMATORS = [MMIT(), MMIT(max_depth=3, leaf_model="linear"), MMITForest(n_estim
               MMITCV(cv=3, margins=[0.0], leaf_models=("linear",), leaf_shrinkages=[1.0]),
               MMITForestCV({"min_samples_leaf": [1, 5]}, n_estimators=30),
               MMITBoost(n_estimators=10, min_samples_leaf=1),
+              MMITBoost(n_estimators=10, splitter="hist"),
               IntervalLinearRegression(tol=TIGHT),
               IntervalLinearRegressionCV(n_alphas=5, cv=3, tol=TIGHT), ConstantRegressor(),
               IntervalCART(),

@@ -142,12 +142,15 @@ def test_missing_values_learn_their_side_and_predict():
 
 
 @pytest.mark.parametrize("loss", sorted(LOSSES))
-def test_integer_weights_equal_repeated_rows(loss):
+@pytest.mark.parametrize("max_bins", [255, 6])
+def test_integer_weights_equal_repeated_rows(loss, max_bins):
+    """Zero weights leave rows out of the bins too; with fewer bins than
+    values, the bins are weighted quantiles."""
     X, y = problem(n=80, seed=7, missing=0.1, distinct=4)
     counts = np.random.default_rng(7).integers(0, 4, len(X))
     counts[0] = 1
     params = dict(n_estimators=5, learning_rate=0.5, max_depth=3, splitter="hist",
-                  loss=loss, early_stopping=False, random_state=0)
+                  max_bins=max_bins, loss=loss, early_stopping=False, random_state=0)
     weighted = MMITBoost(**params).fit(X, y, counts.astype(float))
     repeated = MMITBoost(**params).fit(np.repeat(X, counts, axis=0),
                                        np.repeat(y, counts, axis=0))
