@@ -18,53 +18,34 @@ the boosting stages, the linear model and the node models
 (:meth:`IntervalLoss.optimal_constant`).
 
 Adding a loss: a struct in the ``Loss`` fused type and a tag in
-``_loss.pxd`` (with its value, slope and curvature there), its
-specialisation of the solver's piece updates (``_solver.pyx``: ``if Loss is
-...``, and one branch in each of its three dispatchers), and one entry
-here.
+``_loss.pxd`` (with its value, slope and curvature there, and a branch in
+its two run-time dispatchers), its specialisation of the solver's piece
+updates (``_solver.pyx``: ``if Loss is ...``, and one branch in each of its
+four dispatchers), and one entry here.
 """
 
 import numpy as np
 
 from ._solver import hinge_positions, optimal_costs
 
-cdef const LinearHinge* LINEAR_HINGE = NULL
-cdef const SquaredHinge* SQUARED_HINGE = NULL
-
-
-cdef void interval_derivatives(const double* lower, const double* upper,
-                               const double* prediction, Py_ssize_t n, double* out,
-                               const Loss* loss) noexcept nogil:
-    """Per row: the loss, its derivative and its second derivative in the
-    prediction (``out[i]``, ``out[n + i]``, ``out[2 n + i]``)."""
-    cdef Py_ssize_t i
-    cdef double below, above
-    for i in range(n):
-        below = lower[i] - prediction[i]
-        above = prediction[i] - upper[i]
-        out[i] = hinge_value(below, loss) + hinge_value(above, loss)
-        out[n + i] = hinge_slope(above, loss) - hinge_slope(below, loss)
-        out[2 * n + i] = hinge_curvature(above, loss) + hinge_curvature(below, loss)
-
 
 def derivatives(const double[::1] lower, const double[::1] upper,
                 const double[::1] prediction, int tag):
     """The loss of tag ``tag``, its derivative and its second derivative in
     each prediction, as rows of a (3, n) array."""
-    cdef Py_ssize_t n = prediction.shape[0]
+    cdef Py_ssize_t n = prediction.shape[0], i
     if lower.shape[0] != n or upper.shape[0] != n:
         raise ValueError("lower, upper and prediction must have the same length.")
+    if not 0 <= tag < N_LOSS_TAGS:
+        raise ValueError(f"unknown loss tag {tag!r}")
     out_array = np.empty((3, n))
     cdef double[:, ::1] out = out_array
-    if n == 0:
-        return out_array
     with nogil:
-        if tag == SQUARED_HINGE_TAG:
-            interval_derivatives(&lower[0], &upper[0], &prediction[0], n, &out[0, 0],
-                                 SQUARED_HINGE)
-        else:
-            interval_derivatives(&lower[0], &upper[0], &prediction[0], n, &out[0, 0],
-                                 LINEAR_HINGE)
+        for i in range(n):
+            out[0, i] = tagged_interval_loss(<LossTag> tag, lower[i], upper[i],
+                                             prediction[i])
+            tagged_derivatives(<LossTag> tag, lower[i], upper[i], prediction[i],
+                               &out[1, i], &out[2, i])
     return out_array
 
 
