@@ -6,7 +6,7 @@
 from libc.stdint cimport int32_t
 
 from ._loss cimport LossTag
-from ._solver cimport HingeSolver, Interval, SolverWorkspace, intp_t
+from ._solver cimport HingeEntry, HingeSolver, Interval, SolverWorkspace, intp_t
 
 
 cdef class HingeTargets:
@@ -15,6 +15,7 @@ cdef class HingeTargets:
     cdef const double[::1] lower_position     # each lower hinge's breakpoint (-inf: none)
     cdef const double[::1] upper_position     # each upper hinge's breakpoint (+inf: none)
     cdef const int32_t[::1] hinge_order       # finite hinges 2 * row + is_upper, sorted
+    cdef const double[::1] hinge_position     # their breakpoints, increasing
     cdef object _bounds                       # (lower, upper) arrays, for pickling
 
 
@@ -38,6 +39,8 @@ cdef class Criterion:
                           double* weight) noexcept nogil
     cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
                                   const unsigned char* goes_left) noexcept nogil
+    cdef bint targets_minimum(self, intp_t target_start, intp_t target_end,
+                              double* value, double* cost) noexcept nogil
     cdef void gradients(self, double* gradient, double* curvature) noexcept nogil
 
 
@@ -46,8 +49,8 @@ cdef class HingeCriterion(Criterion):
     # node's breakpoints as dense solver slots, the interval solver.
     cdef readonly LossTag loss                # the loss's solver tag (see _loss.pxd)
     cdef Interval* intervals                  # per row: breakpoints, weight, node's slots
-    cdef int32_t* hinges                      # positive-weight rows' finite hinges, by node
-    cdef int32_t* scratch                     # partition buffer
+    cdef HingeEntry* hinges                   # positive-weight rows' finite hinges, by node
+    cdef HingeEntry* scratch                  # partition buffer
     cdef double* slot_pos                     # positions of the current node's slots
     cdef intp_t n_slots                       # slots of the current node
     cdef HingeSolver* solver                  # the solver (inside `_workspace`)

@@ -10,7 +10,10 @@ sections 2-3), in the manner of scikit-learn's ``Criterion``:
   feature gives the optimal cost of every left part, a backward sweep of
   every right part (O(1) amortised per row);
 - ``node_cost``: the exact cost of a node for a given value;
-- ``partition_targets``: follow a split in the criterion's per-node lists.
+- ``partition_targets``: follow a split in the criterion's per-node lists;
+- ``targets_minimum``: a node's optimum straight from its sorted targets
+  (two sequential passes, for split searches that do not sweep rows);
+- ``gradients``: each row's derivatives, for histogram split searches.
 
 :class:`HingeCriterion` implements it for every loss of ``_loss`` on the
 interval solver of ``_solver``: the loss's tag, given once when a loss
@@ -27,6 +30,7 @@ from ._loss cimport N_LOSS_TAGS, LossTag, tagged_derivatives, tagged_interval_lo
 from ._partition cimport stable_partition
 from ._solver cimport (
     NO_SLOT,
+    HingeEntry,
     Interval,
     SolverWorkspace,
     check_index,
@@ -34,9 +38,10 @@ from ._solver cimport (
     solver_minimum,
     solver_reset,
     solver_sweep,
+    sorted_minimum,
 )
 
-from ._solver import hinge_positions
+from ._solver import hinge_positions, sorted_hinges
 from ._validation import check_row_count, check_same_length
 
 
@@ -68,8 +73,9 @@ cdef class HingeTargets:
         (``l == u``) at ``l``.
 
     Every finite bound is a hinge numbered ``2 * row + is_upper``; the
-    finite hinges are listed by increasing breakpoint (``hinge_order``).
-    The arrays are shared, read-only, by every tree grown on the targets.
+    finite hinges are listed by increasing breakpoint, ties by number
+    (``hinge_order``, with their breakpoints in ``hinge_position``). The
+    arrays are shared, read-only, by every tree grown on the targets.
     """
 
     def __cinit__(self, const double[::1] lower, const double[::1] upper, double margin):
@@ -77,15 +83,11 @@ cdef class HingeTargets:
         check_same_length("upper", upper, "lower", n)
         check_row_count(n)
         lower_position, upper_position = hinge_positions(lower, upper, margin)
-        positions = np.column_stack([lower_position, upper_position]).ravel()
-        finite = np.flatnonzero(np.isfinite(positions))
-        # equal breakpoints share a solver slot: their order does not matter
-        hinge_order = finite[np.argsort(positions[finite])].astype(np.int32)
+        self.hinge_order, self.hinge_position = sorted_hinges(lower, upper, margin)
         self.n_samples = n
         self.margin = margin
         self.lower_position = lower_position
         self.upper_position = upper_position
-        self.hinge_order = hinge_order
         self._bounds = (np.asarray(lower), np.asarray(upper))
 
     @property
@@ -140,6 +142,14 @@ cdef class Criterion:
         how many go left. O(target_end - target_start)."""
         return 0
 
+    cdef bint targets_minimum(self, intp_t target_start, intp_t target_end,
+                              double* value, double* cost) noexcept nogil:
+        """Optimal value and cost of the rows whose targets are [target_start,
+        target_end) (a node's, or a child's once ``partition_targets`` has
+        split them), without ``node_init``; False (cost 0, no value) without a
+        finite bound. O(target_end - target_start)."""
+        return False
+
     cdef void gradients(self, double* gradient, double* curvature) noexcept nogil:
         """Each row's weighted derivative and curvature of its loss at the
         prediction 0 (the loss's own: ``_loss.pxd``), for split searches
@@ -162,6 +172,7 @@ cdef class HingeCriterion(Criterion):
         cdef intp_t n = targets.n_samples, n_all = targets.hinge_order.shape[0]
         cdef intp_t i, k, n_hinges = 0
         cdef int32_t hinge
+        cdef double weight
         check_same_length("sample_weight", sample_weight, "the targets", n)
         if not 0 <= loss < N_LOSS_TAGS:
             raise ValueError(f"unknown loss tag {loss!r}")
@@ -170,17 +181,18 @@ cdef class HingeCriterion(Criterion):
             for k in range(n_all):
                 n_hinges += sample_weight[targets.hinge_order[k] >> 1] > 0.0
         intervals = np.empty(max(n, 1), dtype=INTERVAL_DTYPE)
-        hinges = np.empty(max(n_hinges, 1), dtype=np.int32)
+        # hinge entries, as raw bytes (never seen from Python)
+        hinges = np.empty(max(n_hinges, 1) * sizeof(HingeEntry), dtype=np.uint8)
         scratch = np.empty_like(hinges)
         slot_pos = np.empty(max(n_hinges, 1))
         self._buffers = (intervals, hinges, scratch, slot_pos)
         cdef Interval[::1] interval_view = intervals
-        cdef int32_t[::1] hinge_view = hinges
-        cdef int32_t[::1] scratch_view = scratch
+        cdef unsigned char[::1] hinge_view = hinges
+        cdef unsigned char[::1] scratch_view = scratch
         cdef double[::1] slot_view = slot_pos
         self.intervals = &interval_view[0]
-        self.hinges = &hinge_view[0]
-        self.scratch = &scratch_view[0]
+        self.hinges = <HingeEntry*> &hinge_view[0]
+        self.scratch = <HingeEntry*> &scratch_view[0]
         self.slot_pos = &slot_view[0]
         self._workspace = SolverWorkspace(max(n_hinges, 1))
         self.solver = &self._workspace.state
@@ -198,8 +210,11 @@ cdef class HingeCriterion(Criterion):
             i = 0
             for k in range(n_all):
                 hinge = targets.hinge_order[k]
-                if sample_weight[hinge >> 1] > 0.0:
-                    self.hinges[i] = hinge
+                weight = sample_weight[hinge >> 1]
+                if weight > 0.0:
+                    self.hinges[i].position = targets.hinge_position[k]
+                    self.hinges[i].weight = weight
+                    self.hinges[i].hinge = hinge
                     i += 1
 
     cdef void node_init(self, intp_t target_start, intp_t target_end) noexcept nogil:
@@ -210,10 +225,10 @@ cdef class HingeCriterion(Criterion):
         cdef Interval* interval
         cdef double position, previous = -INFINITY
         for k in range(target_start, target_end):
-            hinge = self.hinges[k]
+            hinge = self.hinges[k].hinge
+            position = self.hinges[k].position
             check_index(hinge >> 1, self.n_samples)
             interval = &self.intervals[hinge >> 1]
-            position = interval.upper_position if hinge & 1 else interval.lower_position
             if n_slots == 0 or position != previous:
                 self.slot_pos[n_slots] = position
                 n_slots += 1
@@ -232,6 +247,11 @@ cdef class HingeCriterion(Criterion):
         # hinge 2 * row + is_upper follows its row
         return stable_partition(self.hinges + target_start, target_end - target_start,
                                 goes_left, 1, self.scratch, self.n_samples)
+
+    cdef bint targets_minimum(self, intp_t target_start, intp_t target_end,
+                              double* value, double* cost) noexcept nogil:
+        return sorted_minimum(self.hinges + target_start, target_end - target_start,
+                              value, cost, self.loss)
 
     cdef void add(self, const int32_t* rows, intp_t count) noexcept nogil:
         solver_insert(self.solver, self.intervals, rows, count, self.loss)

@@ -26,7 +26,7 @@ four dispatchers), and one entry here.
 
 import numpy as np
 
-from ._solver import hinge_positions, optimal_costs
+from ._solver import hinge_positions, optimal_constant, optimal_costs
 
 
 def derivatives(const double[::1] lower, const double[::1] upper,
@@ -125,10 +125,11 @@ class IntervalLoss:
     def optimal_constant(self, lower, upper, margin, sample_weight):
         """The constant minimising the weighted loss of all intervals (0
         without a finite bound)."""
-        predictions, _, _ = self.optimal_costs(
-            np.ascontiguousarray(lower), np.ascontiguousarray(upper), float(margin),
-            np.ascontiguousarray(sample_weight))
-        return float(predictions[predictions.size - 1]) if predictions.size else 0.0
+        prediction, _ = optimal_constant(
+            np.ascontiguousarray(lower, dtype=np.float64),
+            np.ascontiguousarray(upper, dtype=np.float64), float(margin), self.tag,
+            np.ascontiguousarray(sample_weight, dtype=np.float64))
+        return prediction
 
 
 def breakpoints(lower, upper, margin):

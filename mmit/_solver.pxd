@@ -68,6 +68,12 @@ ctypedef struct Interval:
     int32_t upper_slot        # slot of the upper breakpoint in the solver, NO_SLOT if none
 
 
+ctypedef struct HingeEntry:
+    double position           # breakpoint of the hinge
+    double weight             # weight of its row, > 0
+    int32_t hinge             # 2 * row + is_upper
+
+
 cdef class SolverWorkspace:
     cdef HingeSolver state    # the solver; its buffers live in the arrays below
     cdef object _buffer       # ndarray holding state.slots and state.active
@@ -84,4 +90,7 @@ cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
                        const unsigned char* report, double* costs,
                        double* predictions, LossTag loss) noexcept nogil
 cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
+                         double* cost, LossTag loss) noexcept nogil
+# The optimum of hinges given in breakpoint order, in one sequential pass.
+cdef bint sorted_minimum(const HingeEntry* entries, intp_t count, double* prediction,
                          double* cost, LossTag loss) noexcept nogil

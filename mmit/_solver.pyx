@@ -52,7 +52,7 @@ cost is 0 and there is no minimiser (the caller chooses a fallback).
 
 from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, isfinite
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memset
 
 import numpy as np
@@ -70,6 +70,8 @@ from ._loss cimport (
 from ._sorting cimport (
     dropped_bits,
     index_mask_for,
+    key_index,
+    order_keys,
     pack_key,
     rank_keys,
     sort_key_array,
@@ -436,41 +438,158 @@ cdef inline intp_t add_interval(HingeSolver* solver,
     return moves
 
 
-cdef inline bint minimum_of(const HingeSolver* solver, double* prediction,
-                            double* cost, const Loss* loss) noexcept nogil:
-    """solver_minimum for a loss known at compile time."""
-    cdef double left = solver.left_pos, right = solver.right_pos, x, offset, value
-    cdef bint flat
-    if solver.n_hinges == 0:
-        cost[0] = 0.0
-        return False
+cdef inline bint piece_is_flat(double a, double b, int64_t n_active, intp_t n_hinges,
+                               double max_weight, const Loss* loss) noexcept nogil:
+    """Whether the piece with curvature ``a`` and slope ``b`` is flat: no
+    hinge is non-zero on it, or (squared hinge) its curvature or (linear
+    hinge) its slope is within the rounding error of the running sums of
+    ``n_hinges`` weights up to ``max_weight`` (the true value is below what
+    the sums resolve)."""
+    cdef double tolerance = FLAT_TOLERANCE_FACTOR * n_hinges * max_weight
     if Loss is SquaredHinge:
-        # a curvature within the rounding error of its running sum is no
-        # curvature: the true one is below what the sums resolve
-        flat = (solver.n_active == 0 or solver.a <= FLAT_TOLERANCE_FACTOR
-                * solver.n_hinges * solver.max_weight)
+        return n_active == 0 or a <= tolerance
     else:
-        flat = -solver.tolerance <= solver.b <= solver.tolerance
+        return -tolerance <= b <= tolerance
+
+
+cdef inline double piece_minimum(double left, double right, double center, double a,
+                                 double b, double c, bint flat, double* prediction,
+                                 const Loss* loss) noexcept nogil:
+    """Write the conventional minimiser (module doc) of ``P(x) = a*(x -
+    center)**2 + b*(x - center) + c`` on the piece [left, right] holding the
+    minimum (``left`` -inf for the leftmost piece, ``right`` +inf for the
+    last one) to ``prediction``; return the value there (at least 0)."""
+    cdef double x, offset, value
     if flat:
-        if solver.ptr == NO_SLOT:
+        if left == -INFINITY:
             x = right
-        elif solver.nxt == NO_SLOT:
+        elif right == INFINITY:
             x = left
         else:
             x = 0.5 * (left + right)
     elif Loss is SquaredHinge:
-        x = solver.center - solver.b / (2.0 * solver.a)
+        x = center - b / (2.0 * a)
         if x < left:
             x = left
         elif x > right:
             x = right
     else:
         # slope > 0 on the leftmost piece with slope >= 0: minimum at its left end
-        x = left if solver.ptr != NO_SLOT else right
-    offset = x - solver.center
-    value = solver.c + (solver.b + solver.a * offset) * offset
+        x = left if left != -INFINITY else right
+    offset = x - center
+    value = c + (b + a * offset) * offset
     prediction[0] = x
-    cost[0] = value if value > 0.0 else 0.0
+    return value if value > 0.0 else 0.0
+
+
+cdef inline bint minimum_of(const HingeSolver* solver, double* prediction,
+                            double* cost, const Loss* loss) noexcept nogil:
+    """solver_minimum for a loss known at compile time."""
+    if solver.n_hinges == 0:
+        cost[0] = 0.0
+        return False
+    cost[0] = piece_minimum(
+        solver.left_pos, solver.right_pos, solver.center, solver.a, solver.b, solver.c,
+        piece_is_flat(solver.a, solver.b, solver.n_active, solver.n_hinges,
+                      solver.max_weight, loss),
+        prediction, loss)
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Hinges given in breakpoint order
+# ---------------------------------------------------------------------------
+
+cdef bint sorted_minimum(const HingeEntry* entries, intp_t count, double* prediction,
+                         double* cost, LossTag loss) noexcept nogil:
+    """The optimum of the hinges ``entries[0 .. count-1]``, listed by
+    increasing breakpoint, with the conventions of ``solver_minimum``: the
+    minimiser in ``prediction``, the minimal value in ``cost``; False (cost
+    0) without any hinge.
+
+    The sum is built as the incremental solver keeps it (a piece's
+    coefficients expanded around the last breakpoint crossed, an exact count
+    of the hinges non-zero on it), but from the left end: a first pass sums
+    the lower hinges, all non-zero left of the first breakpoint; a second
+    one walks the breakpoints rightwards until the minimum's piece. Both
+    read the entries in order (no slot records, no random access), so that
+    a node's optimum costs two sequential passes over its sorted hinges:
+    O(count).
+    """
+    if loss == SQUARED_HINGE_TAG:
+        return minimum_in_order(entries, count, prediction, cost, SQUARED_HINGE)
+    return minimum_in_order(entries, count, prediction, cost, LINEAR_HINGE)
+
+
+cdef inline bint minimum_in_order(const HingeEntry* entries, intp_t count,
+                                  double* prediction, double* cost,
+                                  const Loss* loss) noexcept nogil:
+    """sorted_minimum for a loss known at compile time."""
+    cdef intp_t k = 0, group_end
+    cdef int64_t n_active = 0, count_change
+    cdef double a = 0.0, b = 0.0, c = 0.0, max_weight = 0.0
+    cdef double left = -INFINITY, right, weight, offset, derivative = 0.0
+    cdef double curvature_change, slope_change
+    cdef bint upper, move
+    if count == 0:
+        cost[0] = 0.0
+        return False
+    cdef double center = entries[0].position
+    # the lower hinges, non-zero left of the first breakpoint, expanded there
+    for k in range(count):
+        weight = entries[k].weight
+        max_weight = weight if weight > max_weight else max_weight
+        if entries[k].hinge & 1 == 0:
+            offset = entries[k].position - center
+            n_active += 1
+            if Loss is SquaredHinge:
+                a += weight
+                b -= 2.0 * weight * offset
+                c += weight * offset * offset
+            else:
+                b -= weight
+                c += weight * offset
+    k = 0
+    while k < count:
+        # the breakpoint right of the current piece, and what crossing it changes
+        right = entries[k].position
+        count_change = 0
+        curvature_change = 0.0
+        slope_change = 0.0
+        group_end = k
+        while group_end < count and entries[group_end].position == right:
+            weight = entries[group_end].weight
+            upper = entries[group_end].hinge & 1
+            count_change += 1 if upper else -1
+            curvature_change += weight if upper else -weight
+            slope_change += weight
+            group_end += 1
+        offset = right - center
+        if Loss is SquaredHinge:
+            # the minimum lies right of the breakpoint when the derivative is
+            # still negative there, or when the piece beyond costs nothing
+            derivative = b + 2.0 * a * offset
+            move = derivative < 0.0 or n_active + count_change == 0
+        else:
+            move = b < -FLAT_TOLERANCE_FACTOR * count * max_weight
+        if not move:
+            break
+        c += (b + a * offset) * offset
+        center = right
+        n_active += count_change
+        if Loss is SquaredHinge:
+            b = derivative
+            a += curvature_change
+        else:
+            b += slope_change
+        if n_active == 0:  # no hinge is non-zero on the piece: exactly 0
+            a = b = c = 0.0
+        left = right
+        k = group_end
+    right = entries[k].position if k < count else INFINITY
+    cost[0] = piece_minimum(left, right, center, a, b, c,
+                            piece_is_flat(a, b, n_active, count, max_weight, loss),
+                            prediction, loss)
     return True
 
 
@@ -496,7 +615,8 @@ cdef intp_t pack_hinge_keys(const double* lower, const double* upper,
                             const double* weight, intp_t n, double margin,
                             uint64_t index_mask, uint64_t* keys,
                             int32_t* low_bits) noexcept nogil:
-    """Write one key per finite bound of a positive-weight row; return the count.
+    """Write one key per finite bound of a positive-weight row (of every row
+    when ``weight`` is NULL); return the count.
 
     A key packs the bound's breakpoint with the hinge index ``2 * row +
     is_upper`` (``_sorting.pack_key``); the breakpoint's bits the key drops
@@ -510,7 +630,8 @@ cdef intp_t pack_hinge_keys(const double* lower, const double* upper,
             # branch-free: censoring patterns are random; a key that is not
             # kept is overwritten by the next one
             hinge = 2 * i + t
-            keep = (weight[i] > 0.0) & (isfinite(upper[i] if t else lower[i]) != 0)
+            keep = ((weight == NULL or weight[i] > 0.0)
+                    & (isfinite(upper[i] if t else lower[i]) != 0))
             bits = sortable_bits(breakpoint(lower[i], upper[i], t, margin))
             keys[n_hinges] = pack_key(bits, hinge, index_mask)
             low_bits[hinge] = dropped_bits(bits & (0 - keep), index_mask)
@@ -651,6 +772,75 @@ def hinge_positions(const double[::1] lower, const double[::1] upper, double mar
             lower_pos[i] = breakpoint(lower[i], upper[i], 0, margin)
             upper_pos[i] = breakpoint(lower[i], upper[i], 1, margin)
     return lower_pos_array, upper_pos_array
+
+
+def sorted_hinges(const double[::1] lower, const double[::1] upper, double margin):
+    """The finite hinges of interval bounds by increasing breakpoint.
+
+    Returns ``hinge_order`` (int32: the hinge numbers ``2 * row +
+    is_upper``, ties by number) and ``positions`` (their breakpoints, see
+    :func:`hinge_positions`). One ``numpy.sort`` of packed keys and a linear
+    pass (``_sorting``): about 3 times faster than ``argsort``.
+    """
+    cdef intp_t n = lower.shape[0], k, hinge, n_hinges = 0
+    check_same_length("upper", upper, "lower", n)
+    check_row_count(n)
+    cdef uint64_t index_mask = index_mask_for(2 * n)
+    keys_array = np.empty(2 * n + 1, dtype=np.uint64)
+    dropped_array = np.empty(max(2 * n, 1), dtype=np.int32)
+    cdef uint64_t[::1] keys = keys_array
+    cdef int32_t[::1] dropped = dropped_array
+    if n > 0:
+        with nogil:
+            n_hinges = pack_hinge_keys(&lower[0], &upper[0], NULL, n, margin, index_mask,
+                                       &keys[0], &dropped[0])
+    sort_key_array(keys_array[:n_hinges])
+    order_array = np.empty(n_hinges, dtype=np.int32)
+    positions_array = np.empty(n_hinges)
+    cdef int32_t[::1] order = order_array
+    cdef double[::1] positions = positions_array
+    with nogil:
+        if n_hinges > 0:
+            order_keys(&keys[0], n_hinges, index_mask, &dropped[0], 2 * n)
+        for k in range(n_hinges):
+            hinge = key_index(keys[k], index_mask)
+            order[k] = <int32_t> hinge
+            positions[k] = breakpoint(lower[hinge >> 1], upper[hinge >> 1], hinge & 1,
+                                      margin)
+    return order_array, positions_array
+
+
+def optimal_constant(const double[::1] lower, const double[::1] upper, double margin,
+                     int loss, const double[::1] sample_weight):
+    """The optimal prediction and cost of all rows at once (0.0 and 0.0
+    without a finite bound of positive weight).
+
+    ``loss`` is the loss's solver tag. The hinges are sorted once
+    (:func:`sorted_hinges`) and the optimum found in one pass over them
+    (``sorted_minimum``), with the conventions of :func:`optimal_costs`:
+    O(n log n) time for the sort, O(n) memory.
+    """
+    cdef intp_t n = lower.shape[0], k, n_hinges = 0
+    check_same_length("sample_weight", sample_weight, "lower", n)
+    if not 0 <= loss < N_LOSS_TAGS:
+        raise ValueError(f"unknown loss tag {loss!r}")
+    order_array, positions_array = sorted_hinges(lower, upper, margin)
+    cdef const int32_t[::1] order = order_array
+    cdef const double[::1] positions = positions_array
+    buffer = np.empty(max(order.shape[0], 1) * sizeof(HingeEntry), dtype=np.uint8)
+    cdef unsigned char[::1] bytes_view = buffer
+    cdef HingeEntry* entries = <HingeEntry*> &bytes_view[0]
+    cdef double prediction = 0.0, cost = 0.0
+    with nogil:
+        for k in range(order.shape[0]):
+            if sample_weight[order[k] >> 1] > 0.0:
+                entries[n_hinges].position = positions[k]
+                entries[n_hinges].weight = sample_weight[order[k] >> 1]
+                entries[n_hinges].hinge = order[k]
+                n_hinges += 1
+        if not sorted_minimum(entries, n_hinges, &prediction, &cost, <LossTag> loss):
+            prediction = 0.0
+    return prediction, cost
 
 
 def optimal_costs(const double[::1] lower, const double[::1] upper, double margin,

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from mmit import compute_optimal_costs
 from mmit._loss import LOSSES as LOSS_ENTRIES
+from mmit._solver import optimal_constant as solver_optimal_constant
 
 LOSSES = sorted(LOSS_ENTRIES)
 INF = np.inf
@@ -241,6 +242,45 @@ def test_final_optimum_does_not_depend_on_the_order(problem, random):
                                    sample_weight=weight[order])
     assert second[0][-1] == pytest.approx(first[0][-1], abs=1e-12)
     assert second[1][-1] == pytest.approx(first[1][-1], rel=1e-12, abs=1e-12)
+
+
+def _sorted_pass_optimum(lower, upper, weight, margin, loss):
+    """The optimum of every row at once by the sorted-order pass."""
+    return solver_optimal_constant(lower, upper, margin, LOSS_ENTRIES[loss].tag, weight)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(interval_problems())
+def test_sorted_pass_agrees_with_brute_force(problem):
+    # the one-pass optimum of hinges in breakpoint order (sorted_minimum):
+    # minimal cost, and the conventional minimiser of the minimiser set
+    lower, upper, weight, margin, loss = problem
+    prediction, cost = _sorted_pass_optimum(lower, upper, weight, margin, loss)
+    best, left, right = minimum(lower, upper, margin, loss, weight)
+    scale = 1e-9 * (1.0 + best + np.sum(weight))
+    assert cost == pytest.approx(best, abs=scale)
+    if left is None:
+        assert (prediction, cost) == (0.0, 0.0)
+        return
+    assert prediction == pytest.approx(conventional_minimiser(left, right), abs=1e-9)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(interval_problems(nice_weights=False))
+@example(CANCELLING_CURVATURE[0])
+@example(CANCELLING_CURVATURE[1])
+def test_sorted_pass_agrees_with_the_incremental_solver(problem):
+    lower, upper, weight, margin, loss = problem
+    prediction, cost = _sorted_pass_optimum(lower, upper, weight, margin, loss)
+    predictions, costs, _ = compute_optimal_costs(lower, upper, margin=margin,
+                                                  loss=loss, sample_weight=weight)
+    assert np.isfinite(prediction)
+    scale = 1e-9 * (1.0 + costs[-1] + np.sum(weight))
+    assert cost == pytest.approx(costs[-1], abs=scale)
+    attained = objective(prediction, lower, upper, margin, loss, weight)
+    assert attained == pytest.approx(costs[-1], abs=scale)
 
 
 def test_large_random_problem_matches_oracle_at_checkpoints():
