@@ -2,8 +2,17 @@
 
 Set ``MMIT_DEBUG=1`` to compile with bounds, wraparound, initialisation and
 None checks turned back on, and index checks on raw-pointer accesses.
+
+The modules with parallel loops (``prange``) are compiled with OpenMP when
+the C++ compiler supports it (checked by compiling a small program);
+without it, or with ``MMIT_OPENMP=0``, they build and run on one thread.
 """
 import os
+import shlex
+import subprocess
+import sysconfig
+import tempfile
+from pathlib import Path
 
 import numpy as np
 from Cython.Build import cythonize
@@ -23,17 +32,49 @@ macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
 if DEBUG:
     macros.append(("MMIT_DEBUG", "1"))
 
-extensions = [
-    Extension(
+# modules whose loops run on several threads
+OPENMP_MODULES = {"_binning", "_histogram_splitter"}
+
+
+def openmp_flag():
+    """``-fopenmp`` when the C++ compiler builds and links an OpenMP program
+    with it, else None."""
+    if os.environ.get("MMIT_OPENMP", "1") in ("", "0"):
+        return None
+    compiler = shlex.split(sysconfig.get_config_var("CXX") or "c++")
+    with tempfile.TemporaryDirectory() as directory:
+        source = Path(directory) / "check_openmp.cpp"
+        source.write_text("#include <omp.h>\n"
+                          "int main() { return omp_get_max_threads() > 0 ? 0 : 1; }\n")
+        try:
+            subprocess.run([*compiler, "-fopenmp", str(source), "-o",
+                            str(Path(directory) / "check_openmp")],
+                           check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError):
+            return None
+    return "-fopenmp"
+
+
+OPENMP = openmp_flag()
+
+
+def extension(name):
+    parallel = [OPENMP] if OPENMP and name in OPENMP_MODULES else []
+    return Extension(
         f"mmit.{name}",
         [f"mmit/{name}.pyx"],
         include_dirs=[np.get_include()],
         define_macros=macros,
         language="c++",
-        extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
+        extra_compile_args=(["-O0", "-g"] if DEBUG else ["-O3"]) + parallel,
+        extra_link_args=parallel,
     )
+
+
+extensions = [
+    extension(name)
     for name in ("_loss", "_solver", "_criterion", "_leaf_models", "_tree", "_features",
-                 "_splitter", "_histogram_splitter", "_builder", "_pruning",
+                 "_splitter", "_binning", "_histogram_splitter", "_builder", "_pruning",
                  "_coordinate_descent")
 ]
 

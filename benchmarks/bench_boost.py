@@ -81,7 +81,7 @@ def main():
         params = dict(n_estimators=args.stages, learning_rate=0.1, max_depth=3,
                       min_samples_leaf=5, margin=MARGIN, early_stopping=False,
                       random_state=0)
-        hist = MMITBoost(**params, splitter="hist")
+        hist = MMITBoost(**params, splitter="hist", n_jobs=2)
         fits = {"hist": partial(hist.fit, X, y)}
         if with_xgboost:
             fits["xgb"] = partial(xgboost_fit, X, y, args.stages)

@@ -18,6 +18,7 @@ import time
 from numbers import Integral, Real
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
@@ -109,6 +110,12 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         Stages without improvement before stopping.
     tol : float, default=1e-7
         Improvement of the validation loss that counts.
+    n_jobs : int, default=None
+        Threads of the histogram split search (``splitter="hist"``): they
+        share the rows of a histogram and the features of a scan. None
+        means 1 unless in a :func:`joblib.parallel_backend` context, -1 all
+        processors. The trees can differ in the last bits of their sums
+        with the number of threads (the sums are added in another order).
     random_state : int, RandomState instance or None, default=None
         Draws the validation rows, the subsamples and each tree's feature
         order.
@@ -195,6 +202,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         "validation_fraction": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0.0, None, closed="left")],
+        "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
@@ -220,6 +228,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         validation_fraction=0.1,
         n_iter_no_change=10,
         tol=1e-7,
+        n_jobs=None,
         random_state=None,
         verbose=0,
         warm_start=False,
@@ -241,6 +250,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
         self.warm_start = warm_start
@@ -286,7 +296,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
             The fitted estimator.
         """
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
-        X = np.ascontiguousarray(X)  # rows walk the trees at every stage
+        X = np.ascontiguousarray(X)  # rows walk the trees
         # the held-out rows depend on random_state only: the same across warm starts
         random_state = check_random_state(self.random_state)
         held_out = self._validation_rows(X.shape[0], random_state)
@@ -294,8 +304,12 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         if not np.any(sample_weight[train] > 0):
             raise ValueError("No training row (outside the validation rows) has a "
                              "positive weight.")
-        X_train, lower_train, upper_train = X[train], lower[train], upper[train]
-        weight_train = sample_weight[train]
+        if held_out.any():
+            X_train, lower_train, upper_train = X[train], lower[train], upper[train]
+            weight_train = sample_weight[train]
+        else:  # no copies
+            X_train, lower_train, upper_train, weight_train = X, lower, upper, sample_weight
+        X_held = X[held_out]
         continuing = self.warm_start and hasattr(self, "estimators_")
         if not continuing:
             self.estimators_ = []
@@ -308,51 +322,76 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
             raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
                              f"number of stages already fitted ({len(self.estimators_)}) "
                              "when warm_start=True.")
-        check_leaf_model_growth(self._tree(0).get_params(), X_train.shape[0])
+        template = self._tree(0)
+        check_leaf_model_growth(template.get_params(), X_train.shape[0])
         if self.splitter == "hist" and self.leaf_model != "constant":
             raise ValueError("splitter='hist' grows trees of constants: use "
                              "leaf_model='constant' or splitter='exact'.")
-        objective = LOSSES[self.loss].objective(lower, upper, self.margin_, sample_weight)
+        loss = LOSSES[self.loss]
+        train_objective = loss.objective(lower_train, upper_train, self.margin_,
+                                         weight_train)
+        held_objective = (loss.objective(lower[held_out], upper[held_out], self.margin_,
+                                         sample_weight[held_out])
+                          if held_out.any() else None)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
-        features = (bin_features(X_train, weight_train, self.max_bins)
+        n_threads = effective_n_jobs(self.n_jobs)
+        features = (bin_features(X_train, weight_train, self.max_bins, n_threads=n_threads)
                     if self.splitter == "hist"
                     else prepare_features(X_train, self.max_features))
+        builder = template._builder(*X_train.shape)
         names = getattr(self, "feature_names_in_", None)
         # skip the draws of the stages already fitted: the same as fitting at once
         for _ in self.estimators_:
             self._draw_stage(random_state, X_train.shape[0])
-        prediction = self._raw_predict(X)
-        if continuing:  # the scores so far end with those of ``prediction``
+        train_prediction = self._raw_predict(X_train)
+        held_prediction = self._raw_predict(X_held)
+        if continuing:  # the scores so far end with those of the predictions
             train_scores = list(self.train_score_)
             validation_scores = list(self.validation_score_)
         else:
-            train_scores = [-objective(prediction[train], train)]
-            validation_scores = ([-objective(prediction[held_out], held_out)]
-                                 if held_out.any() else [])
+            train_scores = [-train_objective(train_prediction)]
+            validation_scores = ([-held_objective(held_prediction)]
+                                 if held_objective is not None else [])
+        # a constant leaf's value is the prediction of its training rows
+        row_values = np.empty(X_train.shape[0]) if self.leaf_model == "constant" else None
         start = time.perf_counter()
         while len(self.estimators_) < self.n_estimators:
             seed, drawn = self._draw_stage(random_state, X_train.shape[0])
             weight = weight_train if drawn is None else weight_train * drawn
             if not np.any(weight > 0):
                 weight = weight_train
-            residual = prediction[train]
-            data = TrainingData(features, HingeTargets(lower_train - residual,
-                                                       upper_train - residual,
+            data = TrainingData(features, HingeTargets(lower_train - train_prediction,
+                                                       upper_train - train_prediction,
                                                        self.margin_))
             tree = self._tree(seed)
-            tree._set_tree(tree._grown_tree(data, weight, seed), X.shape[1], names)
+            tree._set_tree(tree._grown_tree(data, weight, seed, builder, row_values,
+                                            n_threads), X.shape[1], names)
             self.estimators_.append(tree)
-            prediction += self.learning_rate * tree.tree_.predict(X)
-            train_scores.append(-objective(prediction[train], train))
-            if held_out.any():
-                validation_scores.append(-objective(prediction[held_out], held_out))
+            self._advance(train_prediction, tree, X_train, weight, row_values)
+            train_scores.append(-train_objective(train_prediction))
+            if held_objective is not None:
+                held_prediction += self.learning_rate * tree.tree_.predict(X_held)
+                validation_scores.append(-held_objective(held_prediction))
             self._report(train_scores, validation_scores, start)
-            if held_out.any() and self._no_improvement(validation_scores):
+            if held_objective is not None and self._no_improvement(validation_scores):
                 break
         self.n_iter_ = len(self.estimators_)
         self.train_score_ = np.array(train_scores)
         self.validation_score_ = np.array(validation_scores)
         return self
+
+    def _advance(self, prediction, tree, X, weight, row_values):
+        """Add a stage's shrunk tree to the predictions of the training rows:
+        the values its build gave the rows it was grown on (``row_values``;
+        without them, a walk down the tree), a walk for the others."""
+        if row_values is None:
+            prediction += self.learning_rate * tree.tree_.predict(X)
+            return
+        others = np.flatnonzero(weight == 0)
+        if others.size:
+            row_values[others] = tree.tree_.predict(X[others])
+        row_values *= self.learning_rate
+        prediction += row_values
 
     def _draw_stage(self, random_state, n_train):
         """A stage's tree seed and, with ``subsample``, its rows (0/1 weights)."""

@@ -37,7 +37,7 @@ cdef bint split_found(Splitter splitter, const GrowthLimits* limits,
                       const NodeRecord* node, SplitRecord* split) noexcept nogil:
     """Whether the node may split and has a split lowering its cost enough."""
     return (can_split(limits, node) and splitter.find_split(node, split)
-            and node.cost - split.cost >= limits.min_decrease)
+            and split.improvement >= limits.min_decrease)
 
 
 cdef void* grow_buffer(void* buffer, intp_t size, intp_t* capacity,
@@ -67,6 +67,7 @@ cdef int grow_depth_first(Splitter splitter, const GrowthLimits* limits, Tree tr
             size -= 1
             node = stack[size]
             if not split_found(splitter, limits, &node, &split):
+                splitter.settle_leaf(&node)
                 continue
             stack = <NodeRecord*> grow_buffer(stack, size + 2, &capacity,
                                               sizeof(NodeRecord))
@@ -82,7 +83,7 @@ cdef void examine(Splitter splitter, const GrowthLimits* limits, const NodeRecor
                   Frontier* leaf) noexcept nogil:
     leaf.node = node[0]
     leaf.splittable = split_found(splitter, limits, node, &leaf.split)
-    leaf.improvement = node.cost - leaf.split.cost if leaf.splittable else -INFINITY
+    leaf.improvement = leaf.split.improvement if leaf.splittable else -INFINITY
 
 
 cdef int grow_best_first(Splitter splitter, const GrowthLimits* limits, Tree tree,
@@ -94,6 +95,7 @@ cdef int grow_best_first(Splitter splitter, const GrowthLimits* limits, Tree tre
     cdef intp_t size = 0, capacity = 0, n_leaves = 1
     cdef Frontier best
     cdef NodeRecord left, right
+    cdef intp_t k
     try:
         heap = <Frontier*> grow_buffer(heap, 1, &capacity, sizeof(Frontier))
         examine(splitter, limits, root, &heap[0])
@@ -104,6 +106,7 @@ cdef int grow_best_first(Splitter splitter, const GrowthLimits* limits, Tree tre
             heap[0] = heap[size]
             sift_down(heap, size, 0)
             if not best.splittable:
+                splitter.settle_leaf(&best.node)
                 continue
             splitter.split_node(tree, &best.node, &best.split, &left, &right)
             n_leaves += 1
@@ -113,6 +116,8 @@ cdef int grow_best_first(Splitter splitter, const GrowthLimits* limits, Tree tre
             examine(splitter, limits, &right, &heap[size + 1])
             sift_up(heap, size + 1)
             size += 2
+        for k in range(size):  # the leaves left when the tree has enough
+            splitter.settle_leaf(&heap[k].node)
     finally:
         free(heap)
     return 0
@@ -198,7 +203,8 @@ cdef class TreeBuilder:
         self.min_cost_decrease = min_cost_decrease
         self.presort_min_rows = presort_min_rows
 
-    def build(self, features, targets, const double[::1] sample_weight, uint32_t seed):
+    def build(self, features, targets, const double[::1] sample_weight, uint32_t seed,
+              double[::1] row_values=None, int n_threads=1):
         """Grow a Tree on the rows of positive weight.
 
         Parameters
@@ -213,6 +219,11 @@ cdef class TreeBuilder:
             Non-negative weights, at least one positive.
         seed : int
             Seed of the feature order (ties between splits), in [0, 2**32).
+        row_values : ndarray of shape (n_samples,), default=None
+            If given, each row of positive weight gets its leaf's value (the
+            tree's prediction of a training row without walking it).
+        n_threads : int, default=1
+            Threads of the histogram split search (BinnedFeatures only).
 
         Returns
         -------
@@ -224,28 +235,37 @@ cdef class TreeBuilder:
         if self.max_features > features.n_features:
             raise ValueError(f"max_features={self.max_features} exceeds the number of "
                              f"features ({features.n_features}).")
-        cdef Criterion criterion = self.loss.criterion(targets, sample_weight)
+        if row_values is not None and row_values.shape[0] != features.n_samples:
+            raise ValueError(f"row_values has {row_values.shape[0]} entries for "
+                             f"{features.n_samples} rows.")
+        if n_threads < 1:
+            raise ValueError(f"n_threads must be at least 1, got {n_threads}.")
+        cdef bint binned = isinstance(features, BinnedFeatures)
+        cdef Criterion criterion = self.loss.criterion(targets, sample_weight,
+                                                       sweeps=not binned)
         cdef Splitter splitter
-        if isinstance(features, BinnedFeatures):
+        if binned:
             splitter = HistogramSplitter(criterion, features, sample_weight,
-                                         self.max_features, self.min_samples_leaf, seed)
+                                         self.max_features, self.min_samples_leaf, seed,
+                                         n_threads)
         else:
             splitter = ExactSplitter(criterion, features, sample_weight, self.max_features,
                                      self.min_samples_leaf, self.presort_min_rows, seed)
         if splitter.n_active == 0:
             raise ValueError("no sample has a positive weight.")
+        if row_values is not None and features.n_samples > 0:
+            splitter.row_values = &row_values[0]
         cdef Tree tree = Tree(features.n_features)
         cdef GrowthLimits limits
         limits.max_depth = self.max_depth
         limits.min_samples_split = self.min_samples_split
         limits.min_samples_leaf = self.min_samples_leaf
         cdef NodeRecord root
-        cdef double root_weight
         with nogil:
-            splitter.init_root(&root, &root_weight)
-            limits.min_decrease = self.min_cost_decrease * root_weight
+            splitter.init_root(&root)
+            limits.min_decrease = self.min_cost_decrease * root.weight
             root.node_id = tree.add_node(-1, False, root.value, root.cost, root.end,
-                                         root_weight, 0)
+                                         root.weight, 0)
             if self.max_leaf_nodes > 0:
                 grow_best_first(splitter, &limits, tree, &root, self.max_leaf_nodes)
             else:

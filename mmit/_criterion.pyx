@@ -166,9 +166,13 @@ cdef class HingeCriterion(Criterion):
         Non-negative weights; rows of weight 0 take no part.
     loss : LossTag
         The loss's solver tag (``mmit._loss.LOSSES[name].tag``).
+    sweeps : bool, default=True
+        Whether rows are swept through the solver (``node_init``, ``add``,
+        ``sweep``, ``minimum``): without, its slots are not allocated.
     """
 
-    def __cinit__(self, HingeTargets targets, const double[::1] sample_weight, int loss):
+    def __cinit__(self, HingeTargets targets, const double[::1] sample_weight, int loss,
+                  bint sweeps=True):
         cdef intp_t n = targets.n_samples, n_all = targets.hinge_order.shape[0]
         cdef intp_t i, k, n_hinges = 0
         cdef int32_t hinge
@@ -184,7 +188,8 @@ cdef class HingeCriterion(Criterion):
         # hinge entries, as raw bytes (never seen from Python)
         hinges = np.empty(max(n_hinges, 1) * sizeof(HingeEntry), dtype=np.uint8)
         scratch = np.empty_like(hinges)
-        slot_pos = np.empty(max(n_hinges, 1))
+        cdef intp_t n_slots = max(n_hinges if sweeps else 0, 1)
+        slot_pos = np.empty(n_slots)
         self._buffers = (intervals, hinges, scratch, slot_pos)
         cdef Interval[::1] interval_view = intervals
         cdef unsigned char[::1] hinge_view = hinges
@@ -194,7 +199,7 @@ cdef class HingeCriterion(Criterion):
         self.hinges = <HingeEntry*> &hinge_view[0]
         self.scratch = <HingeEntry*> &scratch_view[0]
         self.slot_pos = &slot_view[0]
-        self._workspace = SolverWorkspace(max(n_hinges, 1))
+        self._workspace = SolverWorkspace(n_slots)
         self.solver = &self._workspace.state
         self.n_samples = n
         self.n_targets = n_hinges

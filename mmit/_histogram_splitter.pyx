@@ -1,13 +1,13 @@
 """The histogram split search: splits from binned features (DESIGN.md
-section 12), exact values in the leaves.
+section 12), exact values in every node.
 
 Each feature is binned once per fit (``mmit._binning``: at most 255 bins of
 present values and one bin for missing values, codes as uint8). A tree is
 grown on rows whose gradient ``g_i`` and curvature ``h_i`` of the loss at
 the current prediction come from the criterion (``Criterion.gradients``,
-the loss's own derivatives in ``_loss.pxd``, weighted). For a node, one pass
-over its rows per evaluated feature sums ``g``, ``h`` and the rows in each
-bin; a scan over the bins gives every split's Newton gain
+the loss's own derivatives in ``_loss.pxd``, weighted). A node's histogram
+holds, per feature and bin, the sums of ``g``, ``h`` and the rows; a scan
+over the bins gives every split's Newton gain
 
     G_L^2 / H_L + G_R^2 / H_R - G^2 / H
 
@@ -15,45 +15,147 @@ bin; a scan over the bins gives every split's Newton gain
 the missing rows tried on each side, and "present versus missing" a
 candidate too, as in the exact search. For a loss without curvature (the
 linear hinge) ``h_i`` is the row's weight: the gain of a least-squares fit
-to the gradients (as for LightGBM's L1 objective). Ties go to the first
-feature of the random order and the first bin (gains within a relative
-``SPLIT_RTOL`` are ties).
+to the gradients (as for LightGBM's L1 objective). The best split of each
+feature is the first bin of largest gain; between features, the first in
+a random order (gains within a relative ``SPLIT_RTOL`` are ties, so that
+rounding in the sums never decides). A split's improvement, which orders
+best-first growth, is half its gain: the loss decrease of a Newton step.
 
-The gain only chooses the split. The children's values are then solved
-exactly by the criterion (the interval solver on the node's residual
-intervals), and so are every node's value and cost: a binned booster's
-leaves hold the exact optima of their rows, as LightGBM re-fits the leaves
-of its L1 and quantile objectives and XGBoost its adaptive trees. A split
-must lower the node's exact cost, as in the exact search.
+Histograms. When every feature is evaluated, a node's histogram is built
+in one pass over its rows for all features at once, and of two siblings
+only the smaller is built from its rows: the larger is its parent's minus
+the smaller (scikit-learn's and LightGBM's subtraction). The subtraction
+waits until one of the siblings is searched, so that children that stay
+leaves cost nothing. A pool of histograms, reference-counted by the node
+records that may still need them, holds a parent's histogram until its
+children are served; with depth-first growth it holds at most one per
+level, with best-first growth one per leaf of the frontier. With
+``max_features`` below the number of features, each drawn feature's
+histogram is built from the node's rows (no subtraction). With several
+threads, a histogram's rows are shared between them (each sums its part,
+then the parts are added) and the features are scanned in parallel.
 
-Cost per node of m rows: O(k m) for the histograms of the k evaluated
-features and O(k * 256) for the scans, O(m) for the exact children.
+The gain only chooses the split. Every node's value and cost are then
+solved exactly by the criterion, in sequential passes over its sorted
+hinges (``Criterion.targets_minimum``: the interval solver's optimum of the
+node's residual intervals): a binned booster's leaves hold the exact optima
+of their rows, as LightGBM re-fits the leaves of its L1 and quantile
+objectives and XGBoost its adaptive trees.
+
+Cost per split of a node of m rows with H finite hinges: O(m p) for the
+histogram of the smaller child (none for the larger), O(p * 256) for the
+subtraction and the scans, O(m + H) for the partitions and the exact
+values.
 """
 
+from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, uint8_t, uint32_t
+from libc.stdlib cimport free, realloc
 from libc.string cimport memset
 
 import numpy as np
 
 from ._criterion cimport Criterion
-from ._splitter cimport Splitter
 from ._features cimport MISSING_BIN, BinnedFeatures
 from ._solver cimport check_index
+from ._splitter cimport Splitter
 from ._tree cimport Tree
 
-# Splits must lower the node's exact cost by more than this (relative), and
-# gains within this of each other are ties: rounding in the sums (which
-# depend on the order of the rows) never decides between equal splits.
+# Gains within this of each other are ties, and a gain must exceed this
+# times the scores of its two sides: rounding in the sums (which depend on
+# the order of the rows) never decides between equal splits.
 cdef double SPLIT_RTOL = 1e-10
 
 cdef enum:
-    N_SUMS = 3              # per bin: gradient, curvature, rows
+    N_BINS = MISSING_BIN + 1    # bins per feature: present values, then missing
+    # rows times features from which a histogram is shared between threads
+    PARALLEL_MIN_WORK = 16384
 
 
-cdef inline double newton_score(double g, double h) noexcept nogil:
-    """``g^2 / h``: the loss decrease of a Newton step (0 without curvature)."""
-    return g * g / h if h > 0.0 else 0.0
+cdef inline double newton_score(double g, double h, double h_floor) noexcept nogil:
+    """``g^2 / h``: twice the loss decrease of a Newton step; 0 without
+    curvature, or with less than ``h_floor`` (a side whose curvature is the
+    rounding left by a subtraction of sums)."""
+    return g * g / h if h > h_floor else 0.0
+
+
+cdef inline void accumulate(const int32_t* rows, intp_t count, const uint8_t* codes,
+                            intp_t n_features, intp_t first, intp_t last,
+                            const double* gradient, const double* hessian,
+                            BinSums* out) noexcept nogil:
+    """Add the rows' gradient, curvature and count to the bins of features
+    ``first .. last - 1`` of ``out`` (a histogram of every feature). O(count
+    * (last - first))."""
+    cdef intp_t k, j, row
+    cdef double g, h
+    cdef const uint8_t* row_codes
+    cdef BinSums* bin_sums
+    for k in range(count):
+        row = rows[k]
+        g = gradient[row]
+        h = hessian[row]
+        row_codes = codes + row * n_features
+        for j in range(first, last):
+            bin_sums = out + j * N_BINS + row_codes[j]
+            bin_sums.gradient += g
+            bin_sums.hessian += h
+            bin_sums.count += 1.0
+
+
+cdef inline void add_histogram(BinSums* out, const BinSums* part,
+                               intp_t size) noexcept nogil:
+    cdef intp_t k
+    for k in range(size):
+        out[k].gradient += part[k].gradient
+        out[k].hessian += part[k].hessian
+        out[k].count += part[k].count
+
+
+cdef void best_split_of(const BinSums* sums, intp_t n_bins, double total_g,
+                        double total_h, double m, double min_leaf,
+                        FeatureSplit* best) noexcept nogil:
+    """The best split of one feature's histogram: the first boundary of
+    largest gain (ties within ``SPLIT_RTOL``), the missing rows tried on
+    each side. A side with less than ``SPLIT_RTOL`` of the node's curvature
+    scores 0. O(n_bins)."""
+    cdef const BinSums* missing = sums + MISSING_BIN
+    cdef intp_t b, side, nonempty = missing.count > 0.0
+    cdef double h_floor = SPLIT_RTOL * total_h
+    cdef double parent = newton_score(total_g, total_h, 0.0), left_g, left_h, left_n
+    cdef double left_score, right_score, gain
+    cdef bint missing_left
+    best.gain = 0.0
+    best.bin = -1
+    best.missing_go_to_left = False
+    for b in range(n_bins):
+        nonempty += sums[b].count > 0.0
+    best.can_split = nonempty >= 2
+    if not best.can_split:
+        return
+    for side in range(2 if missing.count > 0.0 else 1):
+        missing_left = side == 1
+        left_g = missing.gradient if missing_left else 0.0
+        left_h = missing.hessian if missing_left else 0.0
+        left_n = missing.count if missing_left else 0.0
+        for b in range(n_bins):
+            left_g += sums[b].gradient
+            left_h += sums[b].hessian
+            left_n += sums[b].count
+            # a boundary after a bin with rows, leaving rows on the right
+            # (after the last bin: present rows left, missing ones right)
+            if sums[b].count == 0.0 or left_n >= m:
+                continue
+            if left_n < min_leaf or m - left_n < min_leaf:
+                continue
+            left_score = newton_score(left_g, left_h, h_floor)
+            right_score = newton_score(total_g - left_g, total_h - left_h, h_floor)
+            gain = left_score + right_score - parent
+            if (gain > best.gain * (1.0 + SPLIT_RTOL)
+                    and gain > SPLIT_RTOL * (left_score + right_score)):
+                best.gain = gain
+                best.bin = b
+                best.missing_go_to_left = missing_left
 
 
 cdef class HistogramSplitter(Splitter):
@@ -68,182 +170,347 @@ cdef class HistogramSplitter(Splitter):
     max_features, min_samples_leaf : int
     seed : int
         Seed of the feature order, in [1, 2**32).
+    n_threads : int
+        Threads sharing a histogram's rows and the scans (at least 1).
     """
 
     def __cinit__(self, Criterion criterion, BinnedFeatures features,
                   const double[::1] sample_weight, intp_t max_features,
-                  intp_t min_samples_leaf, uint32_t seed):
+                  intp_t min_samples_leaf, uint32_t seed, int n_threads):
         cdef intp_t n = features.n_samples, p = features.n_features, i
         cdef bint curved = False
         self.setup(criterion, sample_weight, n, p, max_features, min_samples_leaf, seed)
-        gradient = np.zeros(max(n, 1))
-        hessian = np.zeros(max(n, 1))
-        histogram = np.zeros(max(p, 1) * (MISSING_BIN + 1) * N_SUMS)
-        child_rows = np.empty(max(n, 1), dtype=np.int32)
-        self._buffers = (gradient, hessian, histogram, child_rows)
-        cdef double[::1] gradient_view = gradient
-        cdef double[::1] hessian_view = hessian
-        cdef double[::1] histogram_view = histogram
-        cdef int32_t[::1] child_rows_view = child_rows
+        self.pool = NULL
+        self.slot_users = NULL
+        self.slot_node = NULL
+        self.partials = NULL
+        self.links = NULL
+        self.n_slots = 0
+        self.n_links = 0
+        self.n_threads = max(n_threads, 1)
+        self.subtract = max_features >= p
+        derivatives = np.zeros((2, max(n, 1)))
+        feature_splits = np.empty(max(p, 1) * sizeof(FeatureSplit), dtype=np.uint8)
+        drawn = np.empty(max(p, 1), dtype=np.intp)
+        partials = np.empty((self.n_threads - 1) * max(p, 1) * N_BINS * sizeof(BinSums),
+                            dtype=np.uint8)
+        self._buffers = (derivatives, feature_splits, drawn, partials)
+        cdef double[:, ::1] derivatives_view = derivatives
+        cdef unsigned char[::1] feature_splits_view = feature_splits
+        cdef intp_t[::1] drawn_view = drawn
+        cdef unsigned char[::1] partials_view = partials
+        self.gradient = &derivatives_view[0, 0]
+        self.hessian = &derivatives_view[1, 0]
+        self.feature_splits = <FeatureSplit*> &feature_splits_view[0]
+        self.drawn = &drawn_view[0]
+        if self.n_threads > 1:
+            self.partials = <BinSums*> &partials_view[0]
         with nogil:
-            criterion.gradients(&gradient_view[0], &hessian_view[0])
+            criterion.gradients(self.gradient, self.hessian)
             for i in range(n):
-                curved = curved or hessian_view[i] > 0.0
+                curved = curved or self.hessian[i] > 0.0
             if not curved:  # a loss without curvature: least squares on the gradients
                 for i in range(n):
-                    hessian_view[i] = sample_weight[i]
+                    self.hessian[i] = sample_weight[i]
         self.features = features
         self.codes = &features.codes[0, 0] if n > 0 and p > 0 else NULL
         self.thresholds = &features.thresholds[0, 0] if p > 0 else NULL
         self.n_bins = &features.n_bins[0] if p > 0 else NULL
-        self.gradient = &gradient_view[0]
-        self.hessian = &hessian_view[0]
-        self.histogram = &histogram_view[0]
-        self.child_rows = &child_rows_view[0]
 
-    cdef void build_histogram(self, const int32_t* rows, intp_t count,
-                              intp_t feature) noexcept nogil:
-        """Sums of gradient, curvature and rows per bin of ``feature`` over
-        ``rows`` (the missing bin last), at ``histogram_of(feature)``; every
-        feature's in one pass over the rows when ``feature`` is -1.
-        O(count + 256) per feature."""
-        cdef intp_t k, j, row, first = 0 if feature < 0 else feature
-        cdef intp_t last = self.n_features if feature < 0 else feature + 1
-        cdef const uint8_t* codes
-        cdef double g, h
-        cdef double* bin_sums
-        memset(self.histogram_of(first), 0,
-               (last - first) * (MISSING_BIN + 1) * N_SUMS * sizeof(double))
-        for k in range(count):
-            row = rows[k]
-            check_index(row, self.n_samples)
-            g = self.gradient[row]
-            h = self.hessian[row]
-            codes = self.codes + row * self.n_features
-            for j in range(first, last):
-                bin_sums = self.histogram_of(j) + N_SUMS * codes[j]
-                bin_sums[0] += g
-                bin_sums[1] += h
-                bin_sums[2] += 1.0
+    def __dealloc__(self):
+        free(self.pool)
+        free(self.slot_users)
+        free(self.slot_node)
+        free(self.links)
 
-    cdef inline double* histogram_of(self, intp_t feature) noexcept nogil:
-        return self.histogram + feature * (MISSING_BIN + 1) * N_SUMS
+    cdef inline BinSums* histogram(self, intp_t slot) noexcept nogil:
+        return self.pool + slot * self.n_features * N_BINS
 
-    cdef void scan_feature(self, const NodeRecord* node, intp_t feature, double total_g,
-                           double total_h, double* best_gain,
-                           SplitRecord* best) noexcept nogil:
-        """Make the best split of ``feature`` (its histogram built) the best
-        one when its gain is larger than ``best_gain``."""
-        cdef const double* sums = self.histogram_of(feature)
-        cdef const double* missing = sums + N_SUMS * MISSING_BIN
-        cdef intp_t n_bins = self.n_bins[feature], b, side
-        cdef double m = node.end - node.start, min_leaf = self.min_samples_leaf
-        cdef double parent = newton_score(total_g, total_h), left_g, left_h, left_n, gain
-        cdef bint missing_left
-        for side in range(2 if missing[2] > 0.0 else 1):
-            missing_left = side == 1
-            left_g = missing[0] if missing_left else 0.0
-            left_h = missing[1] if missing_left else 0.0
-            left_n = missing[2] if missing_left else 0.0
-            for b in range(n_bins):
-                left_g += sums[N_SUMS * b]
-                left_h += sums[N_SUMS * b + 1]
-                left_n += sums[N_SUMS * b + 2]
-                # a boundary after a bin with rows, leaving rows on the right
-                # (after the last bin: present rows left, missing ones right)
-                if sums[N_SUMS * b + 2] == 0.0 or left_n >= m:
-                    continue
-                if left_n < min_leaf or m - left_n < min_leaf:
-                    continue
-                gain = (newton_score(left_g, left_h)
-                        + newton_score(total_g - left_g, total_h - left_h) - parent)
-                if gain > best_gain[0] * (1.0 + SPLIT_RTOL) and gain > 0.0:
-                    best_gain[0] = gain
-                    best.feature = feature
-                    best.bin = b
-                    best.has_missing = missing[2] > 0.0
-                    best.missing_go_to_left = missing_left
-                    best.threshold = (INFINITY if b == n_bins - 1
-                                      else self.thresholds[feature * MISSING_BIN + b])
+    cdef intp_t new_slot(self) except -1 nogil:
+        """A free slot of the pool (grown, capacity doubling, when none is)."""
+        cdef intp_t slot, capacity
+        cdef void* grown
+        for slot in range(self.n_slots):
+            if self.slot_users[slot] == 0:
+                self.slot_users[slot] = 1
+                return slot
+        capacity = max(2 * self.n_slots, 4)
+        grown = realloc(self.pool, capacity * self.n_features * N_BINS * sizeof(BinSums))
+        if grown == NULL:
+            with gil:
+                raise MemoryError("cannot grow the histogram pool")
+        self.pool = <BinSums*> grown
+        grown = realloc(self.slot_users, capacity * sizeof(intp_t))
+        if grown == NULL:
+            with gil:
+                raise MemoryError("cannot grow the histogram pool")
+        self.slot_users = <intp_t*> grown
+        grown = realloc(self.slot_node, capacity * sizeof(intp_t))
+        if grown == NULL:
+            with gil:
+                raise MemoryError("cannot grow the histogram pool")
+        self.slot_node = <intp_t*> grown
+        for slot in range(self.n_slots, capacity):
+            self.slot_users[slot] = 0
+            self.slot_node[slot] = -1
+        slot = self.n_slots
+        self.n_slots = capacity
+        self.slot_users[slot] = 1
+        return slot
+
+    cdef int grow_links(self, intp_t count) except -1 nogil:
+        """Room for the links of node ids below ``count`` (new ones empty)."""
+        cdef intp_t capacity, k
+        cdef void* grown
+        if count <= self.n_links:
+            return 0
+        capacity = max(2 * self.n_links, count, 64)
+        grown = realloc(self.links, capacity * sizeof(HistogramLink))
+        if grown == NULL:
+            with gil:
+                raise MemoryError("cannot grow the histogram links")
+        self.links = <HistogramLink*> grown
+        for k in range(self.n_links, capacity):
+            self.links[k].slot = -1
+            self.links[k].parent_slot = -1
+        self.n_links = capacity
+        return 0
+
+    cdef void build(self, const int32_t* rows, intp_t count, intp_t feature,
+                    BinSums* out) noexcept nogil:
+        """The histogram of ``rows`` in ``out``: of every feature when
+        ``feature`` is -1 (one pass over the rows, shared between the
+        threads when it is long enough), else of that feature only."""
+        cdef intp_t p = self.n_features, size = p * N_BINS, chunk, t, start, n_parts = 1
+        cdef const uint8_t* codes = self.codes
+        cdef const double* gradient = self.gradient
+        cdef const double* hessian = self.hessian
+        cdef BinSums* partials = self.partials
+        cdef BinSums* part
+        if feature >= 0:
+            memset(out + feature * N_BINS, 0, N_BINS * sizeof(BinSums))
+            accumulate(rows, count, codes, p, feature, feature + 1, gradient, hessian, out)
+            return
+        if self.n_threads > 1 and count * p >= PARALLEL_MIN_WORK:
+            n_parts = self.n_threads
+        chunk = (count + n_parts - 1) // n_parts
+        for t in prange(n_parts, num_threads=n_parts, schedule="static"):
+            part = out if t == 0 else partials + (t - 1) * size
+            memset(part, 0, size * sizeof(BinSums))
+            start = t * chunk
+            if start < count:
+                accumulate(rows + start, min(chunk, count - start), codes, p, 0, p,
+                           gradient, hessian, part)
+        for t in range(1, n_parts):
+            add_histogram(out, partials + (t - 1) * size, size)
+
+    cdef intp_t node_histogram(self, const NodeRecord* node) except -1 nogil:
+        """The slot of the node's histogram of every feature: built from its
+        rows, or its parent's minus its sibling's, whichever sibling is the
+        smaller being built from its rows (module doc)."""
+        cdef HistogramLink* link = &self.links[node.node_id]
+        cdef intp_t parent = link.parent_slot, slot, temporary, k
+        cdef intp_t size = self.n_features * N_BINS
+        cdef intp_t m = node.end - node.start
+        cdef intp_t m_sibling = link.sibling_end - link.sibling_start
+        cdef const int32_t* rows = self.node_rows + node.start
+        cdef const int32_t* sibling_rows = self.node_rows + link.sibling_start
+        cdef BinSums* mine
+        cdef BinSums* other
+        cdef BinSums sums
+        if link.slot >= 0:
+            return link.slot
+        if parent < 0:  # the root
+            slot = self.new_slot()
+            self.build(rows, m, -1, self.histogram(slot))
+        elif self.slot_node[parent] == node.node_id:  # the sibling made it
+            slot = parent
+        elif self.slot_users[parent] == 2:  # make both, leave the sibling's in parent
+            slot = self.new_slot()
+            mine = self.histogram(slot)
+            other = self.histogram(parent)
+            if m <= m_sibling:
+                self.build(rows, m, -1, mine)
+                for k in range(size):
+                    other[k].gradient -= mine[k].gradient
+                    other[k].hessian -= mine[k].hessian
+                    other[k].count -= mine[k].count
+            else:
+                self.build(sibling_rows, m_sibling, -1, mine)
+                for k in range(size):
+                    sums = mine[k]
+                    mine[k].gradient = other[k].gradient - sums.gradient
+                    mine[k].hessian = other[k].hessian - sums.hessian
+                    mine[k].count = other[k].count - sums.count
+                    other[k] = sums
+            self.slot_users[parent] = 1
+            self.slot_node[parent] = link.sibling
+        else:  # the sibling stays a leaf: the parent's slot becomes this node's
+            slot = parent
+            if m <= m_sibling:
+                self.build(rows, m, -1, self.histogram(slot))
+            else:
+                temporary = self.new_slot()
+                other = self.histogram(temporary)
+                self.build(sibling_rows, m_sibling, -1, other)
+                mine = self.histogram(slot)
+                for k in range(size):
+                    mine[k].gradient -= other[k].gradient
+                    mine[k].hessian -= other[k].hessian
+                    mine[k].count -= other[k].count
+                self.slot_users[temporary] = 0
+        self.slot_node[slot] = node.node_id
+        link.slot = slot
+        link.parent_slot = -1
+        return slot
+
+    cdef int init_root(self, NodeRecord* root) except -1 nogil:
+        cdef double value = 0.0, cost
+        root.start = 0
+        root.end = self.n_active
+        root.target_start = 0
+        root.target_end = self.criterion.n_targets
+        root.depth = 0
+        root.presorted = False
+        if not self.criterion.targets_minimum(root.target_start, root.target_end, &value,
+                                              &cost):
+            value = 0.0
+        root.value = value
+        root.cost = self.criterion.node_cost(self.node_rows, self.n_active, value,
+                                             &root.weight)
+        self.grow_links(1)
+        return 0
 
     cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
         """Best split by Newton gain over features drawn in a random order
         (at least ``max_features`` that can split the node, more while none
-        has), its children's values and cost solved exactly. Returns False
-        when no split lowers the node's exact cost."""
+        has). Returns False when no split has a positive gain."""
         cdef intp_t m = node.end - node.start, k, n_drawn = 0, n_visited = 0, feature
-        cdef intp_t n_left = 0, row, n_bins
+        cdef intp_t p = self.n_features, n_scans = 1
         cdef const int32_t* rows = self.node_rows + node.start
-        cdef double total_g = 0.0, total_h = 0.0, best_gain = 0.0, left_cost = 0.0
-        cdef double right_cost = 0.0, left_value = node.value, right_value = node.value
-        cdef double nonempty
-        cdef const double* sums
-        cdef uint8_t code
-        cdef bint left, all_features
-        for k in range(m):
-            total_g += self.gradient[rows[k]]
-            total_h += self.hessian[rows[k]]
-        split.cost = INFINITY
+        cdef double total_g = 0.0, total_h = 0.0, best_gain = 0.0
+        cdef double min_leaf = self.min_samples_leaf
+        cdef const int32_t* n_bins = self.n_bins
+        cdef const intp_t* drawn = self.drawn
+        cdef FeatureSplit* feature_splits = self.feature_splits
+        cdef BinSums* sums
+        cdef FeatureSplit* candidate
         split.feature = -1
-        all_features = self.max_features >= self.n_features
-        if all_features:  # every feature's histogram in one pass over the rows
-            self.build_histogram(rows, m, -1)
-        while n_drawn < self.n_features:
-            if n_visited >= self.max_features and split.feature >= 0:
-                break
-            feature = self.draw_feature(n_drawn)
-            n_drawn += 1
-            if not all_features:
-                self.build_histogram(rows, m, feature)
-            # a feature splits the node when its rows lie in two bins or more
-            sums = self.histogram_of(feature)
-            nonempty = 0
-            n_bins = self.n_bins[feature]
-            for k in range(n_bins):
-                nonempty += sums[N_SUMS * k + 2] > 0.0
-            nonempty += sums[N_SUMS * MISSING_BIN + 2] > 0.0
-            if nonempty < 2:
-                continue
-            n_visited += 1
-            self.scan_feature(node, feature, total_g, total_h, &best_gain, split)
+        if self.subtract:
+            sums = self.histogram(self.node_histogram(node))
+            for k in range(N_BINS):
+                total_g += sums[k].gradient
+                total_h += sums[k].hessian
+            for k in range(p):
+                self.drawn[k] = self.draw_feature(k)
+            if self.n_threads > 1 and p > 1:
+                n_scans = self.n_threads
+            for k in prange(p, num_threads=n_scans, schedule="static"):
+                best_split_of(sums + drawn[k] * N_BINS, n_bins[drawn[k]], total_g, total_h,
+                              m, min_leaf, &feature_splits[drawn[k]])
+            n_drawn = p
+        else:
+            # a scratch histogram, one drawn feature at a time
+            if self.n_slots == 0:
+                self.new_slot()
+            sums = self.histogram(0)
+            for k in range(m):
+                total_g += self.gradient[rows[k]]
+                total_h += self.hessian[rows[k]]
+        for k in range(p):
+            if k >= n_drawn:
+                if n_visited >= self.max_features and split.feature >= 0:
+                    break
+                self.drawn[k] = self.draw_feature(k)
+                self.build(rows, m, self.drawn[k], sums)
+                best_split_of(sums + self.drawn[k] * N_BINS, self.n_bins[self.drawn[k]],
+                              total_g, total_h, m, min_leaf,
+                              &self.feature_splits[self.drawn[k]])
+            feature = self.drawn[k]
+            candidate = &self.feature_splits[feature]
+            n_visited += candidate.can_split
+            if candidate.gain > best_gain * (1.0 + SPLIT_RTOL):
+                best_gain = candidate.gain
+                split.feature = feature
+                split.bin = candidate.bin
+                split.missing_go_to_left = candidate.missing_go_to_left
         if split.feature < 0:
             return False
-        # the children's exact optima, on the node's solver slots
-        for k in range(m):
-            row = rows[k]
-            code = self.codes[row * self.n_features + split.feature]
-            left = (split.missing_go_to_left if code == MISSING_BIN
-                    else code <= split.bin)
-            if left:
-                self.child_rows[n_left] = <int32_t> row
-                n_left += 1
-            else:
-                self.child_rows[m - 1 - (k - n_left)] = <int32_t> row
-        self.criterion.node_init(node.target_start, node.target_end)
-        self.criterion.reset()
-        self.criterion.add(self.child_rows, n_left)
-        if not self.criterion.minimum(&left_value, &left_cost):
-            left_value = node.value
-        self.criterion.reset()
-        self.criterion.add(self.child_rows + n_left, m - n_left)
-        if not self.criterion.minimum(&right_value, &right_cost):
-            right_value = node.value
-        split.left_value = left_value
-        split.right_value = right_value
-        split.cost = left_cost + right_cost
-        return node.cost - split.cost > SPLIT_RTOL * node.cost
+        split.has_missing = sums[split.feature * N_BINS + MISSING_BIN].count > 0.0
+        split.threshold = (INFINITY if split.bin == self.n_bins[split.feature] - 1
+                           else self.thresholds[split.feature * MISSING_BIN + split.bin])
+        split.improvement = 0.5 * best_gain
+        return True
 
     cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
                         NodeRecord* left, NodeRecord* right) except -1 nogil:
-        cdef intp_t m = node.end - node.start, k, n_left = 0, row
+        """Partition the node by the split's bin, solve its children exactly
+        on their sorted hinges, add them to the tree and link their
+        histograms to the node's. O(m + H)."""
+        cdef intp_t m = node.end - node.start, k, n_left = 0, row, slot
         cdef const int32_t* rows = self.node_rows + node.start
+        cdef const uint8_t* codes = self.codes + split.feature
+        cdef double left_weight = 0.0, right_weight = 0.0, weight
         cdef uint8_t code
+        cdef intp_t goes_left
         for k in range(m):
             row = rows[k]
             check_index(row, self.n_samples)
-            code = self.codes[row * self.n_features + split.feature]
-            self.goes_left[row] = (split.missing_go_to_left if code == MISSING_BIN
-                                   else code <= split.bin)
-            n_left += self.goes_left[row]
+            code = codes[row * self.n_features]
+            goes_left = (split.missing_go_to_left if code == MISSING_BIN
+                         else code <= split.bin)
+            self.goes_left[row] = goes_left
+            n_left += goes_left
+            weight = self.sample_weight[row]
+            left_weight += goes_left * weight
+            right_weight += (1 - goes_left) * weight
         left.presorted = right.presorted = False
-        return self.finish_split(tree, node, split, n_left, left, right)
+        self.partition(node, n_left, left, right)
+        # each child's value from its sorted hinges, and the cost there (the
+        # parent's value and no cost without a finite bound)
+        if not self.criterion.targets_minimum(left.target_start, left.target_end,
+                                              &left.value, &left.cost):
+            left.value = node.value
+        if not self.criterion.targets_minimum(right.target_start, right.target_end,
+                                              &right.value, &right.cost):
+            right.value = node.value
+        left.weight = left_weight
+        right.weight = right_weight
+        self.add_children(tree, node, split, left, right)
+        if not self.subtract:
+            return 0
+        # the children share the node's histogram until one of them is searched
+        self.grow_links(right.node_id + 1)
+        slot = self.links[node.node_id].slot
+        self.links[node.node_id].slot = -1
+        self.slot_users[slot] = 2
+        self.slot_node[slot] = node.node_id
+        self.links[left.node_id].parent_slot = slot
+        self.links[left.node_id].sibling = right.node_id
+        self.links[left.node_id].sibling_start = right.start
+        self.links[left.node_id].sibling_end = right.end
+        self.links[right.node_id].parent_slot = slot
+        self.links[right.node_id].sibling = left.node_id
+        self.links[right.node_id].sibling_start = left.start
+        self.links[right.node_id].sibling_end = left.end
+        return 0
+
+    cdef void settle_leaf(self, const NodeRecord* node) noexcept nogil:
+        """Also give back the histogram the leaf holds, or its share of its
+        parent's."""
+        cdef HistogramLink* link
+        cdef intp_t parent
+        Splitter.settle_leaf(self, node)
+        if not self.subtract:
+            return
+        link = &self.links[node.node_id]
+        parent = link.parent_slot
+        if link.slot >= 0:
+            self.slot_users[link.slot] = 0
+        elif parent >= 0:
+            if self.slot_node[parent] == node.node_id:
+                self.slot_users[parent] = 0
+            else:
+                self.slot_users[parent] = self.slot_users[parent] - 1
+        link.slot = -1
+        link.parent_slot = -1

@@ -49,6 +49,23 @@ def derivatives(const double[::1] lower, const double[::1] upper,
     return out_array
 
 
+def weighted_loss(const double[::1] lower, const double[::1] upper,
+                  const double[::1] prediction, const double[::1] weight, int tag):
+    """The weighted sum of the loss of tag ``tag`` over the predictions (one
+    pass, no intermediate arrays)."""
+    cdef Py_ssize_t n = prediction.shape[0], i
+    cdef double total = 0.0
+    if lower.shape[0] != n or upper.shape[0] != n or weight.shape[0] != n:
+        raise ValueError("lower, upper, prediction and weight must have the same length.")
+    if not 0 <= tag < N_LOSS_TAGS:
+        raise ValueError(f"unknown loss tag {tag!r}")
+    with nogil:
+        for i in range(n):
+            total += weight[i] * tagged_interval_loss(<LossTag> tag, lower[i], upper[i],
+                                                      prediction[i])
+    return total
+
+
 class IntervalLoss:
     """A loss of the distance outside interval targets (a registry entry).
 
@@ -106,11 +123,13 @@ class IntervalLoss:
         """Second derivative of :meth:`value` in each prediction (0 at a kink)."""
         return self.derivatives(lower, upper, prediction)[2]
 
-    def criterion(self, targets, sample_weight):
-        """The tree builder's split criterion of this loss (see ``_criterion``)."""
+    def criterion(self, targets, sample_weight, sweeps=True):
+        """The tree builder's split criterion of this loss (see ``_criterion``);
+        without ``sweeps``, only for split searches that do not sweep rows
+        through the solver (``targets_minimum`` and the gradients)."""
         from ._criterion import HingeCriterion
 
-        return HingeCriterion(targets, sample_weight, self.tag)
+        return HingeCriterion(targets, sample_weight, self.tag, sweeps)
 
     def objective(self, lower, upper, margin, sample_weight):
         """The mean weighted loss of predictions of these intervals
@@ -167,11 +186,11 @@ class Objective:
         self.lower, self.upper = breakpoints(lower, upper, margin)
         self.weight = sample_weight / sample_weight.sum()
 
-    def __call__(self, prediction, rows=slice(None)):
-        """Mean loss of ``prediction`` for ``rows`` (weights renormalised)."""
-        weight = self.weight[rows]
-        values = self.loss.value(self.lower[rows], self.upper[rows], prediction)
-        return float(weight @ values / weight.sum())
+    def __call__(self, prediction):
+        """Mean loss of ``prediction`` (an array of one prediction per row)."""
+        return weighted_loss(self.lower, self.upper,
+                             np.ascontiguousarray(prediction, dtype=np.float64),
+                             self.weight, self.loss.tag)
 
     def gradient(self, prediction):
         """Gradient of the mean loss over all rows in each prediction (a

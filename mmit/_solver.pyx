@@ -526,29 +526,31 @@ cdef inline bint minimum_in_order(const HingeEntry* entries, intp_t count,
                                   const Loss* loss) noexcept nogil:
     """sorted_minimum for a loss known at compile time."""
     cdef intp_t k = 0, group_end
-    cdef int64_t n_active = 0, count_change
+    cdef int64_t n_active = 0, count_change, upper
     cdef double a = 0.0, b = 0.0, c = 0.0, max_weight = 0.0
     cdef double left = -INFINITY, right, weight, offset, derivative = 0.0
-    cdef double curvature_change, slope_change
-    cdef bint upper, move
+    cdef double curvature_change, slope_change, lower_weight
+    cdef bint move
     if count == 0:
         cost[0] = 0.0
         return False
     cdef double center = entries[0].position
     # the lower hinges, non-zero left of the first breakpoint, expanded there
+    # (branch-free: lower and upper hinges alternate at random)
     for k in range(count):
         weight = entries[k].weight
         max_weight = weight if weight > max_weight else max_weight
-        if entries[k].hinge & 1 == 0:
-            offset = entries[k].position - center
-            n_active += 1
-            if Loss is SquaredHinge:
-                a += weight
-                b -= 2.0 * weight * offset
-                c += weight * offset * offset
-            else:
-                b -= weight
-                c += weight * offset
+        upper = entries[k].hinge & 1
+        lower_weight = weight * (1 - upper)
+        offset = entries[k].position - center
+        n_active += 1 - upper
+        if Loss is SquaredHinge:
+            a += lower_weight
+            b -= 2.0 * lower_weight * offset
+            c += lower_weight * offset * offset
+        else:
+            b -= lower_weight
+            c += lower_weight * offset
     k = 0
     while k < count:
         # the breakpoint right of the current piece, and what crossing it changes
@@ -560,8 +562,8 @@ cdef inline bint minimum_in_order(const HingeEntry* entries, intp_t count,
         while group_end < count and entries[group_end].position == right:
             weight = entries[group_end].weight
             upper = entries[group_end].hinge & 1
-            count_change += 1 if upper else -1
-            curvature_change += weight if upper else -weight
+            count_change += 2 * upper - 1
+            curvature_change += (2 * upper - 1) * weight
             slope_change += weight
             group_end += 1
         offset = right - center

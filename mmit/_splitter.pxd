@@ -21,6 +21,7 @@ ctypedef struct NodeRecord:
     bint presorted              # rows also kept in the presorted lists
     double value                # prediction of the node
     double cost                 # exact optimal cost of the node
+    double weight               # total weight of its rows
 
 
 ctypedef struct SplitRecord:
@@ -30,6 +31,7 @@ ctypedef struct SplitRecord:
     bint has_missing            # the node has rows missing the feature
     bint missing_go_to_left     # where those go (when has_missing)
     double cost                 # optimal cost of left plus right (from the sweeps)
+    double improvement          # the cost decrease the split search measured
     double left_value           # prediction of the left child (if it has a finite bound)
     double right_value          # prediction of the right child (if it has a finite bound)
 
@@ -44,25 +46,29 @@ cdef class Splitter:
     cdef intp_t n_samples               # rows of the training data
     cdef intp_t n_features              # its features
     cdef intp_t n_active                # rows with weight > 0 (the root's rows)
+    cdef const double* sample_weight    # per row: its weight
     cdef int32_t* node_rows             # every node's rows, increasing within a node
     cdef unsigned char* goes_left       # per row, during a partition
     cdef int32_t* scratch               # partition buffer
     cdef intp_t* feature_ids            # features, drawn in a random order
+    cdef double* row_values             # output: each row's leaf value (NULL: none)
     cdef object _shared_buffers         # ndarrays holding the arrays above
 
     cdef int setup(self, Criterion criterion, const double[::1] sample_weight,
                    intp_t n_samples, intp_t n_features, intp_t max_features,
                    intp_t min_samples_leaf, uint32_t seed) except -1
     cdef intp_t draw_feature(self, intp_t n_drawn) noexcept nogil
-    cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil
+    cdef int init_root(self, NodeRecord* root) except -1 nogil
     cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil
     cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
                         NodeRecord* left, NodeRecord* right) except -1 nogil
-    cdef int finish_split(self, Tree tree, const NodeRecord* node,
-                          const SplitRecord* split, intp_t n_left, NodeRecord* left,
-                          NodeRecord* right) except -1 nogil
-    cdef double add_child(self, Tree tree, const NodeRecord* parent, NodeRecord* child,
-                          double value, bint is_left) except -1 nogil
+    cdef void settle_leaf(self, const NodeRecord* node) noexcept nogil
+    cdef void partition(self, const NodeRecord* node, intp_t n_left, NodeRecord* left,
+                        NodeRecord* right) noexcept nogil
+    cdef void evaluate_child(self, const NodeRecord* parent, NodeRecord* child,
+                             double value) noexcept nogil
+    cdef int add_children(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
+                          NodeRecord* left, NodeRecord* right) except -1 nogil
 
 
 cdef class ExactSplitter(Splitter):

@@ -109,7 +109,7 @@ cdef class Splitter:
         goes_left = np.zeros(max(n_samples, 1), dtype=np.uint8)
         scratch = np.empty(max(n_samples, 1), dtype=np.int32)
         feature_ids = np.arange(max(n_features, 1), dtype=np.intp)
-        self._shared_buffers = (node_rows, goes_left, scratch, feature_ids)
+        self._shared_buffers = (node_rows, goes_left, scratch, feature_ids, sample_weight)
         cdef int32_t[::1] node_rows_view = node_rows
         cdef unsigned char[::1] goes_left_view = goes_left
         cdef int32_t[::1] scratch_view = scratch
@@ -127,10 +127,12 @@ cdef class Splitter:
         self.n_samples = n_samples
         self.n_features = n_features
         self.n_active = m
+        self.sample_weight = &sample_weight[0] if n_samples > 0 else NULL
         self.node_rows = &node_rows_view[0]
         self.goes_left = &goes_left_view[0]
         self.scratch = &scratch_view[0]
         self.feature_ids = &feature_ids_view[0]
+        self.row_values = NULL
         return 0
 
     cdef intp_t draw_feature(self, intp_t n_drawn) noexcept nogil:
@@ -144,9 +146,9 @@ cdef class Splitter:
         self.feature_ids[n_drawn] = feature
         return feature
 
-    cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil:
-        """Describe the root (all rows of positive weight, its value and cost)
-        and write its weight."""
+    cdef int init_root(self, NodeRecord* root) except -1 nogil:
+        """Describe the root: all rows of positive weight, their value, cost
+        and weight."""
         cdef double value = 0.0, cost
         root.start = 0
         root.end = self.n_active
@@ -159,7 +161,8 @@ cdef class Splitter:
         self.criterion.add(self.node_rows, self.n_active)
         self.criterion.minimum(&value, &cost)
         root.value = value
-        root.cost = self.criterion.node_cost(self.node_rows, self.n_active, value, weight)
+        root.cost = self.criterion.node_cost(self.node_rows, self.n_active, value,
+                                             &root.weight)
         return 0
 
     cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
@@ -173,14 +176,21 @@ cdef class Splitter:
         and describe them in ``left`` and ``right``."""
         return 0
 
-    cdef int finish_split(self, Tree tree, const NodeRecord* node,
-                          const SplitRecord* split, intp_t n_left, NodeRecord* left,
-                          NodeRecord* right) except -1 nogil:
+    cdef void settle_leaf(self, const NodeRecord* node) noexcept nogil:
+        """The node stays a leaf: its value goes to its rows' ``row_values``
+        (when asked for); a split search may free what it kept for it."""
+        cdef intp_t k
+        if self.row_values != NULL:
+            for k in range(node.start, node.end):
+                check_index(self.node_rows[k], self.n_samples)
+                self.row_values[self.node_rows[k]] = node.value
+
+    cdef void partition(self, const NodeRecord* node, intp_t n_left, NodeRecord* left,
+                        NodeRecord* right) noexcept nogil:
         """With ``goes_left`` set for the node's rows (``n_left`` of them go
-        left): partition its rows and targets, add the children to the tree,
-        record the split. O(m)."""
+        left): partition its rows and targets, and give the children's
+        records their ranges. O(m)."""
         cdef intp_t m = node.end - node.start, n_left_targets
-        cdef double left_weight, right_weight
         # the rows in row order, whichever way the children find feature orders
         stable_partition(self.node_rows + node.start, m, self.goes_left, 0, self.scratch,
                          self.n_samples)
@@ -194,28 +204,30 @@ cdef class Splitter:
         right.end = node.end
         right.target_start = left.target_end
         right.target_end = node.target_end
-        left_weight = self.add_child(tree, node, left, split.left_value, True)
-        right_weight = self.add_child(tree, node, right, split.right_value, False)
+
+    cdef void evaluate_child(self, const NodeRecord* parent, NodeRecord* child,
+                             double value) noexcept nogil:
+        """Give a partitioned child its value (its parent's when it has no
+        finite bound), and the exact cost and the weight of its rows. O(m)."""
+        child.value = value if child.target_end > child.target_start else parent.value
+        child.cost = self.criterion.node_cost(self.node_rows + child.start,
+                                              child.end - child.start, child.value,
+                                              &child.weight)
+
+    cdef int add_children(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
+                          NodeRecord* left, NodeRecord* right) except -1 nogil:
+        """Add the node's children (their records complete but for depth and
+        id) to the tree and record the split."""
+        left.depth = right.depth = node.depth + 1
+        left.node_id = tree.add_node(node.node_id, True, left.value, left.cost,
+                                     left.end - left.start, left.weight, left.depth)
+        right.node_id = tree.add_node(node.node_id, False, right.value, right.cost,
+                                      right.end - right.start, right.weight, right.depth)
         # without missing rows in the node, NaN follows the heavier child
         tree.set_split(node.node_id, split.feature, split.threshold,
                        split.missing_go_to_left if split.has_missing
-                       else left_weight >= right_weight)
+                       else left.weight >= right.weight)
         return 0
-
-    cdef double add_child(self, Tree tree, const NodeRecord* parent, NodeRecord* child,
-                          double value, bint is_left) except -1 nogil:
-        """Complete a child's record (ranges set), add it to the tree and
-        return its weight. A child without a finite bound keeps its parent's
-        prediction."""
-        cdef double weight
-        child.value = value if child.target_end > child.target_start else parent.value
-        child.depth = parent.depth + 1
-        child.cost = self.criterion.node_cost(self.node_rows + child.start,
-                                              child.end - child.start, child.value,
-                                              &weight)
-        child.node_id = tree.add_node(parent.node_id, is_left, child.value, child.cost,
-                                      child.end - child.start, weight, child.depth)
-        return weight
 
 
 cdef class ExactSplitter(Splitter):
@@ -279,8 +291,8 @@ cdef class ExactSplitter(Splitter):
         self.missing_cost = &sweeps_view[4, 0]
         self.missing_value = &sweeps_view[5, 0]
 
-    cdef int init_root(self, NodeRecord* root, double* weight) except -1 nogil:
-        Splitter.init_root(self, root, weight)
+    cdef int init_root(self, NodeRecord* root) except -1 nogil:
+        Splitter.init_root(self, root)
         root.presorted = self.samples != NULL
         return 0
 
@@ -446,7 +458,8 @@ cdef class ExactSplitter(Splitter):
                 continue
             n_visited += 1
             self.evaluate_feature(node, feature, rows, n_present, tolerance, split)
-        return split.cost < INFINITY and node.cost - split.cost > tolerance
+        split.improvement = node.cost - split.cost
+        return split.cost < INFINITY and split.improvement > tolerance
 
     cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
                         NodeRecord* left, NodeRecord* right) except -1 nogil:
@@ -469,7 +482,10 @@ cdef class ExactSplitter(Splitter):
                 stable_partition(self.samples + j * self.n_active + node.start, m,
                                  self.goes_left, 0, self.scratch, self.n_samples)
         left.presorted = right.presorted = keep_presorted
-        return self.finish_split(tree, node, split, n_left, left, right)
+        self.partition(node, n_left, left, right)
+        self.evaluate_child(node, left, split.left_value)
+        self.evaluate_child(node, right, split.right_value)
+        return self.add_children(tree, node, split, left, right)
 
 
 cdef inline void reverse_rows(int32_t* rows, intp_t count) noexcept nogil:

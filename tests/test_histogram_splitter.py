@@ -85,6 +85,72 @@ def test_one_stage_finds_the_brute_force_newton_split(loss, seed):
         assert tree.missing_go_to_left[0] == missing_left
 
 
+def brute_force_node_partitions(X, y, loss, baseline, weight, tree):
+    """For every split node of a one-stage tree: the rows it holds, the rows
+    its split sends left, and the rows the brute-force Newton split of its
+    rows sends left."""
+    paths = tree.decision_path(np.ascontiguousarray(X)).toarray().astype(bool)
+    for node in np.flatnonzero(tree.children_left != -1):
+        rows = np.flatnonzero(paths[:, node])
+        left = paths[rows, tree.children_left[node]]
+        feature, threshold, missing_left, _ = brute_force_root_split(
+            X[rows], y[rows], loss, baseline, weight[rows])
+        column = X[rows, feature]
+        best = (column <= threshold) | (np.isnan(column) & missing_left)
+        yield node, left, best
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+@pytest.mark.parametrize("growth", [{"max_depth": 3}, {"max_leaf_nodes": 6,
+                                                       "max_depth": None}])
+@pytest.mark.parametrize("seed", range(3))
+def test_every_node_split_is_the_brute_force_newton_split(loss, growth, seed):
+    """Below the root, one sibling's histogram is its parent's minus the
+    other's (built from its rows): each node still splits its rows as the
+    brute-force Newton criterion on them does (depth-first and best-first
+    growth, missing values)."""
+    X, y = problem(n=160, seed=seed, missing=0.1 if seed else 0.0)
+    weight = np.random.default_rng(seed).uniform(0.5, 2.0, len(X))
+    model = one_stage(loss, **growth).fit(X, y, weight)
+    tree = model.estimators_[0].tree_
+    assert tree.node_count >= 5
+    for node, left, best in brute_force_node_partitions(
+            X, y, loss, model.baseline_prediction_, weight, tree):
+        assert np.array_equal(left, best), node
+
+
+def test_threads_share_the_histograms_and_scans():
+    """Rows split between two threads: the same trees (sums in another
+    order: splits within rounding), the same predictions to rounding."""
+    X, y = problem(n=3000, p=8, seed=4, missing=0.05)
+    params = dict(n_estimators=10, learning_rate=0.3, max_depth=4, splitter="hist",
+                  early_stopping=False, random_state=0)
+    one = MMITBoost(**params, n_jobs=1).fit(X, y)
+    two = MMITBoost(**params, n_jobs=2).fit(X, y)
+    for a, b in zip(one.estimators_, two.estimators_, strict=True):
+        np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+        np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    np.testing.assert_allclose(one.predict(X), two.predict(X), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("splitter", ["hist", "exact"])
+@pytest.mark.parametrize("subsample", [1.0, 0.6])
+def test_training_predictions_follow_the_trees(splitter, subsample):
+    """A stage adds the values its build gave the rows it was grown on (and
+    walks the tree for the rows left out): the training scores are those of
+    the model's own predictions."""
+    X, y = problem(n=250, seed=8, missing=0.1)
+    weight = np.random.default_rng(8).uniform(0.0, 2.0, len(X))
+    weight[:20] = 0.0
+    model = MMITBoost(n_estimators=15, learning_rate=0.3, splitter=splitter,
+                      subsample=subsample, early_stopping=False,
+                      random_state=0).fit(X, y, weight)
+    objective = LOSSES[model.loss].objective(y[:, 0], y[:, 1], model.margin_, weight)
+    for score, prediction in zip(model.train_score_[1:], model.staged_predict(X),
+                                 strict=True):
+        assert -score == pytest.approx(objective(prediction), rel=1e-12)
+
+
 @pytest.mark.parametrize("loss", sorted(LOSSES))
 def test_leaves_hold_the_exact_optima_of_their_residual_intervals(loss):
     X, y = problem(n=300, seed=5, missing=0.1)

@@ -8,13 +8,25 @@ equal weight (weighted quantiles) of a subsample of the rows. Rows of
 weight 0 take no part, and an integer weight counts as repeated rows. A
 missing value (NaN) goes to bin 255. Codes are uint8, row-major: 1 byte per
 value.
+
+The edges come from numpy (a sort of at most ``SUBSAMPLE`` values per
+feature); the codes of all rows from a compiled pass, blocks of rows shared
+between threads, each value placed by a branch-free binary search of its
+feature's edges (8 steps): O(n p) in all.
 """
+
+from cython.parallel cimport prange
+from libc.math cimport isnan
+from libc.stdint cimport uint8_t
 
 import numpy as np
 
 from ._features import BinnedFeatures
 
-MISSING_BIN = 255
+from ._features cimport MISSING_BIN as MISSING_CODE
+from ._solver cimport intp_t
+
+MISSING_BIN = MISSING_CODE
 # rows the quantiles of a feature are taken from
 SUBSAMPLE = 200_000
 
@@ -42,7 +54,7 @@ def bin_thresholds(values, weight, max_bins):
     return np.r_[midpoints(distinct[cut], distinct[cut + 1]), np.inf]
 
 
-def bin_features(X, sample_weight=None, max_bins=255, random_state=None):
+def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threads=1):
     """BinnedFeatures of validated ``X`` (float64, NaN for missing values).
 
     Parameters
@@ -54,6 +66,8 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None):
         Bins of present values per feature, 2 to 255.
     random_state : RandomState, default=None
         The subsample of the quantiles (rows beyond ``SUBSAMPLE``).
+    n_threads : int, default=1
+        Threads placing the values in their bins.
 
     Returns
     -------
@@ -69,13 +83,44 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None):
         sample = np.sort(generator.choice(n_samples, SUBSAMPLE, replace=False))
     thresholds = np.full((n_features, MISSING_BIN), np.inf)
     n_bins = np.ones(n_features, dtype=np.int32)
-    codes = np.empty((n_samples, n_features), dtype=np.uint8)
     for j in range(n_features):
         edges = bin_thresholds(X[sample, j], weight[sample], max_bins)
         thresholds[j, :edges.size] = edges
         n_bins[j] = edges.size
-        column = X[:, j]
-        code = np.searchsorted(edges[:-1], column, side="left")
-        code[np.isnan(column)] = MISSING_BIN
-        codes[:, j] = code
+    codes = np.empty((n_samples, n_features), dtype=np.uint8)
+    place_values(np.ascontiguousarray(X), thresholds, codes, max(int(n_threads), 1))
     return BinnedFeatures(codes, thresholds, n_bins)
+
+
+cdef enum:
+    ROWS_PER_BLOCK = 4096       # rows a thread places in a row
+
+
+def place_values(const double[:, ::1] X, const double[:, ::1] thresholds,
+                 uint8_t[:, ::1] codes, int n_threads):
+    """``codes[i, j]``: the first bin ``b`` with ``X[i, j] <= thresholds[j, b]``
+    (``MISSING_BIN`` for NaN); a feature's unused edges are +inf, so the
+    search runs over 256 edges with a virtual +inf at 255 and lands on a
+    used bin."""
+    cdef intp_t n = X.shape[0], p = X.shape[1], n_blocks, block, i, j, end
+    cdef intp_t position, step
+    cdef const double* edges
+    cdef double x
+    n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
+    for block in prange(n_blocks, nogil=True, num_threads=n_threads, schedule="static"):
+        end = min(n, (block + 1) * ROWS_PER_BLOCK)
+        for i in range(block * ROWS_PER_BLOCK, end):
+            for j in range(p):
+                x = X[i, j]
+                if isnan(x):
+                    codes[i, j] = MISSING_CODE
+                    continue
+                edges = &thresholds[j, 0]
+                # the number of edges below x, among 255 (+inf beyond)
+                position = 0
+                step = 128
+                while step > 0:
+                    if position + step <= MISSING_CODE and edges[position + step - 1] < x:
+                        position = position + step
+                    step = step >> 1
+                codes[i, j] = <uint8_t> position
