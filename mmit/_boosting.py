@@ -360,9 +360,14 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
             weight = weight_train if drawn is None else weight_train * drawn
             if not np.any(weight > 0):
                 weight = weight_train
-            data = TrainingData(features, HingeTargets(lower_train - train_prediction,
-                                                       upper_train - train_prediction,
-                                                       self.margin_))
+            # the previous stage's targets are done with: their arrays are reused
+            buffers = builder.buffers
+            data = TrainingData(features, HingeTargets(
+                np.subtract(lower_train, train_prediction,
+                            out=buffers.empty("stage.lower", len(lower_train))),
+                np.subtract(upper_train, train_prediction,
+                            out=buffers.empty("stage.upper", len(upper_train))),
+                self.margin_, buffers))
             tree = self._tree(seed)
             tree._set_tree(tree._grown_tree(data, weight, seed, builder, row_values,
                                             n_threads), X.shape[1], names)

@@ -13,12 +13,15 @@ many leaves. A split must lower the node's cost by at least
 ``min_cost_decrease`` times the total weight of the training rows.
 
 The whole build runs without the GIL, so trees of a forest grow in parallel
-threads.
+threads, each with its own builder. A builder keeps its working arrays from
+one build to the next (``buffers``): a booster's stages reuse them.
 """
 
 from libc.math cimport INFINITY
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, realloc
+
+from ._buffers import Buffers
 
 from ._criterion cimport Criterion
 from ._features cimport BinnedFeatures, Features
@@ -202,6 +205,8 @@ cdef class TreeBuilder:
         self.max_leaf_nodes = max_leaf_nodes
         self.min_cost_decrease = min_cost_decrease
         self.presort_min_rows = presort_min_rows
+        self.buffers = Buffers()
+        self.building = False
 
     def build(self, features, targets, const double[::1] sample_weight, uint32_t seed,
               double[::1] row_values=None, int n_threads=1):
@@ -240,17 +245,30 @@ cdef class TreeBuilder:
                              f"{features.n_samples} rows.")
         if n_threads < 1:
             raise ValueError(f"n_threads must be at least 1, got {n_threads}.")
+        if self.building:
+            raise RuntimeError("a TreeBuilder grows one tree at a time (its working "
+                               "arrays are shared between its builds).")
+        self.building = True
+        try:
+            return self._build(features, targets, sample_weight, seed, row_values,
+                               n_threads)
+        finally:
+            self.building = False
+
+    def _build(self, features, targets, const double[::1] sample_weight, uint32_t seed,
+               double[::1] row_values, int n_threads):
         cdef bint binned = isinstance(features, BinnedFeatures)
         cdef Criterion criterion = self.loss.criterion(targets, sample_weight,
-                                                       sweeps=not binned)
+                                                       not binned, self.buffers)
         cdef Splitter splitter
         if binned:
             splitter = HistogramSplitter(criterion, features, sample_weight,
                                          self.max_features, self.min_samples_leaf, seed,
-                                         n_threads)
+                                         n_threads, self.buffers)
         else:
             splitter = ExactSplitter(criterion, features, sample_weight, self.max_features,
-                                     self.min_samples_leaf, self.presort_min_rows, seed)
+                                     self.min_samples_leaf, self.presort_min_rows, seed,
+                                     self.buffers)
         if splitter.n_active == 0:
             raise ValueError("no sample has a positive weight.")
         if row_values is not None and features.n_samples > 0:

@@ -41,6 +41,7 @@ from ._solver cimport (
     sorted_minimum,
 )
 
+from ._buffers import empty
 from ._solver import hinge_positions, sorted_hinges
 from ._validation import check_row_count, check_same_length
 
@@ -72,18 +73,24 @@ cdef class HingeTargets:
         margin``, an upper bound ``u`` at ``u - margin``; an exact value
         (``l == u``) at ``l``.
 
+    buffers : Buffers, default=None
+        Where the arrays live (``_buffers``): the targets of one boosting
+        stage after another, each done with before the next is made.
+
     Every finite bound is a hinge numbered ``2 * row + is_upper``; the
     finite hinges are listed by increasing breakpoint, ties by number
     (``hinge_order``, with their breakpoints in ``hinge_position``). The
     arrays are shared, read-only, by every tree grown on the targets.
     """
 
-    def __cinit__(self, const double[::1] lower, const double[::1] upper, double margin):
+    def __cinit__(self, const double[::1] lower, const double[::1] upper, double margin,
+                  buffers=None):
         cdef intp_t n = lower.shape[0]
         check_same_length("upper", upper, "lower", n)
         check_row_count(n)
-        lower_position, upper_position = hinge_positions(lower, upper, margin)
-        self.hinge_order, self.hinge_position = sorted_hinges(lower, upper, margin)
+        lower_position, upper_position = hinge_positions(lower, upper, margin, buffers)
+        self.hinge_order, self.hinge_position = sorted_hinges(lower, upper, margin,
+                                                              buffers)
         self.n_samples = n
         self.margin = margin
         self.lower_position = lower_position
@@ -169,10 +176,12 @@ cdef class HingeCriterion(Criterion):
     sweeps : bool, default=True
         Whether rows are swept through the solver (``node_init``, ``add``,
         ``sweep``, ``minimum``): without, its slots are not allocated.
+    buffers : Buffers, default=None
+        Where the working arrays live (``_buffers``).
     """
 
     def __cinit__(self, HingeTargets targets, const double[::1] sample_weight, int loss,
-                  bint sweeps=True):
+                  bint sweeps=True, buffers=None):
         cdef intp_t n = targets.n_samples, n_all = targets.hinge_order.shape[0]
         cdef intp_t i, k, n_hinges = 0
         cdef int32_t hinge
@@ -184,12 +193,13 @@ cdef class HingeCriterion(Criterion):
         with nogil:
             for k in range(n_all):
                 n_hinges += sample_weight[targets.hinge_order[k] >> 1] > 0.0
-        intervals = np.empty(max(n, 1), dtype=INTERVAL_DTYPE)
+        intervals = empty(buffers, "criterion.intervals", max(n, 1), INTERVAL_DTYPE)
         # hinge entries, as raw bytes (never seen from Python)
-        hinges = np.empty(max(n_hinges, 1) * sizeof(HingeEntry), dtype=np.uint8)
-        scratch = np.empty_like(hinges)
+        hinges = empty(buffers, "criterion.hinges", max(n_hinges, 1) * sizeof(HingeEntry),
+                       np.uint8)
+        scratch = empty(buffers, "criterion.scratch", hinges.shape[0], np.uint8)
         cdef intp_t n_slots = max(n_hinges if sweeps else 0, 1)
-        slot_pos = np.empty(n_slots)
+        slot_pos = empty(buffers, "criterion.slot_pos", n_slots)
         self._buffers = (intervals, hinges, scratch, slot_pos)
         cdef Interval[::1] interval_view = intervals
         cdef unsigned char[::1] hinge_view = hinges

@@ -56,6 +56,8 @@ from libc.string cimport memset
 
 import numpy as np
 
+from ._buffers import empty
+
 from ._criterion cimport Criterion
 from ._features cimport MISSING_BIN, BinnedFeatures
 from ._solver cimport check_index
@@ -172,14 +174,17 @@ cdef class HistogramSplitter(Splitter):
         Seed of the feature order, in [1, 2**32).
     n_threads : int
         Threads sharing a histogram's rows and the scans (at least 1).
+    buffers : Buffers, default=None
+        Where the working arrays live (``_buffers``).
     """
 
     def __cinit__(self, Criterion criterion, BinnedFeatures features,
                   const double[::1] sample_weight, intp_t max_features,
-                  intp_t min_samples_leaf, uint32_t seed, int n_threads):
+                  intp_t min_samples_leaf, uint32_t seed, int n_threads, buffers=None):
         cdef intp_t n = features.n_samples, p = features.n_features, i
         cdef bint curved = False
-        self.setup(criterion, sample_weight, n, p, max_features, min_samples_leaf, seed)
+        self.setup(criterion, sample_weight, n, p, max_features, min_samples_leaf, seed,
+                   buffers)
         self.pool = NULL
         self.slot_users = NULL
         self.slot_node = NULL
@@ -189,7 +194,7 @@ cdef class HistogramSplitter(Splitter):
         self.n_links = 0
         self.n_threads = max(n_threads, 1)
         self.subtract = max_features >= p
-        derivatives = np.zeros((2, max(n, 1)))
+        derivatives = empty(buffers, "histogram.derivatives", (2, max(n, 1)))
         feature_splits = np.empty(max(p, 1) * sizeof(FeatureSplit), dtype=np.uint8)
         drawn = np.empty(max(p, 1), dtype=np.intp)
         partials = np.empty((self.n_threads - 1) * max(p, 1) * N_BINS * sizeof(BinSums),

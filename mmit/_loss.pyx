@@ -123,13 +123,14 @@ class IntervalLoss:
         """Second derivative of :meth:`value` in each prediction (0 at a kink)."""
         return self.derivatives(lower, upper, prediction)[2]
 
-    def criterion(self, targets, sample_weight, sweeps=True):
+    def criterion(self, targets, sample_weight, sweeps=True, buffers=None):
         """The tree builder's split criterion of this loss (see ``_criterion``);
         without ``sweeps``, only for split searches that do not sweep rows
-        through the solver (``targets_minimum`` and the gradients)."""
+        through the solver (``targets_minimum`` and the gradients); its
+        working arrays in ``buffers`` when given (``_buffers``)."""
         from ._criterion import HingeCriterion
 
-        return HingeCriterion(targets, sample_weight, self.tag, sweeps)
+        return HingeCriterion(targets, sample_weight, self.tag, sweeps, buffers)
 
     def objective(self, lower, upper, margin, sample_weight):
         """The mean weighted loss of predictions of these intervals

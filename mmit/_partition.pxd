@@ -29,15 +29,19 @@ cdef inline intp_t stable_partition(PartitionItem* items, intp_t count,
     int32 item, ``hinge >> shift`` for an entry) goes left (``goes_left[row]``,
     ``row < n_rows``) first, each side in its order. ``scratch`` holds
     ``count`` items. Returns how many go left. O(count)."""
-    cdef intp_t k, n_left = 0, n_right = 0, row
+    cdef intp_t k, n_left = 0, n_right = 0, row, left
+    cdef PartitionItem item
     for k in range(count):
-        row = item_row(&items[k], shift)
+        item = items[k]
+        row = item_row(&item, shift)
         check_index(row, n_rows)
-        if goes_left[row]:
-            items[n_left] = items[k]
-            n_left += 1
-        else:
-            scratch[n_right] = items[k]
-            n_right += 1
+        # branch-free (the side is a coin flip): the item is written to both
+        # places, only one of which is kept; items[n_left] with n_left <= k
+        # has been read already
+        left = goes_left[row] != 0
+        items[n_left] = item
+        scratch[n_right] = item
+        n_left += left
+        n_right += 1 - left
     memcpy(items + n_left, scratch, n_right * sizeof(PartitionItem))
     return n_left

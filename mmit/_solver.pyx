@@ -57,6 +57,7 @@ from libc.string cimport memset
 
 import numpy as np
 
+from ._buffers import empty
 from ._validation import check_row_count, check_same_length
 
 from ._loss cimport (
@@ -757,16 +758,18 @@ cdef inline void insert_rows(HingeSolver* solver, const double* lower,
 # Python entry points (inputs are validated by the callers in mmit)
 # ---------------------------------------------------------------------------
 
-def hinge_positions(const double[::1] lower, const double[::1] upper, double margin):
+def hinge_positions(const double[::1] lower, const double[::1] upper, double margin,
+                    buffers=None):
     """Breakpoints of the lower and upper hinges (infinite bounds stay infinite).
 
     A lower bound ``l`` has its breakpoint at ``l + margin``, an upper bound
-    ``u`` at ``u - margin``; an exact value (``l == u``) uses margin 0.
+    ``u`` at ``u - margin``; an exact value (``l == u``) uses margin 0. The
+    arrays come from ``buffers`` (a ``_buffers.Buffers``) when given.
     """
     cdef intp_t n = lower.shape[0], i
     check_same_length("upper", upper, "lower", n)
-    lower_pos_array = np.empty(n, dtype=np.float64)
-    upper_pos_array = np.empty(n, dtype=np.float64)
+    lower_pos_array = empty(buffers, "hinges.lower_position", n)
+    upper_pos_array = empty(buffers, "hinges.upper_position", n)
     cdef double[::1] lower_pos = lower_pos_array
     cdef double[::1] upper_pos = upper_pos_array
     with nogil:
@@ -776,20 +779,22 @@ def hinge_positions(const double[::1] lower, const double[::1] upper, double mar
     return lower_pos_array, upper_pos_array
 
 
-def sorted_hinges(const double[::1] lower, const double[::1] upper, double margin):
+def sorted_hinges(const double[::1] lower, const double[::1] upper, double margin,
+                  buffers=None):
     """The finite hinges of interval bounds by increasing breakpoint.
 
     Returns ``hinge_order`` (int32: the hinge numbers ``2 * row +
     is_upper``, ties by number) and ``positions`` (their breakpoints, see
-    :func:`hinge_positions`). One ``numpy.sort`` of packed keys and a linear
-    pass (``_sorting``): about 3 times faster than ``argsort``.
+    :func:`hinge_positions`), from ``buffers`` when given. One ``numpy.sort``
+    of packed keys and a linear pass (``_sorting``): about 3 times faster
+    than ``argsort``.
     """
     cdef intp_t n = lower.shape[0], k, hinge, n_hinges = 0
     check_same_length("upper", upper, "lower", n)
     check_row_count(n)
     cdef uint64_t index_mask = index_mask_for(2 * n)
-    keys_array = np.empty(2 * n + 1, dtype=np.uint64)
-    dropped_array = np.empty(max(2 * n, 1), dtype=np.int32)
+    keys_array = empty(buffers, "hinges.keys", 2 * n + 1, np.uint64)
+    dropped_array = empty(buffers, "hinges.dropped", max(2 * n, 1), np.int32)
     cdef uint64_t[::1] keys = keys_array
     cdef int32_t[::1] dropped = dropped_array
     if n > 0:
@@ -797,8 +802,8 @@ def sorted_hinges(const double[::1] lower, const double[::1] upper, double margi
             n_hinges = pack_hinge_keys(&lower[0], &upper[0], NULL, n, margin, index_mask,
                                        &keys[0], &dropped[0])
     sort_key_array(keys_array[:n_hinges])
-    order_array = np.empty(n_hinges, dtype=np.int32)
-    positions_array = np.empty(n_hinges)
+    order_array = empty(buffers, "hinges.order", n_hinges, np.int32)
+    positions_array = empty(buffers, "hinges.position", n_hinges)
     cdef int32_t[::1] order = order_array
     cdef double[::1] positions = positions_array
     with nogil:

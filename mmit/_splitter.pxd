@@ -56,7 +56,7 @@ cdef class Splitter:
 
     cdef int setup(self, Criterion criterion, const double[::1] sample_weight,
                    intp_t n_samples, intp_t n_features, intp_t max_features,
-                   intp_t min_samples_leaf, uint32_t seed) except -1
+                   intp_t min_samples_leaf, uint32_t seed, object buffers) except -1
     cdef intp_t draw_feature(self, intp_t n_drawn) noexcept nogil
     cdef int init_root(self, NodeRecord* root) except -1 nogil
     cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil

@@ -46,6 +46,7 @@ from libc.stdint cimport int32_t, uint32_t, uint64_t
 
 import numpy as np
 
+from ._buffers import empty
 from ._validation import check_same_length
 
 from ._criterion cimport Criterion
@@ -98,16 +99,18 @@ cdef class Splitter:
 
     cdef int setup(self, Criterion criterion, const double[::1] sample_weight,
                    intp_t n_samples, intp_t n_features, intp_t max_features,
-                   intp_t min_samples_leaf, uint32_t seed) except -1:
-        """The shared state (called by each implementation's constructor)."""
+                   intp_t min_samples_leaf, uint32_t seed, object buffers) except -1:
+        """The shared state (called by each implementation's constructor),
+        its arrays in ``buffers`` when given (``_buffers``)."""
         cdef intp_t i, m = 0
         check_same_length("sample_weight", sample_weight, "X", n_samples)
         if criterion.n_samples != n_samples:
             raise ValueError(f"the criterion has {criterion.n_samples} rows for "
                              f"{n_samples} samples.")
-        node_rows = np.empty(max(n_samples, 1), dtype=np.int32)
-        goes_left = np.zeros(max(n_samples, 1), dtype=np.uint8)
-        scratch = np.empty(max(n_samples, 1), dtype=np.int32)
+        node_rows = empty(buffers, "splitter.node_rows", max(n_samples, 1), np.int32)
+        goes_left = empty(buffers, "splitter.goes_left", max(n_samples, 1), np.uint8)
+        goes_left.fill(0)
+        scratch = empty(buffers, "splitter.scratch", max(n_samples, 1), np.int32)
         feature_ids = np.arange(max(n_features, 1), dtype=np.intp)
         self._shared_buffers = (node_rows, goes_left, scratch, feature_ids, sample_weight)
         cdef int32_t[::1] node_rows_view = node_rows
@@ -242,21 +245,26 @@ cdef class ExactSplitter(Splitter):
     max_features, min_samples_leaf, presort_min_rows : int
     seed : int
         Seed of the feature order, in [1, 2**32).
+    buffers : Buffers, default=None
+        Where the working arrays live (``_buffers``).
     """
 
     def __cinit__(self, Criterion criterion, Features features,
                   const double[::1] sample_weight, intp_t max_features,
-                  intp_t min_samples_leaf, intp_t presort_min_rows, uint32_t seed):
+                  intp_t min_samples_leaf, intp_t presort_min_rows, uint32_t seed,
+                  buffers=None):
         cdef intp_t n = features.n_samples, p = features.n_features, m, i, j, k
-        self.setup(criterion, sample_weight, n, p, max_features, min_samples_leaf, seed)
+        self.setup(criterion, sample_weight, n, p, max_features, min_samples_leaf, seed,
+                   buffers)
         m = self.n_active
         cdef bint presorted = features.presorted and m >= presort_min_rows
-        samples = np.empty((p if presorted else 0, m if presorted else 0), dtype=np.int32)
-        keys = np.empty(max(n, 1), dtype=np.uint64)
-        dropped = np.empty(max(n, 1), dtype=np.int32)
-        feature_rows = np.empty(max(n, 1), dtype=np.int32)
-        change = np.empty(n + 1, dtype=np.uint8)
-        sweeps = np.empty((6, max(n, 1)))
+        samples = empty(buffers, "exact.samples",
+                        (p if presorted else 0, m if presorted else 0), np.int32)
+        keys = empty(buffers, "exact.keys", max(n, 1), np.uint64)
+        dropped = empty(buffers, "exact.dropped", max(n, 1), np.int32)
+        feature_rows = empty(buffers, "exact.feature_rows", max(n, 1), np.int32)
+        change = empty(buffers, "exact.change", n + 1, np.uint8)
+        sweeps = empty(buffers, "exact.sweeps", (6, max(n, 1)))
         self._buffers = (samples, keys, dropped, feature_rows, change, sweeps)
 
         cdef int32_t[:, ::1] samples_view = samples
