@@ -1,28 +1,30 @@
-"""Fit time of MMITBoost versus scikit-learn's exact gradient boosting and XGBoost AFT.
+"""Fit time and memory of MMITBoost versus XGBoost AFT and scikit-learn's boosting.
 
 Same data as bench_tree.py (p = 20 features, interval targets, 40% censored
 bounds). All boost ``--stages`` stages of depth-3 trees with learning
-rate 0.1, timed in turn within each repeat (median; one repeat from 1e5):
+rate 0.1 on 2 threads, timed in turn within each repeat (median; one repeat
+from 1e5 rows):
 
-- MMITBoost (squared hinge, early stopping off), with the exact split search
-  (up to ``--exact-max-n`` rows) and the binned one (``splitter="hist"``);
-- scikit-learn's GradientBoostingRegressor (exact splits, squared error)
-  on the Interval-CART transform (one row per finite bound);
+- MMITBoost (squared hinge, early stopping off) with the binned split
+  search (``splitter="hist"``, ``n_jobs=2``) and, up to ``--exact-max-n``
+  rows, the exact one (the default, one thread);
 - XGBoost's ``survival:aft`` (``tree_method="hist"``, 2 threads) on
-  exp(bounds), when xgboost is installed. Its histogram splits are
-  approximate: the ratio says how far exact splits are from them.
+  exp(bounds), when xgboost is installed, its DMatrix made within the
+  timed fit as MMITBoost bins within its own;
+- up to ``--exact-max-n`` rows, scikit-learn's GradientBoostingRegressor
+  (exact splits, squared error) on the Interval-CART transform (one row per
+  finite bound).
 
-It also splits the exact MMITBoost's time into its parts (per stage:
-sorting the shifted breakpoints, growing the tree, predicting the training
-rows).
+With ``--memory``, the peak memory of the binned booster's fit and of
+XGBoost's, each in a fresh process (see timing.peak_fit_memory_mb; the data
+are made before). ``--memory-only`` measures only that (for 1e7 rows).
 
-Usage: python benchmarks/bench_boost.py [--max-n 1e5] [--exact-max-n 1e5]
-       [--stages 100] [--repeats 3]
+Usage: python benchmarks/bench_boost.py [--sizes 1e4 1e5 1e6] [--exact-max-n 1e4]
+       [--stages 100] [--repeats 3] [--memory | --memory-only]
 """
 
 import argparse
 import sys
-import time
 from functools import partial
 from pathlib import Path
 
@@ -31,82 +33,104 @@ from sklearn.ensemble import GradientBoostingRegressor
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from accuracy import XGBoostAFT  # noqa: E402
 from bench_tree import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
-from timing import interleaved_medians  # noqa: E402
+from timing import interleaved_medians, peak_fit_memory_mb  # noqa: E402
 
 from mmit import MMITBoost  # noqa: E402
-from mmit._criterion import HingeTargets  # noqa: E402
+
+N_THREADS = 2
 
 
 def xgboost_fit(X, y, stages):
     import xgboost
 
     params = {"objective": "survival:aft", "aft_loss_distribution": "normal",
-              "max_depth": 3, "learning_rate": 0.1, "tree_method": "hist", "nthread": 2,
-              "verbosity": 0}
+              "max_depth": 3, "learning_rate": 0.1, "tree_method": "hist",
+              "nthread": N_THREADS, "verbosity": 0}
     return xgboost.train(params, XGBoostAFT.matrix(X, y), num_boost_round=stages)
 
 
-def time_parts(model, X, y):
-    """Seconds per stage spent sorting breakpoints and walking the trees, the
-    rest of MMITBoost's fit being the tree growth."""
-    start = time.perf_counter()
-    for _ in model.estimators_:
-        HingeTargets(y[:, 0] - 0.5, y[:, 1] - 0.5, MARGIN)
-    sorting = time.perf_counter() - start
-    start = time.perf_counter()
-    for tree in model.estimators_:
-        tree.tree_.predict(X)
-    walking = time.perf_counter() - start
-    return sorting, walking
+def booster_params(stages):
+    return dict(n_estimators=stages, learning_rate=0.1, max_depth=3, min_samples_leaf=5,
+                margin=MARGIN, early_stopping=False, random_state=0)
+
+
+MEMORY_SETUP = """
+from bench_boost import booster_params, xgboost_fit
+from bench_tree import benchmark_data
+from mmit import MMITBoost
+X, y = benchmark_data({n}, 20)
+"""
+MEMORY_FITS = {
+    "hist": "MMITBoost(**booster_params({stages}), splitter='hist', n_jobs={threads})"
+            ".fit(X, y)",
+    "xgb": "xgboost_fit(X, y, {stages})",
+}
+
+
+def fit_memory(which, n, stages):
+    return peak_fit_memory_mb(MEMORY_SETUP.format(n=n),
+                              MEMORY_FITS[which].format(stages=stages, threads=N_THREADS))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-n", type=float, default=1e5)
-    parser.add_argument("--exact-max-n", type=float, default=1e5,
+    parser.add_argument("--sizes", type=float, nargs="+", default=[1e3, 1e4, 1e5])
+    parser.add_argument("--exact-max-n", type=float, default=1e4,
                         help="largest n for the exact MMITBoost and scikit-learn")
     parser.add_argument("--stages", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--memory", action="store_true",
+                        help="also the peak memory of the binned booster and XGBoost")
+    parser.add_argument("--memory-only", action="store_true")
     args = parser.parse_args()
     try:
         import xgboost  # noqa: F401
         with_xgboost = True
     except ImportError:
         with_xgboost = False
-        print("xgboost is not installed: its column is left out", file=sys.stderr)
-    print(f"{'n':>7} {'hist s':>8} {'xgb hist s':>10} {'ratio':>6} {'exact s':>8} "
-          f"{'sk exact s':>10} {'ratio':>6} {'sort %':>6} {'walk %':>6} {'grow+py %':>9}")
-    for n in [int(10**k) for k in range(3, 7) if 10**k <= args.max_n]:
+        print("xgboost is not installed: its columns are left out", file=sys.stderr)
+    columns = [("n", 7)]
+    if not args.memory_only:
+        columns += [("hist s", 8), ("xgb hist s", 10), ("ratio", 6), ("exact s", 8),
+                    ("sk exact s", 10), ("ratio", 6)]
+    if args.memory or args.memory_only:
+        columns += [("hist MB", 8), ("xgb MB", 8), ("ratio", 6)]
+    print(" ".join(f"{name:>{width}}" for name, width in columns), flush=True)
+    # the first fits of a process load libraries: not timed
+    X, y = benchmark_data(200, 20)
+    MMITBoost(**booster_params(2), splitter="hist", n_jobs=N_THREADS).fit(X, y)
+    if with_xgboost:
+        xgboost_fit(X, y, 2)
+    for n in [int(size) for size in args.sizes]:
         X, y = benchmark_data(n, 20)
-        params = dict(n_estimators=args.stages, learning_rate=0.1, max_depth=3,
-                      min_samples_leaf=5, margin=MARGIN, early_stopping=False,
-                      random_state=0)
-        hist = MMITBoost(**params, splitter="hist", n_jobs=2)
-        fits = {"hist": partial(hist.fit, X, y)}
-        if with_xgboost:
-            fits["xgb"] = partial(xgboost_fit, X, y, args.stages)
-        if n <= args.exact_max_n:
-            X_rows, targets = interval_cart_data(X, y, MARGIN)
-            exact = MMITBoost(**params)
-            sklearn = GradientBoostingRegressor(n_estimators=args.stages,
-                                                learning_rate=0.1, max_depth=3,
-                                                min_samples_leaf=5, random_state=0)
-            fits["exact"] = partial(exact.fit, X, y)
-            fits["sklearn"] = partial(sklearn.fit, X_rows, targets)
-        times = dict(zip(fits, interleaved_medians(list(fits.values()),
-                                                   args.repeats if n < 10**5 else 1),
-                         strict=True))
-        row = f"{n:>7.0e} {times['hist']:>8.3f}"
-        row += (f" {times['xgb']:>10.3f} {times['hist'] / times['xgb']:>6.2f}"
-                if with_xgboost else f" {'-':>10} {'-':>6}")
-        if "exact" in times:
-            sorting, walking = time_parts(exact, X, y)
-            rest = times["exact"] - sorting - walking
+        row = f"{n:>7.0e}"
+        if not args.memory_only:
+            fits = {"hist": partial(MMITBoost(**booster_params(args.stages), splitter="hist",
+                                              n_jobs=N_THREADS).fit, X, y)}
+            if with_xgboost:
+                fits["xgb"] = partial(xgboost_fit, X, y, args.stages)
+            if n <= args.exact_max_n:
+                X_rows, targets = interval_cart_data(X, y, MARGIN)
+                sklearn = GradientBoostingRegressor(n_estimators=args.stages,
+                                                    learning_rate=0.1, max_depth=3,
+                                                    min_samples_leaf=5, random_state=0)
+                fits["exact"] = partial(MMITBoost(**booster_params(args.stages)).fit, X, y)
+                fits["sklearn"] = partial(sklearn.fit, X_rows, targets)
+            times = dict(zip(fits, interleaved_medians(list(fits.values()),
+                                                       args.repeats if n < 10**5 else 1),
+                             strict=True))
+            row += f" {times['hist']:>8.3f}"
+            row += (f" {times['xgb']:>10.3f} {times['hist'] / times['xgb']:>6.2f}"
+                    if with_xgboost else f" {'-':>10} {'-':>6}")
             row += (f" {times['exact']:>8.3f} {times['sklearn']:>10.3f} "
-                    f"{times['exact'] / times['sklearn']:>6.2f}"
-                    f" {100 * sorting / times['exact']:>6.0f}"
-                    f" {100 * walking / times['exact']:>6.0f}"
-                    f" {100 * rest / times['exact']:>9.0f}")
+                    f"{times['exact'] / times['sklearn']:>6.2f}" if "exact" in times
+                    else f" {'-':>8} {'-':>10} {'-':>6}")
+        if args.memory or args.memory_only:
+            hist = fit_memory("hist", n, args.stages)
+            row += f" {hist:>8.1f}"
+            if with_xgboost:
+                xgb = fit_memory("xgb", n, args.stages)
+                row += f" {xgb:>8.1f} {hist / xgb:>6.2f}"
         print(row, flush=True)
 
 

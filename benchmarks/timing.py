@@ -13,6 +13,34 @@ import numpy as np
 BENCHMARK_DIR = Path(__file__).resolve().parent
 
 
+# Runs in a fresh process: the setup code, then the fit code, and prints the
+# peak resident memory since exec (VmHWM) over the resident memory before
+# the fit, in MB (not ru_maxrss, which a child inherits from its parent).
+MEMORY_PROBE = """
+import json, sys
+sys.path.insert(0, {bench_dir!r})
+
+def status_kib(field):
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(field))
+
+{setup}
+before = status_kib("VmRSS")
+{fit}
+print(json.dumps((status_kib("VmHWM") - before) / 1024))
+"""
+
+
+def peak_fit_memory_mb(setup, fit):
+    """Peak memory of running ``fit`` after ``setup`` (Python source, run in
+    the benchmarks directory's import path), in a process of its own: MB
+    above the resident memory before the fit."""
+    script = MEMORY_PROBE.format(bench_dir=str(BENCHMARK_DIR), setup=setup, fit=fit)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                            text=True, check=True)
+    return json.loads(result.stdout)
+
+
 def interleaved_medians(functions, repeats):
     """Median seconds of each function, timed in turn within every repeat.
 

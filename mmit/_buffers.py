@@ -23,15 +23,20 @@ class Buffers:
         self._arrays = {}
 
     def empty(self, name, shape, dtype=np.float64):
-        """An uninitialised array of ``shape`` and ``dtype``."""
+        """An uninitialised array of ``shape`` (an int or a tuple of ints) and
+        ``dtype``."""
         dtype = np.dtype(dtype)
-        shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
-        size = int(np.prod(shape, dtype=np.int64))
+        if isinstance(shape, tuple):
+            size = 1
+            for extent in shape:
+                size *= extent
+        else:
+            size = shape
         base = self._arrays.get(name)
         if base is None or base.dtype != dtype or base.size < size:
             base = np.empty(max(size, 1), dtype=dtype)
             self._arrays[name] = base
-        return base[:size].reshape(shape)
+        return base[:size] if isinstance(shape, int) else base[:size].reshape(shape)
 
 
 def empty(buffers, name, shape, dtype=np.float64):

@@ -43,7 +43,6 @@ cdef class HistogramSplitter(Splitter):
     cdef intp_t* slot_users             # per slot: node records using it (0: free)
     cdef intp_t* slot_node              # per slot: node whose histogram it holds
     cdef intp_t n_slots                 # slots the pool holds
-    cdef BinSums* partials              # per thread after the first: its rows' sums
     cdef HistogramLink* links           # per node id: its histogram, its parent's
     cdef intp_t n_links                 # node ids the links hold
     cdef FeatureSplit* feature_splits   # per feature: its best split at the node

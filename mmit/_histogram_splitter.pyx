@@ -29,11 +29,12 @@ waits until one of the siblings is searched, so that children that stay
 leaves cost nothing. A pool of histograms, reference-counted by the node
 records that may still need them, holds a parent's histogram until its
 children are served; with depth-first growth it holds at most one per
-level, with best-first growth one per leaf of the frontier. With
+level, with best-first growth one per leaf of the frontier, up to
+``MAX_KEPT_BYTES`` (beyond, children build theirs from their rows). With
 ``max_features`` below the number of features, each drawn feature's
 histogram is built from the node's rows (no subtraction). With several
-threads, a histogram's rows are shared between them (each sums its part,
-then the parts are added) and the features are scanned in parallel.
+threads, a histogram's features are shared between them (each pass over
+the rows sums the bins of its features) and so are the scans.
 
 The gain only chooses the split. Every node's value and cost are then
 solved exactly by the criterion, in sequential passes over its sorted
@@ -71,8 +72,14 @@ cdef double SPLIT_RTOL = 1e-10
 
 cdef enum:
     N_BINS = MISSING_BIN + 1    # bins per feature: present values, then missing
-    # rows times features from which a histogram is shared between threads
+    # rows times features from which a histogram's features (bins times
+    # features from which a scan's) are shared between threads: below, a
+    # parallel region costs about what it saves
     PARALLEL_MIN_WORK = 16384
+
+# Parents' histograms kept for their children's subtraction, at most (bytes):
+# beyond, a split node's children build theirs from their rows.
+cdef double MAX_KEPT_BYTES = 256.0 * 2**20
 
 
 cdef inline double newton_score(double g, double h, double h_floor) noexcept nogil:
@@ -103,15 +110,6 @@ cdef inline void accumulate(const int32_t* rows, intp_t count, const uint8_t* co
             bin_sums.gradient += g
             bin_sums.hessian += h
             bin_sums.count += 1.0
-
-
-cdef inline void add_histogram(BinSums* out, const BinSums* part,
-                               intp_t size) noexcept nogil:
-    cdef intp_t k
-    for k in range(size):
-        out[k].gradient += part[k].gradient
-        out[k].hessian += part[k].hessian
-        out[k].count += part[k].count
 
 
 cdef void best_split_of(const BinSums* sums, intp_t n_bins, double total_g,
@@ -188,7 +186,6 @@ cdef class HistogramSplitter(Splitter):
         self.pool = NULL
         self.slot_users = NULL
         self.slot_node = NULL
-        self.partials = NULL
         self.links = NULL
         self.n_slots = 0
         self.n_links = 0
@@ -197,19 +194,14 @@ cdef class HistogramSplitter(Splitter):
         derivatives = empty(buffers, "histogram.derivatives", (2, max(n, 1)))
         feature_splits = np.empty(max(p, 1) * sizeof(FeatureSplit), dtype=np.uint8)
         drawn = np.empty(max(p, 1), dtype=np.intp)
-        partials = np.empty((self.n_threads - 1) * max(p, 1) * N_BINS * sizeof(BinSums),
-                            dtype=np.uint8)
-        self._buffers = (derivatives, feature_splits, drawn, partials)
+        self._buffers = (derivatives, feature_splits, drawn)
         cdef double[:, ::1] derivatives_view = derivatives
         cdef unsigned char[::1] feature_splits_view = feature_splits
         cdef intp_t[::1] drawn_view = drawn
-        cdef unsigned char[::1] partials_view = partials
         self.gradient = &derivatives_view[0, 0]
         self.hessian = &derivatives_view[1, 0]
         self.feature_splits = <FeatureSplit*> &feature_splits_view[0]
         self.drawn = &drawn_view[0]
-        if self.n_threads > 1:
-            self.partials = <BinSums*> &partials_view[0]
         with nogil:
             criterion.gradients(self.gradient, self.hessian)
             for i in range(n):
@@ -284,30 +276,25 @@ cdef class HistogramSplitter(Splitter):
     cdef void build(self, const int32_t* rows, intp_t count, intp_t feature,
                     BinSums* out) noexcept nogil:
         """The histogram of ``rows`` in ``out``: of every feature when
-        ``feature`` is -1 (one pass over the rows, shared between the
-        threads when it is long enough), else of that feature only."""
-        cdef intp_t p = self.n_features, size = p * N_BINS, chunk, t, start, n_parts = 1
+        ``feature`` is -1 (one pass over the rows; the features shared
+        between the threads when the work is large enough), else of that
+        feature only."""
+        cdef intp_t p = self.n_features, t, first, last, n_parts = 1
         cdef const uint8_t* codes = self.codes
         cdef const double* gradient = self.gradient
         cdef const double* hessian = self.hessian
-        cdef BinSums* partials = self.partials
-        cdef BinSums* part
         if feature >= 0:
-            memset(out + feature * N_BINS, 0, N_BINS * sizeof(BinSums))
-            accumulate(rows, count, codes, p, feature, feature + 1, gradient, hessian, out)
+            first, last = feature, feature + 1
+            memset(out + first * N_BINS, 0, N_BINS * sizeof(BinSums))
+            accumulate(rows, count, codes, p, first, last, gradient, hessian, out)
             return
-        if self.n_threads > 1 and count * p >= PARALLEL_MIN_WORK:
-            n_parts = self.n_threads
-        chunk = (count + n_parts - 1) // n_parts
+        if count * p >= PARALLEL_MIN_WORK:
+            n_parts = min(self.n_threads, p)
         for t in prange(n_parts, num_threads=n_parts, schedule="static"):
-            part = out if t == 0 else partials + (t - 1) * size
-            memset(part, 0, size * sizeof(BinSums))
-            start = t * chunk
-            if start < count:
-                accumulate(rows + start, min(chunk, count - start), codes, p, 0, p,
-                           gradient, hessian, part)
-        for t in range(1, n_parts):
-            add_histogram(out, partials + (t - 1) * size, size)
+            first = t * p // n_parts
+            last = (t + 1) * p // n_parts
+            memset(out + first * N_BINS, 0, (last - first) * N_BINS * sizeof(BinSums))
+            accumulate(rows, count, codes, p, first, last, gradient, hessian, out)
 
     cdef intp_t node_histogram(self, const NodeRecord* node) except -1 nogil:
         """The slot of the node's histogram of every feature: built from its
@@ -408,8 +395,8 @@ cdef class HistogramSplitter(Splitter):
                 total_h += sums[k].hessian
             for k in range(p):
                 self.drawn[k] = self.draw_feature(k)
-            if self.n_threads > 1 and p > 1:
-                n_scans = self.n_threads
+            if p * N_BINS >= PARALLEL_MIN_WORK:
+                n_scans = min(self.n_threads, p)
             for k in prange(p, num_threads=n_scans, schedule="static"):
                 best_split_of(sums + drawn[k] * N_BINS, n_bins[drawn[k]], total_g, total_h,
                               m, min_leaf, &feature_splits[drawn[k]])
@@ -452,7 +439,7 @@ cdef class HistogramSplitter(Splitter):
         """Partition the node by the split's bin, solve its children exactly
         on their sorted hinges, add them to the tree and link their
         histograms to the node's. O(m + H)."""
-        cdef intp_t m = node.end - node.start, k, n_left = 0, row, slot
+        cdef intp_t m = node.end - node.start, k, n_left = 0, row, slot, n_kept
         cdef const int32_t* rows = self.node_rows + node.start
         cdef const uint8_t* codes = self.codes + split.feature
         cdef double left_weight = 0.0, right_weight = 0.0, weight
@@ -488,6 +475,12 @@ cdef class HistogramSplitter(Splitter):
         self.grow_links(right.node_id + 1)
         slot = self.links[node.node_id].slot
         self.links[node.node_id].slot = -1
+        n_kept = 0
+        for k in range(self.n_slots):
+            n_kept += self.slot_users[k] > 0
+        if n_kept * self.n_features * N_BINS * sizeof(BinSums) > MAX_KEPT_BYTES:
+            self.slot_users[slot] = 0
+            return 0
         self.slot_users[slot] = 2
         self.slot_node[slot] = node.node_id
         self.links[left.node_id].parent_slot = slot
