@@ -105,8 +105,9 @@ def main():
         X, y = benchmark_data(n, 20)
         row = f"{n:>7.0e}"
         if not args.memory_only:
-            fits = {"hist": partial(MMITBoost(**booster_params(args.stages), splitter="hist",
-                                              n_jobs=N_THREADS).fit, X, y)}
+            hist = MMITBoost(**booster_params(args.stages), splitter="hist",
+                             n_jobs=N_THREADS)
+            fits = {"hist": partial(hist.fit, X, y)}
             if with_xgboost:
                 fits["xgb"] = partial(xgboost_fit, X, y, args.stages)
             if n <= args.exact_max_n:
