@@ -357,19 +357,20 @@ cdef class HistogramSplitter(Splitter):
         return slot
 
     cdef int init_root(self, NodeRecord* root) except -1 nogil:
-        cdef double value = 0.0, cost
+        """The root's value and cost from its sorted hinges, as every node's."""
+        cdef intp_t k
         root.start = 0
         root.end = self.n_active
         root.target_start = 0
         root.target_end = self.criterion.n_targets
         root.depth = 0
         root.presorted = False
-        if not self.criterion.targets_minimum(root.target_start, root.target_end, &value,
-                                              &cost):
-            value = 0.0
-        root.value = value
-        root.cost = self.criterion.node_cost(self.node_rows, self.n_active, value,
-                                             &root.weight)
+        if not self.criterion.targets_minimum(root.target_start, root.target_end,
+                                              &root.value, &root.cost):
+            root.value = 0.0
+        root.weight = 0.0
+        for k in range(self.n_active):
+            root.weight += self.sample_weight[self.node_rows[k]]
         self.grow_links(1)
         return 0
 
