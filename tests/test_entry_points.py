@@ -68,6 +68,10 @@ def test_criterion_and_builder_entries(fitted):
         builder.build(Features(X[:70], True), targets, np.ones(70), 1)
     with pytest.raises(ValueError, match="positive weight"):
         builder.build(features, targets, np.zeros(80), 1)
+    with pytest.raises(ValueError, match="row_values has 79 entries"):
+        builder.build(features, targets, np.ones(80), 1, np.empty(79))
+    with pytest.raises(ValueError, match="n_threads"):
+        builder.build(features, targets, np.ones(80), 1, None, 0)
     with pytest.raises(ValueError, match="max_features=3 exceeds"):
         builder.build(Features(X[:, :2], True), targets, np.ones(80), 1)
     with pytest.raises(TypeError, match="must be an IntervalLoss"):
@@ -117,3 +121,4 @@ def test_huge_max_leaf_nodes_grows_the_unlimited_tree():
     leaves = huge.children_left == -1
     assert huge.cost[leaves].sum() == pytest.approx(
         unlimited.cost[unlimited.children_left == -1].sum(), rel=1e-9, abs=1e-9)
+

@@ -240,6 +240,13 @@ def test_binning_keeps_distinct_values_apart_and_missing_values_last():
     assert counts.size == 16 and counts.min() > 0.8 * counts.mean()
 
 
+def test_binning_on_threads_places_values_as_on_one():
+    X = np.random.default_rng(0).normal(size=(20_000, 5))
+    X[::9, 2] = np.nan
+    one, two = (np.asarray(bin_features(X, n_threads=k).codes) for k in (1, 2))
+    np.testing.assert_array_equal(one, two)
+
+
 def test_bad_parameters():
     X, y = problem()
     with pytest.raises(ValueError, match="max_bins"):
