@@ -8,9 +8,9 @@ p = 20 features it prints:
 - fit and predict time with n_jobs=2 (median of repeats, the two forests
   timed in turn) and their ratio;
 - the speed-up of fitting with n_jobs=2 over n_jobs=1, for both;
-- the peak memory of each fit: peak resident memory (VmHWM) over the
-  resident memory before the fit, each measured in a fresh process (not
-  ru_maxrss, which a child inherits from its parent's image).
+- the peak memory of each fit, each measured in a fresh process (see
+  timing.peak_fit_memory_mb; the data, and scikit-learn's Interval-CART
+  rows, are made before).
 
 ``--sizes``, ``--features``, ``--max-features``, ``--missing`` and
 ``--baseline`` sweep and compare as in bench_tree.py; ``--fit-only`` skips
@@ -24,8 +24,6 @@ Usage: python benchmarks/bench_forest.py [--max-n 1e5 | --sizes N ...]
 
 import argparse
 import itertools
-import json
-import subprocess
 import sys
 from functools import partial
 from pathlib import Path
@@ -33,6 +31,7 @@ from pathlib import Path
 from sklearn.ensemble import RandomForestRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import timing  # noqa: E402
 from bench_tree import (  # noqa: E402
     MARGIN,
     add_sweep_arguments,
@@ -47,39 +46,25 @@ from timing import BaselineProcess, interleaved_medians  # noqa: E402
 
 from mmit import MMITForest  # noqa: E402
 
-MEMORY_PROBE = """
-import json, sys
-sys.path.insert(0, {bench_dir!r})
+MEMORY_SETUP = """
 from bench_tree import MARGIN, benchmark_data, interval_cart_data
 from sklearn.ensemble import RandomForestRegressor
 from mmit import MMITForest
-
-def status_kib(field):  # VmRSS: resident now; VmHWM: peak since exec
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith(field))
-
 X, y = benchmark_data({n}, {p}, {missing})
-if {which!r} == "mmit":
-    model = MMITForest({trees}, margin=MARGIN, max_features={max_features!r}, n_jobs=2,
-                       random_state=0)
-    args = (X, y)
-else:
-    model = RandomForestRegressor({trees}, max_features={max_features!r}, n_jobs=2,
-                                  random_state=0)
-    args = interval_cart_data(X, y, MARGIN)
-before = status_kib("VmRSS")
-model.fit(*args)
-print(json.dumps((status_kib("VmHWM") - before) / 1024))
+X_rows, targets = interval_cart_data(X, y, MARGIN)
 """
+MEMORY_FITS = {
+    "mmit": "MMITForest({trees}, margin=MARGIN, max_features={max_features!r}, n_jobs=2, "
+            "random_state=0).fit(X, y)",
+    "sklearn": "RandomForestRegressor({trees}, max_features={max_features!r}, n_jobs=2, "
+               "random_state=0).fit(X_rows, targets)",
+}
 
 
 def peak_fit_memory_mb(which, n, p, missing, max_features, trees):
-    script = MEMORY_PROBE.format(bench_dir=str(Path(__file__).resolve().parent), n=n, p=p,
-                                 missing=missing, max_features=max_features, trees=trees,
-                                 which=which)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                            text=True, check=True)
-    return json.loads(result.stdout)
+    return timing.peak_fit_memory_mb(
+        MEMORY_SETUP.format(n=n, p=p, missing=missing),
+        MEMORY_FITS[which].format(trees=trees, max_features=max_features))
 
 
 def main():

@@ -17,11 +17,14 @@ Options:
   estimators; the table adds MMIT's time on the same data without NaN;
 - ``--baseline DIR``: another checkout of mmit (e.g. the previous main,
   built in place with ``python setup.py build_ext --inplace``) is timed on
-  the same data in the same run, in a process of its own.
+  the same data in the same run, in a process of its own;
+- ``--memory``: the peak memory of both fits, each in a fresh process (see
+  timing.peak_fit_memory_mb; the data are made before).
 
 Usage: python benchmarks/bench_tree.py [--max-n 1e5 | --sizes N ...]
        [--features P ...] [--max-features F ...] [--depths D ...]
        [--losses L ...] [--missing FRACTION] [--baseline DIR] [--repeats 5]
+       [--memory]
 """
 
 import argparse
@@ -30,7 +33,7 @@ from functools import partial
 
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
-from timing import BaselineProcess, interleaved_medians
+from timing import BaselineProcess, interleaved_medians, peak_fit_memory_mb
 
 import mmit
 from mmit.baselines import interval_cart_rows
@@ -128,20 +131,45 @@ def compare_fits(args, baseline, estimator, params, X, y, fit_sklearn, repeats):
     return model, times[0], times[1], cells
 
 
+MEMORY_SETUP = """
+from bench_tree import MARGIN, benchmark_data, interval_cart_data
+from sklearn.tree import DecisionTreeRegressor
+from mmit import MMIT
+X, y = benchmark_data({n}, {p}, {missing})
+X_rows, targets = interval_cart_data(X, y, MARGIN)
+"""
+MEMORY_FITS = {
+    "mmit": "MMIT(loss={loss!r}, margin=MARGIN, max_depth={max_depth!r}, "
+            "max_features={max_features!r}, random_state=0).fit(X, y)",
+    "sklearn": "DecisionTreeRegressor(max_depth={max_depth!r}, "
+               "max_features={max_features!r}, random_state=0).fit(X_rows, targets)",
+}
+
+
+def fit_memory(which, n, p, missing, **params):
+    return peak_fit_memory_mb(MEMORY_SETUP.format(n=n, p=p, missing=missing),
+                              MEMORY_FITS[which].format(**params))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_sweep_arguments(parser, default_max_features=None)
     parser.add_argument("--depths", type=parse_option, nargs="+", default=[8, None])
     parser.add_argument("--losses", nargs="+", default=["linear_hinge", "squared_hinge"])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--memory", action="store_true",
+                        help="the peak memory of both fits, each in a fresh process")
     args = parser.parse_args()
     check_sweep_arguments(parser, args)
     baseline = BaselineProcess(args.baseline) if args.baseline else None
 
     header = (f"{'n':>8} {'p':>5} {'max_f':>5} {'depth':>5} {'loss':>8} {'mmit fit s':>10} "
               f"{'sk fit s':>9} {'ratio':>6}") + comparison_header(args)
-    print(header + f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>6} {'leaves':>7} "
-          f"{'sk leaves':>9}", flush=True)
+    header += (f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>6} {'leaves':>7} "
+               f"{'sk leaves':>9}")
+    if args.memory:
+        header += f" {'mmit MB':>8} {'sk MB':>8} {'ratio':>6}"
+    print(header, flush=True)
     for n, p in itertools.product(sizes_of(args, 6), args.features):
         X, y = benchmark_data(n, p, args.missing)
         X_rows, targets = interval_cart_data(X, y, MARGIN)
@@ -160,9 +188,15 @@ def main():
             row = (f"{n:>8.0e} {p:>5d} {str(max_features):>5} {str(max_depth):>5} "
                    f"{loss.split('_')[0]:>8} {fit_mmit:>10.3f} {fit_cart:>9.3f} "
                    f"{fit_mmit / fit_cart:>6.2f}{comparison}")
-            print(row + f" {1e3 * predict_mmit:>12.2f} {1e3 * predict_cart:>10.2f} "
-                  f"{predict_mmit / predict_cart:>6.2f} {model.get_n_leaves():>7d} "
-                  f"{cart.get_n_leaves():>9d}", flush=True)
+            row += (f" {1e3 * predict_mmit:>12.2f} {1e3 * predict_cart:>10.2f} "
+                    f"{predict_mmit / predict_cart:>6.2f} {model.get_n_leaves():>7d} "
+                    f"{cart.get_n_leaves():>9d}")
+            if args.memory:
+                memory = [fit_memory(which, n, p, args.missing, loss=loss,
+                                     max_depth=max_depth, max_features=max_features)
+                          for which in ("mmit", "sklearn")]
+                row += f" {memory[0]:>8.1f} {memory[1]:>8.1f} {memory[0] / memory[1]:>6.2f}"
+            print(row, flush=True)
     if baseline:
         baseline.close()
 
