@@ -111,11 +111,11 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
     tol : float, default=1e-7
         Improvement of the validation loss that counts.
     n_jobs : int, default=None
-        Threads of the histogram split search (``splitter="hist"``): they
-        share the rows of a histogram and the features of a scan. None
-        means 1 unless in a :func:`joblib.parallel_backend` context, -1 all
-        processors. The trees can differ in the last bits of their sums
-        with the number of threads (the sums are added in another order).
+        Threads of the binned split search (``splitter="hist"``): they share
+        the features of a histogram (from about a million rows times
+        features) and the binning. None means 1 unless in a
+        :func:`joblib.parallel_backend` context, -1 all processors. The fit
+        is the same whatever the number of threads.
     random_state : int, RandomState instance or None, default=None
         Draws the validation rows, the subsamples and each tree's feature
         order.

@@ -73,9 +73,12 @@ cdef double SPLIT_RTOL = 1e-10
 cdef enum:
     N_BINS = MISSING_BIN + 1    # bins per feature: present values, then missing
     # rows times features from which a histogram's features (bins times
-    # features from which a scan's) are shared between threads: below, a
-    # parallel region costs about what it saves
-    PARALLEL_MIN_WORK = 16384
+    # features from which a scan's) are shared between threads: about a
+    # millisecond of work. Below, a parallel region saves little, and when
+    # the machine is oversubscribed a region can wait a scheduler quantum
+    # for its other thread (measured: a 1e4-row fit 10 times slower with
+    # regions from 16384)
+    PARALLEL_MIN_WORK = 1 << 20
 
 # Parents' histograms kept for their children's subtraction, at most (bytes):
 # beyond, a split node's children build theirs from their rows.
