@@ -33,7 +33,7 @@ if DEBUG:
     macros.append(("MMIT_DEBUG", "1"))
 
 # modules whose loops run on several threads
-OPENMP_MODULES = {"_binning", "_histogram_splitter"}
+OPENMP_MODULES = {"_binning", "_criterion", "_histogram_splitter", "_loss", "_solver"}
 
 
 def openmp_flag():

@@ -24,6 +24,7 @@ import numpy as np
 from ._features import BinnedFeatures
 
 from ._features cimport MISSING_BIN as MISSING_CODE
+from ._parallel cimport PARALLEL_MIN_WORK, threads_for
 from ._solver cimport intp_t
 
 MISSING_BIN = MISSING_CODE
@@ -107,7 +108,9 @@ def place_values(const double[:, ::1] X, const double[:, ::1] thresholds,
     cdef const double* edges
     cdef double x
     n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
-    for block in prange(n_blocks, nogil=True, num_threads=n_threads, schedule="static"):
+    for block in prange(n_blocks, nogil=True,
+                        num_threads=threads_for(n * p, PARALLEL_MIN_WORK, n_threads),
+                        schedule="static"):
         end = min(n, (block + 1) * ROWS_PER_BLOCK)
         for i in range(block * ROWS_PER_BLOCK, end):
             for j in range(p):

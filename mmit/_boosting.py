@@ -328,13 +328,13 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
             raise ValueError("splitter='hist' grows trees of constants: use "
                              "leaf_model='constant' or splitter='exact'.")
         loss = LOSSES[self.loss]
+        n_threads = effective_n_jobs(self.n_jobs)
         train_objective = loss.objective(lower_train, upper_train, self.margin_,
-                                         weight_train)
+                                         weight_train, n_threads)
         held_objective = (loss.objective(lower[held_out], upper[held_out], self.margin_,
-                                         sample_weight[held_out])
+                                         sample_weight[held_out], n_threads)
                           if held_out.any() else None)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
-        n_threads = effective_n_jobs(self.n_jobs)
         features = (bin_features(X_train, weight_train, self.max_bins, n_threads=n_threads)
                     if self.splitter == "hist"
                     else prepare_features(X_train, self.max_features))
@@ -367,7 +367,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
                             out=buffers.empty("stage.lower", len(lower_train))),
                 np.subtract(upper_train, train_prediction,
                             out=buffers.empty("stage.upper", len(upper_train))),
-                self.margin_, buffers))
+                self.margin_, buffers, n_threads))
             tree = self._tree(seed)
             tree._set_tree(tree._grown_tree(data, weight, seed, builder, row_values,
                                             n_threads), X.shape[1], names)

@@ -41,7 +41,8 @@ cdef class Criterion:
                                   const unsigned char* goes_left) noexcept nogil
     cdef bint targets_minimum(self, intp_t target_start, intp_t target_end,
                               double* value, double* cost) noexcept nogil
-    cdef void gradients(self, double* gradient, double* curvature) noexcept nogil
+    cdef void gradients(self, double* gradient, double* curvature,
+                        int n_threads) noexcept nogil
 
 
 cdef class HingeCriterion(Criterion):

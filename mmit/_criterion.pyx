@@ -21,6 +21,7 @@ entry makes the criterion (``LOSSES[name].criterion(targets, weight)``),
 selects the solver variant compiled for it.
 """
 
+from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t
 
@@ -76,6 +77,8 @@ cdef class HingeTargets:
     buffers : Buffers, default=None
         Where the arrays live (``_buffers``): the targets of one boosting
         stage after another, each done with before the next is made.
+    n_threads : int, default=1
+        Threads computing and reading back the breakpoints.
 
     Every finite bound is a hinge numbered ``2 * row + is_upper``; the
     finite hinges are listed by increasing breakpoint, ties by number
@@ -84,13 +87,14 @@ cdef class HingeTargets:
     """
 
     def __cinit__(self, const double[::1] lower, const double[::1] upper, double margin,
-                  buffers=None):
+                  buffers=None, int n_threads=1):
         cdef intp_t n = lower.shape[0]
         check_same_length("upper", upper, "lower", n)
         check_row_count(n)
-        lower_position, upper_position = hinge_positions(lower, upper, margin, buffers)
+        lower_position, upper_position = hinge_positions(lower, upper, margin, buffers,
+                                                         n_threads)
         self.hinge_order, self.hinge_position = sorted_hinges(lower, upper, margin,
-                                                              buffers)
+                                                              buffers, n_threads)
         self.n_samples = n
         self.margin = margin
         self.lower_position = lower_position
@@ -157,10 +161,12 @@ cdef class Criterion:
         finite bound. O(target_end - target_start)."""
         return False
 
-    cdef void gradients(self, double* gradient, double* curvature) noexcept nogil:
+    cdef void gradients(self, double* gradient, double* curvature,
+                        int n_threads) noexcept nogil:
         """Each row's weighted derivative and curvature of its loss at the
         prediction 0 (the loss's own: ``_loss.pxd``), for split searches
-        that work from them (histograms). O(n_samples)."""
+        that work from them (histograms), on ``n_threads`` threads.
+        O(n_samples)."""
 
 
 cdef class HingeCriterion(Criterion):
@@ -294,12 +300,14 @@ cdef class HingeCriterion(Criterion):
         weight[0] = total_weight
         return total
 
-    cdef void gradients(self, double* gradient, double* curvature) noexcept nogil:
+    cdef void gradients(self, double* gradient, double* curvature,
+                        int n_threads) noexcept nogil:
         cdef intp_t i
-        cdef const Interval* interval
-        for i in range(self.n_samples):
-            interval = &self.intervals[i]
-            tagged_derivatives(self.loss, interval.lower_position,
-                               interval.upper_position, 0.0, &gradient[i], &curvature[i])
-            gradient[i] *= interval.weight
-            curvature[i] *= interval.weight
+        cdef const Interval* intervals = self.intervals
+        cdef LossTag loss = self.loss
+        for i in prange(self.n_samples, num_threads=n_threads, schedule="static"):
+            tagged_derivatives(loss, intervals[i].lower_position,
+                               intervals[i].upper_position, 0.0, &gradient[i],
+                               &curvature[i])
+            gradient[i] = gradient[i] * intervals[i].weight
+            curvature[i] = curvature[i] * intervals[i].weight

@@ -23,6 +23,12 @@ ctypedef struct HistogramLink:
     intp_t sibling_end          # of node_rows
 
 
+ctypedef struct BlockSums:
+    intp_t n_left               # rows of the block going left
+    double left_weight          # their weight
+    double right_weight         # the weight of the others
+
+
 ctypedef struct FeatureSplit:
     double gain                 # Newton gain of the feature's best split (0: none)
     intp_t bin                  # codes <= bin go left
@@ -55,3 +61,5 @@ cdef class HistogramSplitter(Splitter):
     cdef void build(self, const int32_t* rows, intp_t count, intp_t feature,
                     BinSums* out) noexcept nogil
     cdef intp_t node_histogram(self, const NodeRecord* node) except -1 nogil
+    cdef void route_block(self, const NodeRecord* node, const SplitRecord* split,
+                          intp_t block, BlockSums* sums) noexcept nogil

@@ -52,7 +52,7 @@ values.
 from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, uint8_t, uint32_t
-from libc.stdlib cimport free, realloc
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
 import numpy as np
@@ -61,6 +61,7 @@ from ._buffers import empty
 
 from ._criterion cimport Criterion
 from ._features cimport MISSING_BIN, BinnedFeatures
+from ._parallel cimport PARALLEL_MIN_ROWS, PARALLEL_MIN_WORK, threads_for
 from ._solver cimport check_index
 from ._splitter cimport Splitter
 from ._tree cimport Tree
@@ -72,13 +73,7 @@ cdef double SPLIT_RTOL = 1e-10
 
 cdef enum:
     N_BINS = MISSING_BIN + 1    # bins per feature: present values, then missing
-    # rows times features from which a histogram's features (bins times
-    # features from which a scan's) are shared between threads: about a
-    # millisecond of work. Below, a parallel region saves little, and when
-    # the machine is oversubscribed a region can wait a scheduler quantum
-    # for its other thread (measured: a 1e4-row fit 10 times slower with
-    # regions from 16384)
-    PARALLEL_MIN_WORK = 1 << 20
+    ROWS_PER_BLOCK = 1 << 14    # rows of a block routed to the children on one thread
 
 # Parents' histograms kept for their children's subtraction, at most (bytes):
 # beyond, a split node's children build theirs from their rows.
@@ -205,10 +200,13 @@ cdef class HistogramSplitter(Splitter):
         self.hessian = &derivatives_view[1, 0]
         self.feature_splits = <FeatureSplit*> &feature_splits_view[0]
         self.drawn = &drawn_view[0]
+        cdef int row_threads = threads_for(n, PARALLEL_MIN_ROWS, self.n_threads)
         with nogil:
-            criterion.gradients(self.gradient, self.hessian)
+            criterion.gradients(self.gradient, self.hessian, row_threads)
             for i in range(n):
-                curved = curved or self.hessian[i] > 0.0
+                if self.hessian[i] > 0.0:
+                    curved = True
+                    break
             if not curved:  # a loss without curvature: least squares on the gradients
                 for i in range(n):
                     self.hessian[i] = sample_weight[i]
@@ -291,8 +289,7 @@ cdef class HistogramSplitter(Splitter):
             memset(out + first * N_BINS, 0, N_BINS * sizeof(BinSums))
             accumulate(rows, count, codes, p, first, last, gradient, hessian, out)
             return
-        if count * p >= PARALLEL_MIN_WORK:
-            n_parts = min(self.n_threads, p)
+        n_parts = threads_for(count * p, PARALLEL_MIN_WORK, min(self.n_threads, p))
         for t in prange(n_parts, num_threads=n_parts, schedule="static"):
             first = t * p // n_parts
             last = (t + 1) * p // n_parts
@@ -399,8 +396,7 @@ cdef class HistogramSplitter(Splitter):
                 total_h += sums[k].hessian
             for k in range(p):
                 self.drawn[k] = self.draw_feature(k)
-            if p * N_BINS >= PARALLEL_MIN_WORK:
-                n_scans = min(self.n_threads, p)
+            n_scans = threads_for(p * N_BINS, PARALLEL_MIN_WORK, self.n_threads)
             for k in prange(p, num_threads=n_scans, schedule="static"):
                 best_split_of(sums + drawn[k] * N_BINS, n_bins[drawn[k]], total_g, total_h,
                               m, min_leaf, &feature_splits[drawn[k]])
@@ -443,35 +439,37 @@ cdef class HistogramSplitter(Splitter):
         """Partition the node by the split's bin, solve its children exactly
         on their sorted hinges, add them to the tree and link their
         histograms to the node's. O(m + H)."""
-        cdef intp_t m = node.end - node.start, k, n_left = 0, row, slot, n_kept
-        cdef const int32_t* rows = self.node_rows + node.start
-        cdef const uint8_t* codes = self.codes + split.feature
-        cdef double left_weight = 0.0, right_weight = 0.0, weight
-        cdef uint8_t code
-        cdef intp_t goes_left
-        for k in range(m):
-            row = rows[k]
-            check_index(row, self.n_samples)
-            code = codes[row * self.n_features]
-            goes_left = (split.missing_go_to_left if code == MISSING_BIN
-                         else code <= split.bin)
-            self.goes_left[row] = goes_left
-            n_left += goes_left
-            weight = self.sample_weight[row]
-            left_weight += goes_left * weight
-            right_weight += (1 - goes_left) * weight
+        cdef intp_t m = node.end - node.start, k, n_left = 0, slot, n_kept, side
+        cdef intp_t n_blocks = (m + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
+        cdef int n_parts = threads_for(m, PARALLEL_MIN_ROWS, self.n_threads)
+        cdef double left_weight = 0.0, right_weight = 0.0
+        cdef BlockSums* blocks = <BlockSums*> malloc(n_blocks * sizeof(BlockSums))
+        cdef NodeRecord* child
+        if blocks == NULL:
+            with gil:
+                raise MemoryError("cannot allocate the partition's block sums")
+        # each block of rows on one thread; the blocks' sums added in order,
+        # so that the weights do not depend on the threads
+        for k in prange(n_blocks, num_threads=n_parts, schedule="static"):
+            self.route_block(node, split, k, &blocks[k])
+        for k in range(n_blocks):
+            n_left += blocks[k].n_left
+            left_weight += blocks[k].left_weight
+            right_weight += blocks[k].right_weight
+        free(blocks)
         left.presorted = right.presorted = False
         self.partition(node, n_left, left, right)
-        # each child's value from its sorted hinges, and the cost there (the
-        # parent's value and no cost without a finite bound)
-        if not self.criterion.targets_minimum(left.target_start, left.target_end,
-                                              &left.value, &left.cost):
-            left.value = node.value
-        if not self.criterion.targets_minimum(right.target_start, right.target_end,
-                                              &right.value, &right.cost):
-            right.value = node.value
         left.weight = left_weight
         right.weight = right_weight
+        # each child's value from its sorted hinges, and the cost there (the
+        # parent's value and no cost without a finite bound)
+        n_parts = threads_for(node.target_end - node.target_start, PARALLEL_MIN_ROWS,
+                              self.n_threads)
+        for side in prange(2, num_threads=n_parts, schedule="static"):
+            child = left if side == 0 else right
+            if not self.criterion.targets_minimum(child.target_start, child.target_end,
+                                                  &child.value, &child.cost):
+                child.value = node.value
         self.add_children(tree, node, split, left, right)
         if not self.subtract:
             return 0
@@ -496,6 +494,30 @@ cdef class HistogramSplitter(Splitter):
         self.links[right.node_id].sibling_start = left.start
         self.links[right.node_id].sibling_end = left.end
         return 0
+
+    cdef void route_block(self, const NodeRecord* node, const SplitRecord* split,
+                          intp_t block, BlockSums* sums) noexcept nogil:
+        """Set ``goes_left`` for the node's rows of block ``block``; their
+        count and weights on each side in ``sums``."""
+        cdef intp_t start = node.start + block * ROWS_PER_BLOCK, k, row, left
+        cdef intp_t end = min(node.end, start + ROWS_PER_BLOCK)
+        cdef const uint8_t* codes = self.codes + split.feature
+        cdef uint8_t code
+        cdef double weight
+        sums.n_left = 0
+        sums.left_weight = 0.0
+        sums.right_weight = 0.0
+        for k in range(start, end):
+            row = self.node_rows[k]
+            check_index(row, self.n_samples)
+            code = codes[row * self.n_features]
+            left = (split.missing_go_to_left if code == MISSING_BIN
+                    else code <= split.bin)
+            self.goes_left[row] = left
+            weight = self.sample_weight[row]
+            sums.n_left += left
+            sums.left_weight += left * weight
+            sums.right_weight += (1 - left) * weight
 
     cdef void settle_leaf(self, const NodeRecord* node) noexcept nogil:
         """Also give back the histogram the leaf holds, or its share of its

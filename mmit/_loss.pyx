@@ -24,6 +24,10 @@ updates (``_solver.pyx``: ``if Loss is ...``, and one branch in each of its
 four dispatchers), and one entry here.
 """
 
+from cython.parallel cimport prange
+
+from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
+
 import numpy as np
 
 from ._solver import hinge_positions, optimal_constant, optimal_costs
@@ -49,20 +53,36 @@ def derivatives(const double[::1] lower, const double[::1] upper,
     return out_array
 
 
+cdef enum:
+    ROWS_PER_BLOCK = 1 << 14    # rows whose losses one thread sums in order
+
+
 def weighted_loss(const double[::1] lower, const double[::1] upper,
-                  const double[::1] prediction, const double[::1] weight, int tag):
+                  const double[::1] prediction, const double[::1] weight, int tag,
+                  int n_threads=1):
     """The weighted sum of the loss of tag ``tag`` over the predictions (one
-    pass, no intermediate arrays)."""
-    cdef Py_ssize_t n = prediction.shape[0], i
-    cdef double total = 0.0
+    pass, no intermediate arrays): blocks of rows on ``n_threads`` threads,
+    each summed in order, then the blocks' sums in order (the same total
+    whatever the threads)."""
+    cdef Py_ssize_t n = prediction.shape[0], n_blocks, block, i
+    cdef double total = 0.0, part
     if lower.shape[0] != n or upper.shape[0] != n or weight.shape[0] != n:
         raise ValueError("lower, upper, prediction and weight must have the same length.")
     if not 0 <= tag < N_LOSS_TAGS:
         raise ValueError(f"unknown loss tag {tag!r}")
-    with nogil:
-        for i in range(n):
-            total += weight[i] * tagged_interval_loss(<LossTag> tag, lower[i], upper[i],
-                                                      prediction[i])
+    n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
+    sums_array = np.empty(max(n_blocks, 1))
+    cdef double[::1] sums = sums_array
+    for block in prange(n_blocks, nogil=True,
+                        num_threads=threads_for(n, PARALLEL_MIN_ROWS, n_threads),
+                        schedule="static"):
+        part = 0.0
+        for i in range(block * ROWS_PER_BLOCK, min(n, (block + 1) * ROWS_PER_BLOCK)):
+            part = part + weight[i] * tagged_interval_loss(<LossTag> tag, lower[i],
+                                                           upper[i], prediction[i])
+        sums[block] = part
+    for block in range(n_blocks):
+        total += sums[block]
     return total
 
 
@@ -82,7 +102,11 @@ class IntervalLoss:
 
     Examples
     --------
-    >>> import numpy as np
+    >>> from cython.parallel cimport prange
+
+from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
+
+import numpy as np
     >>> from mmit._loss import LOSSES
     >>> loss = LOSSES["squared_hinge"]
     >>> lower, upper = np.array([0.0, 0.0]), np.array([1.0, np.inf])
@@ -132,10 +156,10 @@ class IntervalLoss:
 
         return HingeCriterion(targets, sample_weight, self.tag, sweeps, buffers)
 
-    def objective(self, lower, upper, margin, sample_weight):
+    def objective(self, lower, upper, margin, sample_weight, n_threads=1):
         """The mean weighted loss of predictions of these intervals
         (:class:`Objective`)."""
-        return Objective(self, lower, upper, margin, sample_weight)
+        return Objective(self, lower, upper, margin, sample_weight, n_threads)
 
     def optimal_costs(self, lower, upper, margin, sample_weight, fallback=0.0):
         """The solver's optimal prediction and cost after each row (validated
@@ -173,6 +197,8 @@ class Objective:
     margin : float
     sample_weight : ndarray of shape (n_samples,)
         Non-negative weights; they are normalised to sum to 1.
+    n_threads : int, default=1
+        Threads evaluating the mean loss.
 
     Attributes
     ----------
@@ -182,16 +208,17 @@ class Objective:
         The normalised weights.
     """
 
-    def __init__(self, loss, lower, upper, margin, sample_weight):
+    def __init__(self, loss, lower, upper, margin, sample_weight, n_threads=1):
         self.loss = loss
         self.lower, self.upper = breakpoints(lower, upper, margin)
         self.weight = sample_weight / sample_weight.sum()
+        self.n_threads = n_threads
 
     def __call__(self, prediction):
         """Mean loss of ``prediction`` (an array of one prediction per row)."""
         return weighted_loss(self.lower, self.upper,
                              np.ascontiguousarray(prediction, dtype=np.float64),
-                             self.weight, self.loss.tag)
+                             self.weight, self.loss.tag, self.n_threads)
 
     def gradient(self, prediction):
         """Gradient of the mean loss over all rows in each prediction (a

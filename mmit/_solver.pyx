@@ -50,6 +50,7 @@ rightmost one, flat to the left by the leftmost one. Without any hinge the
 cost is 0 and there is no minimiser (the caller chooses a fallback).
 """
 
+from cython.parallel cimport prange
 from libc.float cimport DBL_EPSILON
 from libc.math cimport INFINITY, isfinite
 from libc.stdint cimport int32_t, int64_t, uint64_t
@@ -68,6 +69,7 @@ from ._loss cimport (
     LossTag,
     SquaredHinge,
 )
+from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
 from ._sorting cimport (
     dropped_bits,
     index_mask_for,
@@ -759,12 +761,13 @@ cdef inline void insert_rows(HingeSolver* solver, const double* lower,
 # ---------------------------------------------------------------------------
 
 def hinge_positions(const double[::1] lower, const double[::1] upper, double margin,
-                    buffers=None):
+                    buffers=None, int n_threads=1):
     """Breakpoints of the lower and upper hinges (infinite bounds stay infinite).
 
     A lower bound ``l`` has its breakpoint at ``l + margin``, an upper bound
     ``u`` at ``u - margin``; an exact value (``l == u``) uses margin 0. The
-    arrays come from ``buffers`` (a ``_buffers.Buffers``) when given.
+    arrays come from ``buffers`` (a ``_buffers.Buffers``) when given; the
+    rows are shared between ``n_threads`` threads.
     """
     cdef intp_t n = lower.shape[0], i
     check_same_length("upper", upper, "lower", n)
@@ -772,22 +775,23 @@ def hinge_positions(const double[::1] lower, const double[::1] upper, double mar
     upper_pos_array = empty(buffers, "hinges.upper_position", n)
     cdef double[::1] lower_pos = lower_pos_array
     cdef double[::1] upper_pos = upper_pos_array
-    with nogil:
-        for i in range(n):
-            lower_pos[i] = breakpoint(lower[i], upper[i], 0, margin)
-            upper_pos[i] = breakpoint(lower[i], upper[i], 1, margin)
+    for i in prange(n, nogil=True, num_threads=threads_for(n, PARALLEL_MIN_ROWS, n_threads),
+                    schedule="static"):
+        lower_pos[i] = breakpoint(lower[i], upper[i], 0, margin)
+        upper_pos[i] = breakpoint(lower[i], upper[i], 1, margin)
     return lower_pos_array, upper_pos_array
 
 
 def sorted_hinges(const double[::1] lower, const double[::1] upper, double margin,
-                  buffers=None):
+                  buffers=None, int n_threads=1):
     """The finite hinges of interval bounds by increasing breakpoint.
 
     Returns ``hinge_order`` (int32: the hinge numbers ``2 * row +
     is_upper``, ties by number) and ``positions`` (their breakpoints, see
     :func:`hinge_positions`), from ``buffers`` when given. One ``numpy.sort``
     of packed keys and a linear pass (``_sorting``): about 3 times faster
-    than ``argsort``.
+    than ``argsort``; the breakpoints are read back on ``n_threads``
+    threads.
     """
     cdef intp_t n = lower.shape[0], k, hinge, n_hinges = 0
     check_same_length("upper", upper, "lower", n)
@@ -806,14 +810,16 @@ def sorted_hinges(const double[::1] lower, const double[::1] upper, double margi
     positions_array = empty(buffers, "hinges.position", n_hinges)
     cdef int32_t[::1] order = order_array
     cdef double[::1] positions = positions_array
-    with nogil:
-        if n_hinges > 0:
+    if n_hinges > 0:
+        with nogil:
             order_keys(&keys[0], n_hinges, index_mask, &dropped[0], 2 * n)
-        for k in range(n_hinges):
-            hinge = key_index(keys[k], index_mask)
-            order[k] = <int32_t> hinge
-            positions[k] = breakpoint(lower[hinge >> 1], upper[hinge >> 1], hinge & 1,
-                                      margin)
+    for k in prange(n_hinges, nogil=True,
+                    num_threads=threads_for(n_hinges, PARALLEL_MIN_ROWS, n_threads),
+                    schedule="static"):
+        hinge = key_index(keys[k], index_mask)
+        order[k] = <int32_t> hinge
+        positions[k] = breakpoint(lower[hinge >> 1], upper[hinge >> 1], hinge & 1,
+                                  margin)
     return order_array, positions_array
 
 

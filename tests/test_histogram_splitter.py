@@ -121,9 +121,11 @@ def test_every_node_split_is_the_brute_force_newton_split(loss, growth, seed):
 
 def test_threads_share_the_histograms():
     """Features split between two threads (from about 1e6 rows times
-    features): each feature's bins summed in the same order, the same fit."""
-    X, y = problem(n=60_000, p=20, seed=4, missing=0.05)
-    params = dict(n_estimators=5, learning_rate=0.3, max_depth=3, splitter="hist",
+    features), rows routed in blocks and children solved in parallel (from
+    about 1.3e5 rows): each feature's bins summed in the same order, the
+    blocks' sums added in order, the same fit."""
+    X, y = problem(n=140_000, p=8, seed=4, missing=0.05)
+    params = dict(n_estimators=3, learning_rate=0.3, max_depth=3, splitter="hist",
                   early_stopping=False, random_state=0)
     one = MMITBoost(**params, n_jobs=1).fit(X, y)
     two = MMITBoost(**params, n_jobs=2).fit(X, y)
@@ -131,6 +133,7 @@ def test_threads_share_the_histograms():
         np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
         np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
     np.testing.assert_array_equal(one.predict(X), two.predict(X))
+    np.testing.assert_array_equal(one.train_score_, two.train_score_)
 
 
 @pytest.mark.parametrize("splitter", ["hist", "exact"])
@@ -241,7 +244,8 @@ def test_binning_keeps_distinct_values_apart_and_missing_values_last():
 
 
 def test_binning_on_threads_places_values_as_on_one():
-    X = np.random.default_rng(0).normal(size=(20_000, 5))
+    # threads from about 1e6 rows times features
+    X = np.random.default_rng(0).normal(size=(250_000, 5))
     X[::9, 2] = np.nan
     one, two = (np.asarray(bin_features(X, n_threads=k).codes) for k in (1, 2))
     np.testing.assert_array_equal(one, two)
