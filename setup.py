@@ -33,7 +33,8 @@ if DEBUG:
     macros.append(("MMIT_DEBUG", "1"))
 
 # modules whose loops run on several threads
-OPENMP_MODULES = {"_binning", "_criterion", "_histogram_splitter", "_loss", "_solver"}
+OPENMP_MODULES = {"_binning", "_criterion", "_histogram_splitter", "_loss", "_npmle",
+                  "_solver"}
 
 
 def openmp_flag():
@@ -75,7 +76,7 @@ extensions = [
     extension(name)
     for name in ("_loss", "_solver", "_criterion", "_leaf_models", "_tree", "_features",
                  "_splitter", "_binning", "_histogram_splitter", "_builder", "_pruning",
-                 "_coordinate_descent")
+                 "_coordinate_descent", "_npmle")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

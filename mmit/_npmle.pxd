@@ -1,0 +1,34 @@
+# Declarations of the weighted nonparametric maximum-likelihood estimate of
+# a distribution from interval-censored values (Turnbull). See _npmle.pyx.
+
+from libc.stdint cimport int32_t
+
+from ._solver cimport intp_t
+
+
+ctypedef struct Endpoint:
+    double value                # an end of an observation
+    int32_t code                # 2 * observation + (1 for a right end)
+
+
+ctypedef struct NpmleWork:
+    # Working memory of estimates over at most `capacity` observations
+    intp_t capacity             # observations it holds at most
+    Endpoint* endpoints         # 2 * capacity: their ends, sorted
+    intp_t* first               # capacity: each one's first Turnbull interval
+    intp_t* last                # capacity: and its last
+    double* share               # capacity: weight over the mass it may hold
+    double* left                # capacity: the Turnbull intervals' left ends
+    double* right               # capacity: their right ends
+    double* mass                # capacity: their probabilities
+    double* flow                # capacity + 1: an iteration's prefix sums
+
+
+cdef int work_init(NpmleWork* work, intp_t capacity) noexcept nogil
+cdef void work_free(NpmleWork* work) noexcept nogil
+cdef intp_t npmle(const double* lower, const double* upper, const double* weight,
+                  intp_t count, NpmleWork* work, double tolerance,
+                  intp_t max_iter) noexcept nogil
+cdef double cdf_at(const NpmleWork* work, intp_t n_intervals, double value) noexcept nogil
+cdef double quantile_at(const NpmleWork* work, intp_t n_intervals,
+                        double level) noexcept nogil

@@ -1,0 +1,314 @@
+"""Predictive distributions from a forest's leaves (DESIGN.md section 13).
+
+A fitted forest gives each query ``x`` weights over its training rows,
+``w_i(x)`` = the mean over the trees of (the weight of row i in the tree's
+sample, if it lies in x's leaf) / (the leaf's total weight), Meinshausen's
+quantile regression forest weights. The predictive distribution at ``x`` is
+the weighted nonparametric maximum-likelihood estimate (NPMLE, ``_npmle``)
+of the training intervals under those weights: with exact values the
+weighted empirical distribution, with censored ones mass only where the
+intervals allow. Quantiles and CDF values are read from it; out of bag,
+each training row uses only the trees whose sample left it out.
+
+Cost per query: O(T) leaf look-ups and the rows held by its T leaves (m of
+them) gathered, then the NPMLE, O(m log m + iterations * m); queries run in
+parallel threads, each with O(n) working memory.
+"""
+
+import numpy as np
+from joblib import effective_n_jobs
+
+from ._npmle import forest_readout
+
+# The NPMLE stops when the mean log-likelihood is within this of its maximum
+NPMLE_TOLERANCE = 1e-7
+NPMLE_MAX_ITER = 10_000
+
+
+class LeafSamples:
+    """Where a forest's training rows fell, and their intervals: what its
+    predictive distributions are made of.
+
+    Parameters
+    ----------
+    leaves : ndarray of shape (n_samples, n_trees), int32
+        The leaf of each training row in each tree.
+    node_counts : ndarray of shape (n_trees,)
+        The number of nodes of each tree.
+    lower, upper : ndarray of shape (n_samples,)
+        The training intervals' bounds.
+    tree_weights : callable
+        ``tree_weights(t)``: the weights of the training rows in tree t's
+        sample (bootstrap counts or sample weights), regenerated when
+        needed rather than stored.
+    """
+
+    def __init__(self, leaves, node_counts, lower, upper, tree_weights):
+        self.leaves = np.ascontiguousarray(leaves, dtype=np.int32)
+        self.node_counts = np.asarray(node_counts, dtype=np.int64)
+        self.lower = np.ascontiguousarray(lower, dtype=np.float64)
+        self.upper = np.ascontiguousarray(upper, dtype=np.float64)
+        self.tree_weights = tree_weights
+        self._layout = None
+
+    @property
+    def n_trees(self):
+        return self.leaves.shape[1]
+
+    def _leaf_rows(self):
+        """Every tree's leaves' rows, with their weights over the leaf's total
+        weight, as CSR arrays (one ``indptr`` segment of node_count + 1
+        entries per tree, from ``offsets``), made on first use."""
+        if self._layout is None:
+            offsets = np.concatenate([[0], np.cumsum(self.node_counts + 1)[:-1]])
+            indptr = np.empty(int(np.sum(self.node_counts + 1)), dtype=np.int64)
+            rows, weights = [], []
+            start = 0
+            for t, n_nodes in enumerate(self.node_counts):
+                weight = self.tree_weights(t)
+                held = np.flatnonzero(weight > 0)
+                leaf = self.leaves[held, t]
+                order = held[np.argsort(leaf, kind="stable")]
+                totals = np.bincount(leaf, weights=weight[held], minlength=n_nodes)
+                segment = indptr[offsets[t]:offsets[t] + n_nodes + 1]
+                segment[0] = start
+                segment[1:] = start + np.cumsum(np.bincount(leaf, minlength=n_nodes))
+                rows.append(order.astype(np.int32))
+                weights.append(weight[order] / totals[self.leaves[order, t]])
+                start += held.size
+            # every end's rank among all ends (a left end before a right end of
+            # the same value: closed intervals), and the end of each rank
+            ends = np.column_stack([self.lower, self.upper]).ravel()
+            codes = np.arange(ends.size)
+            ranked_codes = np.lexsort((codes, codes & 1, ends)).astype(np.int32)
+            code_ranks = np.empty_like(ranked_codes)
+            code_ranks[ranked_codes] = np.arange(ends.size, dtype=np.int32)
+            self._layout = (offsets.astype(np.int64), indptr,
+                            np.concatenate(rows) if rows else np.empty(0, np.int32),
+                            np.concatenate(weights) if weights else np.empty(0),
+                            code_ranks, ranked_codes)
+        return self._layout
+
+    def readout(self, leaves, shift, points, quantiles, n_threads):
+        """Quantiles at the levels ``points`` (``quantiles`` True) or CDF values
+        at the thresholds ``points`` of each query whose leaf in tree t is
+        ``leaves[:, t]`` (-1: tree t left out), its distribution moved by
+        ``shift``; NaN without any row."""
+        offsets, indptr, rows, weights, code_ranks, ranked_codes = self._leaf_rows()
+        return forest_readout(np.ascontiguousarray(leaves, dtype=np.int64), offsets,
+                              indptr, rows, weights, self.lower, self.upper, code_ranks,
+                              ranked_codes, np.ascontiguousarray(shift, dtype=np.float64),
+                              np.ascontiguousarray(points, dtype=np.float64),
+                              quantiles, NPMLE_TOLERANCE, NPMLE_MAX_ITER, n_threads)
+
+    def out_of_bag_leaves(self):
+        """Each training row's leaves in the trees whose sample left it out
+        (-1 for the others)."""
+        leaves = self.leaves.astype(np.int64)
+        for t in range(self.n_trees):
+            leaves[self.tree_weights(t) > 0, t] = -1
+        return leaves
+
+
+class ForestDistribution:
+    """The predictive distributions of a fitted forest.
+
+    ``kind="location"``: the training intervals, weighted by the forest's
+    own leaves (Meinshausen's quantile regression forest, the NPMLE for
+    censored rows). ``kind="spread"``: the forest's prediction plus its
+    out-of-bag residual intervals ``[lower - f_oob(x), upper - f_oob(x)]``,
+    weighted by the leaves of a second forest (``weighting``) grown on the
+    residuals' sizes ``|y - f_oob(x)|``: its splits follow the features
+    that change the spread, which the forest's own splits (chosen for the
+    location) miss (``benchmarks/uncertainty.py``).
+
+    Parameters
+    ----------
+    kind : {"location", "spread"}
+    weighting : MMITForest
+        The forest whose leaves weigh the training rows.
+    samples : LeafSamples
+        Its training rows' leaves, with the intervals distributed (the
+        targets for "location", the residuals for "spread").
+    out_of_bag_location : ndarray of shape (n_samples,) or None
+        "spread": the forest's out-of-bag predictions of its training rows.
+    """
+
+    def __init__(self, kind, weighting, samples, out_of_bag_location=None):
+        self.kind = kind
+        self.weighting = weighting
+        self.samples = samples
+        self.out_of_bag_location = out_of_bag_location
+
+    def readout(self, forest, X, points, quantiles, n_threads):
+        """Quantiles or CDF values (see ``LeafSamples.readout``) at validated
+        ``X`` (float64, C-contiguous)."""
+        leaves = np.column_stack([tree.tree_.apply(X) for tree in
+                                  self.weighting.estimators_]) if X.shape[0] else (
+            np.empty((0, self.samples.n_trees), dtype=np.int64))
+        shift = forest.predict(X) if self.kind == "spread" else np.zeros(X.shape[0])
+        return self.samples.readout(leaves, shift, points, quantiles, n_threads)
+
+    def out_of_bag_readout(self, points, quantiles, n_threads):
+        """The same for the training rows, out of bag (NaN for a row in every
+        tree's sample, or without an out-of-bag prediction)."""
+        shift = (self.out_of_bag_location if self.kind == "spread"
+                 else np.zeros(self.samples.leaves.shape[0]))
+        out = self.samples.readout(self.samples.out_of_bag_leaves(), np.nan_to_num(shift),
+                                   points, quantiles, n_threads)
+        out[np.isnan(shift)] = np.nan
+        return out
+
+
+def check_levels(quantiles):
+    """Quantile levels as a 1-D float array in [0, 1] (ValueError otherwise)."""
+    levels = np.atleast_1d(np.asarray(quantiles, dtype=np.float64))
+    if levels.ndim != 1 or levels.size == 0:
+        raise ValueError(f"quantiles must be a non-empty 1-D list of levels, got "
+                         f"{quantiles!r}.")
+    if not np.all((levels >= 0.0) & (levels <= 1.0)):
+        raise ValueError(f"quantiles must lie in [0, 1], got {quantiles!r}.")
+    return levels
+
+
+def interval_levels(coverage):
+    """The quantile levels of a central interval of ``coverage`` in (0, 1)."""
+    if isinstance(coverage, bool) or not isinstance(coverage, (int, float, np.floating)):
+        raise TypeError(f"coverage must be a float in (0, 1), got {coverage!r}.")
+    if not 0.0 < coverage < 1.0:
+        raise ValueError(f"coverage must lie in (0, 1), got {coverage!r}.")
+    return np.array([(1.0 - coverage) / 2.0, (1.0 + coverage) / 2.0])
+
+
+def check_thresholds(thresholds):
+    """Thresholds as a 1-D float array without NaN (ValueError otherwise)."""
+    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    if values.ndim != 1 or values.size == 0 or np.isnan(values).any():
+        raise ValueError(f"thresholds must be a non-empty 1-D list of numbers, got "
+                         f"{thresholds!r}.")
+    return values
+
+
+class PredictiveDistributionMixin:
+    """Quantiles, intervals and CDFs of a forest's predictive distributions
+    (``_distribution_owner()``: the fitted forest holding ``distribution_``),
+    at new rows and out of bag."""
+
+    def _distribution(self):
+        owner = self._distribution_owner()
+        if getattr(owner, "distribution_", None) is None:
+            raise ValueError(f"{type(owner).__name__} was fitted with distribution=None: "
+                             "fit it with distribution='spread' or 'location' to "
+                             "predict distributions.")
+        return owner, owner.distribution_
+
+    def _readout(self, X, points, quantiles):
+        owner, distribution = self._distribution()
+        X = owner._validate_X_predict(X)
+        return distribution.readout(owner, X, points, quantiles,
+                                    effective_n_jobs(owner.n_jobs))
+
+    def _out_of_bag_readout(self, points, quantiles):
+        owner, distribution = self._distribution()
+        return distribution.out_of_bag_readout(points, quantiles,
+                                               effective_n_jobs(owner.n_jobs))
+
+    def predict_quantiles(self, X, quantiles=(0.1, 0.5, 0.9)):
+        """Quantiles of each sample's predictive distribution.
+
+        The distribution is the weighted nonparametric maximum-likelihood
+        estimate of the training intervals under the forest's weights (see
+        ``distribution``): a quantile falls where the estimate's CDF reaches
+        the level, spreading the mass of a bounded Turnbull interval evenly
+        over it; it is -inf or +inf where the level falls in mass that the
+        data place only beyond their last finite bound (censored rows).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        quantiles : array-like of shape (n_quantiles,), default=(0.1, 0.5, 0.9)
+            Levels in [0, 1].
+
+        Returns
+        -------
+        quantiles : ndarray of shape (n_samples, n_quantiles)
+            Non-decreasing along each row.
+        """
+        return self._readout(X, check_levels(quantiles), True)
+
+    def predict_interval(self, X, coverage=0.9):
+        """A central prediction interval of each sample: the quantiles at
+        ``(1 - coverage) / 2`` and ``(1 + coverage) / 2``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        coverage : float, default=0.9
+            Probability of the interval, in (0, 1).
+
+        Returns
+        -------
+        interval : ndarray of shape (n_samples, 2)
+            Lower and upper ends.
+        """
+        return self._readout(X, interval_levels(coverage), True)
+
+    def predict_cdf(self, X, thresholds):
+        """P(value <= threshold) under each sample's predictive distribution.
+
+        For data made with :func:`mmit.intervals_from_survival` (log times),
+        ``1 - predict_cdf(X, np.log(times))`` is each sample's survival
+        curve at ``times``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        thresholds : array-like of shape (n_thresholds,)
+
+        Returns
+        -------
+        cdf : ndarray of shape (n_samples, n_thresholds)
+            In [0, 1], non-decreasing in the threshold.
+        """
+        return self._readout(X, check_thresholds(thresholds), False)
+
+    def oob_quantiles(self, quantiles=(0.1, 0.5, 0.9)):
+        """:meth:`predict_quantiles` of each training sample out of bag (from
+        the trees whose bootstrap sample left it out; NaN for a sample in
+        every one): for checking the distributions' calibration.
+
+        Parameters
+        ----------
+        quantiles : array-like of shape (n_quantiles,), default=(0.1, 0.5, 0.9)
+
+        Returns
+        -------
+        quantiles : ndarray of shape (n_samples, n_quantiles)
+        """
+        return self._out_of_bag_readout(check_levels(quantiles), True)
+
+    def oob_interval(self, coverage=0.9):
+        """:meth:`predict_interval` of each training sample out of bag.
+
+        Parameters
+        ----------
+        coverage : float, default=0.9
+
+        Returns
+        -------
+        interval : ndarray of shape (n_samples, 2)
+        """
+        return self._out_of_bag_readout(interval_levels(coverage), True)
+
+    def oob_cdf(self, thresholds):
+        """:meth:`predict_cdf` of each training sample out of bag.
+
+        Parameters
+        ----------
+        thresholds : array-like of shape (n_thresholds,)
+
+        Returns
+        -------
+        cdf : ndarray of shape (n_samples, n_thresholds)
+        """
+        return self._out_of_bag_readout(check_thresholds(thresholds), False)
