@@ -21,6 +21,7 @@ from ._fitting import (
     validate_training_data,
 )
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
+from ._predictive import PredictiveDistributionMixin
 from ._validation import bounds_spread
 from .metrics import _distance_outside
 
@@ -45,13 +46,13 @@ def _out_of_bag_errors(params, X, y, sample_weight, seed):
     (NaN for a row in every bootstrap sample), and the fit time."""
     start = time.perf_counter()
     with rows_without_out_of_bag_prediction_ignored():
-        forest = MMITForest(**params, oob_score=True, random_state=seed).fit(
-            X, y, sample_weight)
+        forest = MMITForest(**params, oob_score=True, random_state=seed,
+                            distribution=None).fit(X, y, sample_weight)
     seconds = time.perf_counter() - start
     return _distance_outside(y[:, 0], y[:, 1], forest.oob_prediction_) ** 2, seconds
 
 
-class MMITForestCV(IntervalRegressorMixin, BaseEstimator):
+class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEstimator):
     """MMITForest with margin, loss, max_features and leaf size chosen out of bag.
 
     Each candidate of a small grid is one forest scored by its out-of-bag
@@ -245,6 +246,10 @@ class MMITForestCV(IntervalRegressorMixin, BaseEstimator):
         self.best_index_ = chosen
         self.best_params_ = candidates[chosen]
         self.best_score_ = float(-mse[chosen])
+
+    def _distribution_owner(self):
+        check_is_fitted(self)
+        return self.best_estimator_
 
     def predict(self, X):
         """Predictions of the chosen forest.

@@ -50,6 +50,9 @@ cdef extern from *:
     """
     int count_trailing_zeros "mmit_npmle_ctz64"(uint64_t x) noexcept nogil
 
+# A quantile's level is reached when the CDF is within this of it
+cdef double LEVEL_TOLERANCE = 1e-12
+
 
 cdef inline bint endpoint_before(const Endpoint& a, const Endpoint& b) noexcept nogil:
     """By value, a left end before a right end of the same value (closed
@@ -213,16 +216,19 @@ cdef double cdf_at(const NpmleWork* work, intp_t n_intervals, double value) noex
 
 cdef double quantile_at(const NpmleWork* work, intp_t n_intervals,
                         double level) noexcept nogil:
-    """The smallest value whose CDF reaches ``level`` (in [0, 1]): +inf
-    when the mass below does not (an unbounded upper interval's), -inf
-    when an unbounded lower interval's mass reaches it."""
+    """The smallest value whose CDF reaches ``level`` (in [0, 1], to within
+    ``LEVEL_TOLERANCE``): +inf when the mass below does not (an unbounded
+    upper interval's), -inf when an unbounded lower interval's mass reaches
+    it."""
     cdef intp_t j
     cdef double below = 0.0, mass, left, right
     for j in range(n_intervals):
         mass = work.mass[j]
         left = work.left[j]
         right = work.right[j]
-        if mass <= 0.0 or below + mass < level:
+        # a level the CDF reaches to within rounding is reached (the masses are
+        # sums of weights over totals: equal weights may round either way)
+        if mass <= 0.0 or below + mass < level - LEVEL_TOLERANCE:
             below += mass
             continue
         if left == -INFINITY:
@@ -231,8 +237,8 @@ cdef double quantile_at(const NpmleWork* work, intp_t n_intervals,
             return INFINITY
         if right == left:
             return left
-        return left + (right - left) * max(level - below, 0.0) / mass
-    return INFINITY if level > below else work.right[n_intervals - 1]
+        return left + (right - left) * min(max(level - below, 0.0) / mass, 1.0)
+    return INFINITY if level > below + LEVEL_TOLERANCE else work.right[n_intervals - 1]
 
 
 # ---------------------------------------------------------------------------

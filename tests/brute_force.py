@@ -84,3 +84,40 @@ def conventional_minimiser(left, right):
     if right == np.inf:
         return left
     return 0.5 * (left + right)
+
+
+def observation_probabilities(lower, upper, weight, iterations=10_000):
+    """The probability each observation ``[lower_i, upper_i]`` (closed) gets
+    under the NPMLE of weighted interval-censored values (test oracle).
+
+    Independent of ``mmit._npmle``: the real line is cut at every finite end
+    into point cells and the open cells between them; plain self-consistency
+    iterations on the cells' masses, from each observation's weight spread
+    evenly over the cells it holds. (The observations' probabilities are
+    unique even where the masses are not.)
+    """
+    lower, upper, weight = (np.asarray(a, float) for a in (lower, upper, weight))
+    keep = weight > 0
+    lower, upper, weight = lower[keep], upper[keep], weight[keep]
+    ends = np.unique(np.concatenate([lower, upper]))
+    ends = ends[np.isfinite(ends)]
+    # cells: (-inf, e0), {e0}, (e0, e1), {e1}, ..., {e_last}, (e_last, inf)
+    points = np.concatenate([[-np.inf], ends])
+    cells = []
+    for k, point in enumerate(points):
+        if k > 0:
+            cells.append((point, point))
+        following = points[k + 1] if k + 1 < len(points) else np.inf
+        cells.append((point, following))  # open interval
+    holds = np.zeros((len(lower), len(cells)), dtype=bool)
+    for c, (a, b) in enumerate(cells):
+        if a == b:  # a point
+            holds[:, c] = (lower <= a) & (a <= upper)
+        else:  # an open interval (a, b)
+            holds[:, c] = (lower <= a) & (b <= upper)
+    w = weight / weight.sum()
+    mass = (w[:, None] * holds / holds.sum(axis=1, keepdims=True)).sum(axis=0)
+    for _ in range(iterations):
+        probability = holds @ mass
+        mass = mass * ((w / probability) @ holds)
+    return holds @ mass

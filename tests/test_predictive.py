@@ -1,0 +1,152 @@
+"""Predictive distributions of MMITForest (mmit._predictive): the empirical
+distribution in the simplest case, the shape of quantiles and CDFs,
+censored mass, weights, out of bag, and the checks of the inputs."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mmit import MMITForest, MMITForestCV
+from mmit.metrics import interval_coverage, pinball_loss
+
+
+def heteroscedastic(n, seed, censored=0.0):
+    """Location from x0, spread from x1 only; a share of the values known
+    only between inspection times (a grid whose offset depends on x2)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, size=(n, 3))
+    y = np.sin(X[:, 0]) + (0.1 + 0.6 * (X[:, 1] > 0)) * rng.normal(size=n)
+    lower, upper = y.copy(), y.copy()
+    hidden = rng.random(n) < censored
+    offset = 0.2 * np.sin(3 * X[:, 2])
+    cell = np.floor((y - offset) / 0.5)
+    lower[hidden] = (offset + 0.5 * cell)[hidden]
+    upper[hidden] = lower[hidden] + 0.5
+    return X, np.column_stack([lower, upper]), y
+
+
+def test_one_leaf_gives_the_weighted_empirical_distribution():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.round(rng.normal(size=40), 1)
+    weight = rng.integers(0, 4, 40).astype(float)
+    weight[0] = 1.0
+    forest = MMITForest(1, bootstrap=False, min_samples_split=100,
+                        distribution="location").fit(X, y, weight)
+    thresholds = np.linspace(-3, 3, 61)
+    expected = np.array([weight[y <= t].sum() for t in thresholds]) / weight.sum()
+    cdf = forest.predict_cdf(X[:5], thresholds)
+    np.testing.assert_allclose(cdf, np.tile(expected, (5, 1)), atol=1e-12)
+    median = forest.predict_quantiles(X[:1], [0.5])[0, 0]
+    assert weight[y <= median].sum() >= 0.5 * weight.sum()
+    assert weight[y < median].sum() < 0.5 * weight.sum()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 1000), censored=st.sampled_from([0.0, 0.5, 1.0]),
+       distribution=st.sampled_from(["spread", "location"]))
+def test_quantiles_and_cdfs_are_monotone(seed, censored, distribution):
+    X, y, _ = heteroscedastic(120, seed, censored)
+    forest = MMITForest(10, random_state=seed, distribution=distribution).fit(X, y)
+    levels = np.linspace(0, 1, 11)
+    quantiles = forest.predict_quantiles(X[:20], levels)
+    assert np.all(np.diff(quantiles, axis=1) >= 0)
+    cdf = forest.predict_cdf(X[:20], np.linspace(-4, 4, 17))
+    assert np.all((cdf >= 0) & (cdf <= 1)) and np.all(np.diff(cdf, axis=1) >= -1e-12)
+
+
+def test_a_censored_value_keeps_its_mass_inside_its_bounds():
+    X = np.zeros((3, 1))
+    y = np.array([[1.0, 2.0], [1.0, 2.0], [-np.inf, 3.0]])
+    forest = MMITForest(1, bootstrap=False, distribution="location").fit(X, y)
+    cdf = forest.predict_cdf(X[:1], [0.99, 1.0, 1.5, 2.0, 2.5])[0]
+    np.testing.assert_allclose(cdf, [0.0, 0.0, 0.5, 1.0, 1.0])
+    low, high = forest.predict_interval(X[:1], 0.9)[0]
+    assert 1.0 <= low <= high <= 2.0
+
+
+@pytest.mark.parametrize("distribution", ["location", "spread"])
+def test_integer_weights_equal_repeated_rows(distribution):
+    X, y, _ = heteroscedastic(60, 3, 0.3)
+    counts = np.random.default_rng(3).integers(0, 4, 60)
+    counts[0] = 1
+    # without bootstrap nor feature sampling, every tree is the same tree
+    params = dict(n_estimators=2, bootstrap=False, max_features=None)
+    if distribution == "spread":  # the residuals need out-of-bag rows
+        params = dict(n_estimators=30, max_samples=0.5)
+    weighted = MMITForest(**params, distribution=distribution, random_state=0).fit(
+        X, y, counts.astype(float))
+    repeated = MMITForest(**params, distribution=distribution, random_state=0).fit(
+        np.repeat(X, counts, axis=0), np.repeat(y, counts, axis=0))
+    levels = [0.1, 0.5, 0.9]
+    if distribution == "location":
+        np.testing.assert_allclose(weighted.predict_quantiles(X, levels),
+                                   repeated.predict_quantiles(X, levels), atol=1e-9)
+    else:  # bootstrap draws: equal in distribution, not draw for draw
+        assert np.all(np.isfinite(weighted.predict_quantiles(X, levels)))
+
+
+def test_the_spread_follows_the_feature_that_moves_it():
+    """x1 moves the spread, not the location: the 'spread' distributions
+    widen with it, and score better than the location weights'."""
+    X, y, _ = heteroscedastic(3000, 0)
+    X_test, _, y_test = heteroscedastic(3000, 1)
+    levels = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
+    losses = {}
+    for distribution in ("spread", "location"):
+        forest = MMITForest(50, random_state=0, distribution=distribution,
+                            n_jobs=2).fit(X, y)
+        quantiles = forest.predict_quantiles(X_test, levels)
+        losses[distribution] = pinball_loss(y_test, quantiles, levels)
+        if distribution == "spread":
+            width = quantiles[:, -1] - quantiles[:, 0]
+            assert np.median(width[X_test[:, 1] > 0]) > 3 * np.median(
+                width[X_test[:, 1] <= 0])
+            for coverage in (0.5, 0.8, 0.9):
+                shares = interval_coverage(y_test, forest.predict_interval(X_test,
+                                                                           coverage))
+                assert abs(shares.covered - coverage) < 0.04
+    assert losses["spread"] < losses["location"]
+
+
+def test_out_of_bag_distributions():
+    X, y, _ = heteroscedastic(300, 5, 0.3)
+    forest = MMITForest(20, random_state=0).fit(X, y)
+    quantiles = forest.oob_quantiles([0.1, 0.9])
+    interval = forest.oob_interval(0.8)
+    np.testing.assert_array_equal(quantiles, interval)
+    cdf = forest.oob_cdf([0.0])
+    held = ~np.isnan(cdf[:, 0])
+    assert held.mean() > 0.9 and np.isnan(quantiles[~held]).all()
+    # out of bag, a row's distribution comes from trees that did not see it
+    assert 0.6 < interval_coverage(y[held], interval[held]).covered + (
+        interval_coverage(y[held], interval[held]).undecided) < 0.95
+
+
+def test_the_search_gives_its_chosen_forest_s_distributions():
+    X, y, _ = heteroscedastic(200, 7)
+    search = MMITForestCV(n_estimators=10, param_grid={"min_samples_leaf": [1, 5]},
+                          random_state=0).fit(X, y)
+    np.testing.assert_array_equal(search.predict_interval(X[:5]),
+                                  search.best_estimator_.predict_interval(X[:5]))
+
+
+def test_bad_inputs():
+    X, y, _ = heteroscedastic(50, 9)
+    forest = MMITForest(5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="quantiles must lie in"):
+        forest.predict_quantiles(X, [0.5, 1.5])
+    with pytest.raises(ValueError, match="coverage must lie in"):
+        forest.predict_interval(X, 1.0)
+    with pytest.raises(TypeError, match="coverage must be a float"):
+        forest.predict_interval(X, "wide")
+    with pytest.raises(ValueError, match="thresholds"):
+        forest.predict_cdf(X, [np.nan])
+    with pytest.raises(ValueError, match="X has 2 features"):
+        forest.predict_quantiles(X[:, :2])
+    without = MMITForest(5, random_state=0, distribution=None).fit(X, y)
+    with pytest.raises(ValueError, match="distribution=None"):
+        without.predict_interval(X)
+    with pytest.raises(ValueError, match="bootstrap=True"):
+        MMITForest(5, bootstrap=False, distribution="spread").fit(X, y)
