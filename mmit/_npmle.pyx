@@ -418,9 +418,10 @@ def forest_readout(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offsets
 # ---------------------------------------------------------------------------
 
 def weighted_npmle(const double[::1] lower, const double[::1] upper,
-                   const double[::1] weight, double tolerance=1e-9,
-                   intp_t max_iter=100_000):
-    """The Turnbull intervals and NPMLE masses of weighted observations.
+                   const double[::1] weight, const double[::1] levels=None,
+                   double tolerance=1e-9, intp_t max_iter=100_000):
+    """The Turnbull intervals and NPMLE masses of weighted observations, and
+    the estimate's quantiles at ``levels``.
 
     Parameters
     ----------
@@ -428,6 +429,8 @@ def weighted_npmle(const double[::1] lower, const double[::1] upper,
         Validated bounds (``lower <= upper``, no NaN).
     weight : ndarray of shape (n,)
         Non-negative weights; observations of weight 0 take no part.
+    levels : ndarray of shape (k,), default=None
+        Quantile levels in [0, 1] to read (module doc).
     tolerance : float
         How far below its maximum the mean log-likelihood may stay.
     max_iter : int
@@ -437,8 +440,10 @@ def weighted_npmle(const double[::1] lower, const double[::1] upper,
     -------
     left, right, mass : ndarray of shape (J,)
         The Turnbull intervals and their probabilities (summing to 1).
+    quantiles : ndarray of shape (k,)
+        With ``levels``.
     """
-    cdef intp_t n = lower.shape[0], count = 0, n_intervals
+    cdef intp_t n = lower.shape[0], count = 0, n_intervals = 0, k
     check_same_length("upper", upper, "lower", n)
     check_same_length("weight", weight, "lower", n)
     kept = np.flatnonzero(np.asarray(weight) > 0)
@@ -446,18 +451,23 @@ def weighted_npmle(const double[::1] lower, const double[::1] upper,
     cdef const double[::1] high = np.ascontiguousarray(np.asarray(upper)[kept])
     cdef const double[::1] kept_weight = np.ascontiguousarray(np.asarray(weight)[kept])
     count = kept.shape[0]
-    if count == 0:
-        return np.empty(0), np.empty(0), np.empty(0)
+    quantiles_array = np.full(0 if levels is None else levels.shape[0], np.nan)
+    cdef double[::1] quantiles = quantiles_array
     cdef NpmleWork work
     if work_init(&work, count) < 0:
         raise MemoryError("cannot allocate the NPMLE's working memory")
     try:
         with nogil:
-            n_intervals = npmle(&low[0], &high[0], &kept_weight[0], count, &work,
-                                tolerance, max_iter)
-        left = np.array(<double[:n_intervals]> work.left)
-        right = np.array(<double[:n_intervals]> work.right)
-        mass = np.array(<double[:n_intervals]> work.mass)
+            if count > 0:
+                n_intervals = npmle(&low[0], &high[0], &kept_weight[0], count, &work,
+                                    tolerance, max_iter)
+                for k in range(quantiles.shape[0]):
+                    quantiles[k] = quantile_at(&work, n_intervals, levels[k])
+        left = np.array(<double[:n_intervals]> work.left) if n_intervals else np.empty(0)
+        right = np.array(<double[:n_intervals]> work.right) if n_intervals else np.empty(0)
+        mass = np.array(<double[:n_intervals]> work.mass) if n_intervals else np.empty(0)
     finally:
         work_free(&work)
-    return left, right, mass
+    if levels is None:
+        return left, right, mass
+    return left, right, mass, quantiles_array

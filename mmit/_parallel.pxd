@@ -7,8 +7,8 @@
 from ._solver cimport intp_t
 
 cdef enum:
-    PARALLEL_MIN_ROWS = 1 << 17     # rows of simple per-row work
-    PARALLEL_MIN_WORK = 1 << 20     # rows times features of histogram sums
+    PARALLEL_MIN_ROWS = 1 << 15     # rows of simple per-row work
+    PARALLEL_MIN_WORK = 1 << 18     # rows times features of histogram sums
 
 
 cdef inline int threads_for(intp_t work, intp_t minimum, int n_threads) noexcept nogil:

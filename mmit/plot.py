@@ -7,7 +7,7 @@ from ._export import resolve_feature_names, split_conditions
 from ._tree import TREE_LEAF
 from ._validation import check_interval_target
 
-__all__ = ["plot_intervals", "plot_tree"]
+__all__ = ["plot_intervals", "plot_predictive_distribution", "plot_tree"]
 
 
 def _axes(ax):
@@ -89,6 +89,78 @@ def plot_intervals(x, y, predictions=None, *, ax=None, feature_name="feature",
                              f"x has {x.shape}.")
         ax.plot(x[order], values[order], linewidth=1.8, label=name)
     ax.set_ylim(bottom, top)
+    ax.set_xlabel(feature_name)
+    ax.set_ylabel("target")
+    ax.legend(loc="best", frameon=False)
+    return ax
+
+
+def plot_predictive_distribution(model, X, x, y=None, *, coverages=(0.5, 0.8, 0.9),
+                                 ax=None, feature_name="feature"):
+    """Each example's predictive distribution as nested bands along a feature.
+
+    For every row of ``X`` a forest's central prediction intervals
+    (``predict_interval``, one shade per coverage, the widest lightest) are
+    drawn as a vertical band at the row's ``x``, with the median as a dot;
+    the examples' target intervals (``y``, as :func:`plot_intervals` draws
+    them) go behind. An interval end the data cannot place (infinite) runs
+    to the edge of the plot. To show new examples over the training data,
+    draw the training intervals first (``plot_intervals``) and pass its
+    ``ax``.
+
+    Parameters
+    ----------
+    model : MMITForest or MMITForestCV
+        A forest fitted with a ``distribution``.
+    X : array-like of shape (n_samples, n_features)
+        The examples.
+    x : array-like of shape (n_samples,)
+        Where each is drawn (a feature of ``X``, say).
+    y : array-like of shape (n_samples, 2) or (n_samples,), default=None
+        Their target intervals, drawn behind.
+    coverages : sequence of float, default=(0.5, 0.8, 0.9)
+        The intervals' coverages, in (0, 1).
+    ax : matplotlib Axes, default=None
+    feature_name : str, default="feature"
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from mmit import MMITForest
+    >>> from mmit.datasets import make_interval_regression
+    >>> from mmit.plot import plot_predictive_distribution
+    >>> X, y = make_interval_regression(200, 1, pattern="sin", random_state=0)
+    >>> forest = MMITForest(20, random_state=0).fit(X, y)
+    >>> ax = plot_predictive_distribution(forest, X, X[:, 0], y, feature_name="x0")
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    drawn_before = ax is not None and ax.has_data()
+    ax = _axes(ax)
+    if y is not None:
+        plot_intervals(x, y, ax=ax, feature_name=feature_name)
+    # infinite ends run to the edges of what is drawn already
+    bottom, top = ax.get_ylim() if y is not None or drawn_before else (None, None)
+    order = np.argsort(x, kind="stable")
+    width = 0.8 * np.median(np.diff(x[order])) if x.size > 1 else 1.0
+    shades = np.linspace(0.25, 0.6, len(coverages))
+    for shade, coverage in zip(shades, sorted(coverages, reverse=True), strict=True):
+        interval = model.predict_interval(X, coverage)
+        if interval.shape[0] != x.shape[0]:
+            raise ValueError(f"X has {interval.shape[0]} rows, x has {x.shape[0]}.")
+        finite = interval[np.isfinite(interval)]
+        low = np.where(np.isfinite(interval[:, 0]), interval[:, 0],
+                       bottom if bottom is not None else finite.min())
+        high = np.where(np.isfinite(interval[:, 1]), interval[:, 1],
+                        top if top is not None else finite.max())
+        ax.bar(x, high - low, width=max(width, 1e-12), bottom=low, color="tab:blue",
+               alpha=shade, linewidth=0, label=f"{coverage:.0%} interval")
+    median = model.predict_quantiles(X, [0.5])[:, 0]
+    ax.plot(x, median, ".", color="tab:blue", markersize=3, label="median")
     ax.set_xlabel(feature_name)
     ax.set_ylabel("target")
     ax.legend(loc="best", frameon=False)
