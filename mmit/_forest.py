@@ -87,7 +87,7 @@ def _sample_of(generator, sample_weight, bootstrap):
 
 
 @dataclass(frozen=True)
-class _TreeSamples:
+class TreeSamples:
     """The sample weights of every tree of a forest, regenerated from the
     trees' seeds (what ``LeafSamples`` asks for)."""
 
@@ -436,7 +436,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
             leaves[:, t] = tree.apply(X)
         seeds = tuple(tree.random_state for tree in self.estimators_)
         return LeafSamples(leaves, [tree.node_count for tree in trees], lower, upper,
-                           _TreeSamples(seeds, sample_weight, bootstrap))
+                           TreeSamples(seeds, sample_weight, bootstrap))
 
     def _out_of_bag_predictions(self, X, bootstrap):
         """Each training row's mean prediction of the trees whose sample left it

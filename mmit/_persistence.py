@@ -8,13 +8,15 @@ for the saved model itself), so that a model made of models (a stack, a
 pipeline) describes each member under its own prefix. Loading never
 unpickles anything, and checks every part before building the estimator.
 
-Format versions: 4 adds the linear models, pipelines of the
-imputer and a model, and stacks (a version-4 file of a tree model is laid
-out as in version 3); 3 stores the linear models of trees with linear
-leaves (each node's model row, the slopes and the center); 2 (mmit 0.2)
-stores where each node sends missing values; files of versions 1 to 3
-still load, those of version 1 sending a missing value to the heavier child
-(their trees were grown without missing values).
+Format versions: 5 adds the predictive distributions of forests (the
+training rows' leaves and intervals, and the forest that weighs them); 4
+adds the linear models, pipelines of the imputer and a model, and stacks
+(a version-4 file of a tree model is laid out as in version 3); 3 stores
+the linear models of trees with linear leaves (each node's model row, the
+slopes and the center); 2 (mmit 0.2) stores where each node sends missing
+values; files of versions 1 to 4 still load (forests without
+distributions), those of version 1 sending a missing value to the heavier
+child (their trees were grown without missing values).
 """
 
 import json
@@ -29,17 +31,18 @@ from sklearn.utils.validation import check_is_fitted
 from ._boosting import MMITBoost
 from ._classes import MMIT
 from ._fitting import set_fitted_attributes
-from ._forest import MMITForest
+from ._forest import Bootstrap, MMITForest, TreeSamples
 from ._imputation import MeanImputer
 from ._linear import IntervalLinearRegression, IntervalLinearRegressionCV
+from ._predictive import ForestDistribution, LeafSamples
 from ._stacking import IntervalStackingRegressor
 from ._tree import Tree
 
 __all__ = ["save_model", "load_model"]
 
 FORMAT = "mmit-model"
-VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 _TREE_MODELS = {"MMIT": MMIT, "MMITForest": MMITForest, "MMITBoost": MMITBoost}
 # the fitted attributes of a boosted model besides its trees (plain values)
 _BOOSTING_ATTRIBUTES = ("baseline_prediction_", "margin_", "train_score_",
@@ -146,6 +149,26 @@ def _describe_trees(model, name, prefix, arrays):
         for name, array in tree.__getstate__().items():
             if name != "max_depth":  # recomputed on loading
                 arrays[f"{prefix}tree{k}_{name}"] = array
+    distribution = getattr(model, "distribution_", None)
+    if distribution is not None:
+        description["distribution"] = _describe_distribution(distribution, prefix, arrays)
+    return description
+
+
+def _describe_distribution(distribution, prefix, arrays):
+    """A forest's predictive distributions: the rows' leaves and intervals,
+    the weights of the weighting forest's rows, and that forest (when it is
+    not the forest itself)."""
+    samples = distribution.samples
+    arrays[f"{prefix}distribution_leaves"] = samples.leaves
+    arrays[f"{prefix}distribution_lower"] = samples.lower
+    arrays[f"{prefix}distribution_upper"] = samples.upper
+    arrays[f"{prefix}distribution_weight"] = samples.tree_weights.sample_weight
+    description = {"kind": distribution.kind}
+    if distribution.kind == "spread":
+        arrays[f"{prefix}distribution_location"] = distribution.out_of_bag_location
+        description["weighting"] = _describe_trees(distribution.weighting, "MMITForest",
+                                                   f"{prefix}spread_", arrays)
     return description
 
 
@@ -332,4 +355,40 @@ def _build_trees(metadata, prefix, arrays):
     if cls is MMITBoost:
         model.n_iter_ = len(model.estimators_)
     set_fitted_attributes(model, n_features, names, int(metadata["max_features"]))
+    if cls is MMITForest:
+        model.distribution_ = (_build_distribution(model, metadata["distribution"], prefix,
+                                                   arrays)
+                               if "distribution" in metadata else None)
     return model
+
+
+def _build_distribution(model, description, prefix, arrays):
+    kind = description["kind"]
+    if kind not in ("location", "spread"):
+        raise ValueError(f"unknown distribution {kind!r}")
+    weighting = (model if kind == "location" else
+                 _build_trees(description["weighting"], f"{prefix}spread_", arrays))
+    leaves = np.asarray(arrays[f"{prefix}distribution_leaves"])
+    lower, upper, weight = (np.asarray(arrays[f"{prefix}distribution_{name}"])
+                            for name in ("lower", "upper", "weight"))
+    node_counts = np.array([tree.tree_.node_count for tree in weighting.estimators_])
+    n_samples = leaves.shape[0]
+    if (leaves.dtype != np.int32 or leaves.ndim != 2
+            or leaves.shape[1] != len(weighting.estimators_)
+            or any(a.dtype != np.float64 or a.shape != (n_samples,)
+                   for a in (lower, upper, weight))
+            or np.any(leaves < 0) or np.any(leaves >= node_counts)
+            or np.any(np.isnan(lower) | np.isnan(upper) | (lower > upper))
+            or np.any(~(weight >= 0)) or not np.any(weight > 0)):
+        raise ValueError("the predictive distributions' arrays are inconsistent")
+    n_draws = weighting._n_samples_bootstrap(weight)
+    bootstrap = None if n_draws is None else Bootstrap.of(weight, n_draws)
+    seeds = tuple(tree.random_state for tree in weighting.estimators_)
+    samples = LeafSamples(leaves, node_counts, lower, upper,
+                          TreeSamples(seeds, weight, bootstrap))
+    location = None
+    if kind == "spread":
+        location = np.asarray(arrays[f"{prefix}distribution_location"], dtype=np.float64)
+        if location.shape != (n_samples,):
+            raise ValueError("the out-of-bag locations do not match the rows")
+    return ForestDistribution(kind, weighting, samples, location)

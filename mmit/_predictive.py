@@ -37,10 +37,10 @@ class LeafSamples:
         The number of nodes of each tree.
     lower, upper : ndarray of shape (n_samples,)
         The training intervals' bounds.
-    tree_weights : callable
+    tree_weights : TreeSamples
         ``tree_weights(t)``: the weights of the training rows in tree t's
-        sample (bootstrap counts or sample weights), regenerated when
-        needed rather than stored.
+        sample (bootstrap counts or sample weights), regenerated from the
+        trees' seeds when needed rather than stored.
     """
 
     def __init__(self, leaves, node_counts, lower, upper, tree_weights):
@@ -197,9 +197,10 @@ class PredictiveDistributionMixin:
     def _distribution(self):
         owner = self._distribution_owner()
         if getattr(owner, "distribution_", None) is None:
-            raise ValueError(f"{type(owner).__name__} was fitted with distribution=None: "
-                             "fit it with distribution='spread' or 'location' to "
-                             "predict distributions.")
+            raise ValueError(f"this {type(owner).__name__} has no predictive distributions "
+                             "(fitted with distribution=None, or loaded from a model "
+                             "file of format version 4 or earlier): fit it with "
+                             "distribution='auto', 'spread' or 'location'.")
         return owner, owner.distribution_
 
     def _readout(self, X, points, quantiles):

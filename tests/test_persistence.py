@@ -163,6 +163,31 @@ def test_model_files_of_earlier_releases_predict_as_written(folder):
         np.testing.assert_array_equal(model.predict(X), predictions, err_msg=name)
 
 
+@pytest.mark.parametrize("distribution", ["spread", "location", None])
+def test_saved_forests_keep_their_predictive_distributions(tmp_path, distribution):
+    data = load_dataset("servo")
+    forest = MMITForest(n_estimators=8, distribution=distribution,
+                        random_state=0).fit(data.data, data.target)
+    save_model(forest, tmp_path / "forest.npz")
+    restored = load_model(tmp_path / "forest.npz")
+    if distribution is None:
+        assert restored.distribution_ is None
+        with pytest.raises(ValueError, match="no predictive distributions"):
+            restored.predict_interval(data.data)
+        return
+    levels = [0.05, 0.5, 0.95]
+    np.testing.assert_array_equal(restored.predict_quantiles(data.data, levels),
+                                  forest.predict_quantiles(data.data, levels))
+    np.testing.assert_array_equal(restored.oob_cdf([0.0, 1.0]), forest.oob_cdf([0.0, 1.0]))
+    # a damaged distribution is refused, not read
+    with np.load(tmp_path / "forest.npz") as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    arrays["distribution_leaves"] = arrays["distribution_leaves"] + 10_000
+    np.savez(tmp_path / "damaged.npz", **arrays)
+    with pytest.raises(ValueError, match="damaged"):
+        load_model(tmp_path / "damaged.npz")
+
+
 @pytest.mark.parametrize("model", [
     MMIT(margin=0.1, max_depth=4, random_state=0),
     MMITForest(n_estimators=5, max_features=2, random_state=0),

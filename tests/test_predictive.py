@@ -146,7 +146,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="X has 2 features"):
         forest.predict_quantiles(X[:, :2])
     without = MMITForest(5, random_state=0, distribution=None).fit(X, y)
-    with pytest.raises(ValueError, match="distribution=None"):
+    with pytest.raises(ValueError, match="no predictive distributions"):
         without.predict_interval(X)
     with pytest.raises(ValueError, match="bootstrap=True"):
         MMITForest(5, bootstrap=False, distribution="spread").fit(X, y)
