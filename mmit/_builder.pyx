@@ -258,8 +258,8 @@ cdef class TreeBuilder:
     def _build(self, features, targets, const double[::1] sample_weight, uint32_t seed,
                double[::1] row_values, int n_threads):
         cdef bint binned = isinstance(features, BinnedFeatures)
-        cdef Criterion criterion = self.loss.criterion(targets, sample_weight,
-                                                       not binned, self.buffers)
+        cdef Criterion criterion = self.loss.criterion(
+            targets, sample_weight, not binned, self.buffers, n_threads if binned else 1)
         cdef Splitter splitter
         if binned:
             splitter = HistogramSplitter(criterion, features, sample_weight,

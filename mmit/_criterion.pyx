@@ -25,6 +25,8 @@ from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t
 
+from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
+
 import numpy as np
 
 from ._loss cimport N_LOSS_TAGS, LossTag, tagged_derivatives, tagged_interval_loss
@@ -46,6 +48,9 @@ from ._buffers import empty
 from ._solver import hinge_positions, sorted_hinges
 from ._validation import check_row_count, check_same_length
 
+
+cdef enum:
+    ROWS_PER_BLOCK = 1 << 14    # sorted hinges one thread copies in order
 
 cdef Interval _dummy
 INTERVAL_DTYPE = np.dtype({
@@ -184,21 +189,36 @@ cdef class HingeCriterion(Criterion):
         ``sweep``, ``minimum``): without, its slots are not allocated.
     buffers : Buffers, default=None
         Where the working arrays live (``_buffers``).
+    n_threads : int, default=1
+        Threads copying the rows and hinges in.
     """
 
     def __cinit__(self, HingeTargets targets, const double[::1] sample_weight, int loss,
-                  bint sweeps=True, buffers=None):
+                  bint sweeps=True, buffers=None, int n_threads=1):
         cdef intp_t n = targets.n_samples, n_all = targets.hinge_order.shape[0]
-        cdef intp_t i, k, n_hinges = 0
+        cdef intp_t i, k, block, n_hinges = 0, at
+        cdef intp_t n_blocks = (n_all + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
         cdef int32_t hinge
         cdef double weight
         check_same_length("sample_weight", sample_weight, "the targets", n)
         if not 0 <= loss < N_LOSS_TAGS:
             raise ValueError(f"unknown loss tag {loss!r}")
         self.loss = <LossTag> loss
-        with nogil:
-            for k in range(n_all):
-                n_hinges += sample_weight[targets.hinge_order[k] >> 1] > 0.0
+        cdef int block_threads = threads_for(n_all, PARALLEL_MIN_ROWS, n_threads)
+        cdef int row_threads = threads_for(n, PARALLEL_MIN_ROWS, n_threads)
+        # the finite hinges of positive-weight rows, block by block of the
+        # sorted hinges: how many each block holds, then where its go
+        starts_array = np.zeros(n_blocks + 1, dtype=np.intp)
+        cdef intp_t[::1] starts = starts_array
+        cdef const int32_t[::1] order = targets.hinge_order
+        for block in prange(n_blocks, nogil=True, num_threads=block_threads,
+                            schedule="static"):
+            for k in range(block * ROWS_PER_BLOCK,
+                           min(n_all, (block + 1) * ROWS_PER_BLOCK)):
+                starts[block + 1] += sample_weight[order[k] >> 1] > 0.0
+        for block in range(n_blocks):
+            starts[block + 1] += starts[block]
+        n_hinges = starts[n_blocks]
         intervals = empty(buffers, "criterion.intervals", max(n, 1), INTERVAL_DTYPE)
         # hinge entries, as raw bytes (never seen from Python)
         hinges = empty(buffers, "criterion.hinges", max(n_hinges, 1) * sizeof(HingeEntry),
@@ -211,8 +231,10 @@ cdef class HingeCriterion(Criterion):
         cdef unsigned char[::1] hinge_view = hinges
         cdef unsigned char[::1] scratch_view = scratch
         cdef double[::1] slot_view = slot_pos
-        self.intervals = &interval_view[0]
-        self.hinges = <HingeEntry*> &hinge_view[0]
+        cdef Interval* rows = &interval_view[0]
+        cdef HingeEntry* entries = <HingeEntry*> &hinge_view[0]
+        self.intervals = rows
+        self.hinges = entries
         self.scratch = <HingeEntry*> &scratch_view[0]
         self.slot_pos = &slot_view[0]
         self._workspace = SolverWorkspace(n_slots)
@@ -220,23 +242,24 @@ cdef class HingeCriterion(Criterion):
         self.n_samples = n
         self.n_targets = n_hinges
         self.n_slots = 0
-        with nogil:
-            for i in range(n):
-                self.intervals[i].lower_position = targets.lower_position[i]
-                self.intervals[i].upper_position = targets.upper_position[i]
-                self.intervals[i].weight = sample_weight[i]
-                self.intervals[i].lower_slot = NO_SLOT
-                self.intervals[i].upper_slot = NO_SLOT
-            # the finite hinges of positive-weight rows, by breakpoint
-            i = 0
-            for k in range(n_all):
-                hinge = targets.hinge_order[k]
+        for i in prange(n, nogil=True, num_threads=row_threads, schedule="static"):
+            rows[i].lower_position = targets.lower_position[i]
+            rows[i].upper_position = targets.upper_position[i]
+            rows[i].weight = sample_weight[i]
+            rows[i].lower_slot = NO_SLOT
+            rows[i].upper_slot = NO_SLOT
+        for block in prange(n_blocks, nogil=True, num_threads=block_threads,
+                            schedule="static"):
+            at = starts[block]
+            for k in range(block * ROWS_PER_BLOCK,
+                           min(n_all, (block + 1) * ROWS_PER_BLOCK)):
+                hinge = order[k]
                 weight = sample_weight[hinge >> 1]
                 if weight > 0.0:
-                    self.hinges[i].position = targets.hinge_position[k]
-                    self.hinges[i].weight = weight
-                    self.hinges[i].hinge = hinge
-                    i += 1
+                    entries[at].position = targets.hinge_position[k]
+                    entries[at].weight = weight
+                    entries[at].hinge = hinge
+                    at = at + 1
 
     cdef void node_init(self, intp_t target_start, intp_t target_end) noexcept nogil:
         """Give the node's breakpoints dense slots in one walk of its sorted

@@ -147,14 +147,15 @@ import numpy as np
         """Second derivative of :meth:`value` in each prediction (0 at a kink)."""
         return self.derivatives(lower, upper, prediction)[2]
 
-    def criterion(self, targets, sample_weight, sweeps=True, buffers=None):
+    def criterion(self, targets, sample_weight, sweeps=True, buffers=None, n_threads=1):
         """The tree builder's split criterion of this loss (see ``_criterion``);
         without ``sweeps``, only for split searches that do not sweep rows
         through the solver (``targets_minimum`` and the gradients); its
-        working arrays in ``buffers`` when given (``_buffers``)."""
+        working arrays in ``buffers`` when given (``_buffers``), made on
+        ``n_threads`` threads."""
         from ._criterion import HingeCriterion
 
-        return HingeCriterion(targets, sample_weight, self.tag, sweeps, buffers)
+        return HingeCriterion(targets, sample_weight, self.tag, sweeps, buffers, n_threads)
 
     def objective(self, lower, upper, margin, sample_weight, n_threads=1):
         """The mean weighted loss of predictions of these intervals
