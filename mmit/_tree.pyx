@@ -5,14 +5,15 @@ and its predictions in a parallel array (scikit-learn's layout). Every walk
 from the root to a leaf routes a row by ``goes_right`` (``_tree.pxd``):
 ``x <= threshold`` goes left, a missing value (NaN) goes to the side stored
 in the node. ``decision_path`` and the pruned-subtree predictions of
-``_pruning`` step through the node records (``next_node``); ``predict``
-and ``apply`` through a compact copy of them (``WalkNode``), laid out on a
-tree's first prediction.
+``_pruning`` step through the node records (``next_node``); ``predict``,
+``apply`` and the forests' ``add_predictions`` through a compact copy of
+them (``WalkNode``), laid out on a tree's first prediction.
 
 A walk costs O(depth) per row and tree; laying out the copy, O(node_count)
 time and 16 bytes per node, once per tree (not pickled).
 """
 
+from cpython.ref cimport PyObject
 from libc.stdint cimport INT32_MAX, int64_t
 from libcpp.vector cimport vector
 
@@ -25,7 +26,9 @@ from ._leaf_models cimport NodeModels
 from ._solver cimport check_index
 
 cdef enum:
-    TRAVERSAL_BLOCK = 16    # rows walked down a tree together
+    TRAVERSAL_BLOCK = 16          # rows walked down a tree together
+    ROW_BLOCK_BYTES = 1 << 18     # rows walked down a group of trees: they stay in L2
+    GROUP_BYTES = 12 << 20        # nodes of a group of trees: two threads' stay in L3
 
 
 # ---------------------------------------------------------------------------
@@ -287,7 +290,7 @@ cdef class Tree:
         if X.shape[0] > 0:
             with nogil:
                 predict_rows(walk, self.node_count, self.node_models, &X[0, 0], X.shape[0],
-                             X.shape[1], &out[0])
+                             X.shape[1], &out[0], False)
         return predictions
 
     cdef double node_prediction(self, int64_t node, const double* row) noexcept nogil:
@@ -440,22 +443,81 @@ cdef inline void find_leaves(const WalkNode* nodes, intp_t n_nodes, const double
 
 
 cdef void predict_rows(const WalkNode* nodes, intp_t n_nodes, NodeModels node_models,
-                       const double* rows, intp_t n_rows, intp_t n_features,
-                       double* out) noexcept nogil:
-    """Write a tree's predictions for ``n_rows`` consecutive rows to ``out``."""
+                       const double* rows, intp_t n_rows, intp_t n_features, double* out,
+                       bint add) noexcept nogil:
+    """Write a tree's predictions for ``n_rows`` consecutive rows to ``out``
+    (add them to it if ``add``)."""
     cdef intp_t block, start, size, k
     cdef const WalkNode* leaves[TRAVERSAL_BLOCK]
+    cdef double prediction
     for block in range((n_rows + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
         start = block * TRAVERSAL_BLOCK
         size = min(TRAVERSAL_BLOCK, n_rows - start)
         find_leaves(nodes, n_nodes, rows + start * n_features, n_features, size, leaves)
         for k in range(size):
             if node_models is None:
-                out[start + k] = leaves[k].threshold
+                prediction = leaves[k].threshold
             else:
-                out[start + k] = node_models.predict(-1 - leaves[k].feature,
-                                                     leaves[k].threshold,
-                                                     rows + (start + k) * n_features)
+                prediction = node_models.predict(-1 - leaves[k].feature,
+                                                 leaves[k].threshold,
+                                                 rows + (start + k) * n_features)
+            if add:
+                out[start + k] += prediction
+            else:
+                out[start + k] = prediction
+
+
+ctypedef struct TreeWalk:
+    const WalkNode* nodes     # the tree's compact nodes
+    intp_t n_nodes            # their number
+    PyObject* node_models     # the tree's node_models, None or a NodeModels (borrowed)
+
+
+def add_predictions(trees, const double[:, ::1] X, double[::1] total,
+                    intp_t group_bytes=GROUP_BYTES, intp_t row_block_bytes=ROW_BLOCK_BYTES):
+    """Add the predictions of ``trees`` (Tree objects) for the rows of X
+    (float64, C-contiguous) to ``total``, tree after tree in every entry: the
+    sums do not depend on how a caller splits the rows between calls.
+
+    The trees are taken by groups whose compact nodes fill at most
+    ``group_bytes`` (or hold one tree), and the rows by blocks of about
+    ``row_block_bytes``, each block going down all trees of a group: the
+    rows stay in cache from one tree to the next instead of being read again
+    for every tree, and a group's nodes from one block to the next (at 1e5
+    rows, 100 deep trees and 200 features, 1.5 to 2 times as fast as a tree
+    at a time). O(n_rows * n_trees * depth).
+    """
+    cdef intp_t n = X.shape[0], n_features = X.shape[1], n_trees
+    cdef intp_t first = 0, stop, size, row_block, block, start, t
+    cdef intp_t node_bytes = sizeof(WalkNode)
+    cdef intp_t row_bytes = max(1, n_features) * sizeof(double)
+    cdef vector[TreeWalk] walks
+    cdef TreeWalk walk
+    cdef Tree tree
+    if total.shape[0] != n:
+        raise ValueError(f"total has {total.shape[0]} entries for {n} rows.")
+    for tree in trees:
+        tree._check_X(X)
+        walk.nodes = tree.walk_nodes()
+        walk.n_nodes = tree.node_count
+        walk.node_models = <PyObject*> tree.node_models
+        walks.push_back(walk)
+    n_trees = walks.size()
+    row_block = max(1, row_block_bytes // row_bytes // TRAVERSAL_BLOCK) * TRAVERSAL_BLOCK
+    with nogil:
+        while first < n_trees:
+            stop = first + 1
+            size = walks[first].n_nodes * node_bytes
+            while stop < n_trees and size + walks[stop].n_nodes * node_bytes <= group_bytes:
+                size += walks[stop].n_nodes * node_bytes
+                stop += 1
+            for block in range((n + row_block - 1) // row_block):
+                start = block * row_block
+                for t in range(first, stop):
+                    predict_rows(walks[t].nodes, walks[t].n_nodes,
+                                 <NodeModels> walks[t].node_models, &X[start, 0],
+                                 min(row_block, n - start), n_features, &total[start], True)
+            first = stop
 
 
 def checked_depth(nodes, intp_t n_features):
