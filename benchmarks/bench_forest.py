@@ -15,11 +15,13 @@ p = 20 features it prints:
 ``--sizes``, ``--features``, ``--max-features``, ``--missing`` and
 ``--baseline`` sweep and compare as in bench_tree.py; ``--fit-only`` skips
 the predict, speed-up and memory columns, e.g. ``--sizes 1e4 --features 20
-200 1000 5000 --max-features sqrt None --fit-only``.
+200 1000 5000 --max-features sqrt None --fit-only``; ``--predict-only`` fits
+both forests once, untimed, and prints the predict columns only, e.g.
+``--sizes 1e5 --features 20 200 --predict-only``.
 
 Usage: python benchmarks/bench_forest.py [--max-n 1e5 | --sizes N ...]
        [--features P ...] [--max-features F ...] [--missing FRACTION]
-       [--baseline DIR] [--trees 100] [--repeats 3] [--fit-only]
+       [--baseline DIR] [--trees 100] [--repeats 3] [--fit-only | --predict-only]
 """
 
 import argparse
@@ -76,19 +78,25 @@ def main():
                         help="skip the predict, speed-up and memory columns")
     args = parser.parse_args()
     check_sweep_arguments(parser, args)
+    if args.fit_only and args.predict_only:
+        parser.error("--fit-only and --predict-only exclude each other")
     baseline = BaselineProcess(args.baseline) if args.baseline else None
 
-    header = (f"{'n':>7} {'p':>5} {'max_f':>5} {'mmit fit s':>10} {'sk fit s':>8} "
-              f"{'ratio':>5}") + comparison_header(args)
+    header = f"{'n':>7} {'p':>5} {'max_f':>5}"
+    if not args.predict_only:
+        header += (f" {'mmit fit s':>10} {'sk fit s':>8} {'ratio':>5}"
+                   + comparison_header(args))
     if not args.fit_only:
-        header += (f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>5} "
-                   f"{'mmit 2j/1j':>10} {'sk 2j/1j':>8} {'mmit MB':>8} {'sk MB':>7} "
+        header += f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>5}"
+    if not (args.fit_only or args.predict_only):
+        header += (f" {'mmit 2j/1j':>10} {'sk 2j/1j':>8} {'mmit MB':>8} {'sk MB':>7} "
                    f"{'ratio':>5}")
     print(header, flush=True)
     for n, p in itertools.product(sizes_of(args, 5), args.features):
         X, y = benchmark_data(n, p, args.missing)
         X_rows, targets = interval_cart_data(X, y, MARGIN)
-        repeats = args.repeats if n < 10**5 else 1
+        # one fit per forest at 1e5 rows; the predictions are cheap enough to repeat
+        repeats = args.repeats if n < 10**5 or args.predict_only else 1
         for max_features in args.max_features:
             params = dict(n_estimators=args.trees, margin=MARGIN, max_features=max_features,
                           n_jobs=2, random_state=0)
@@ -97,11 +105,16 @@ def main():
             mmit, fit_mmit, fit_cart, comparison = compare_fits(
                 args, baseline, "MMITForest", params, X, y,
                 partial(cart.fit, X_rows, targets), repeats)
-            row = (f"{n:>7.0e} {p:>5d} {str(max_features):>5} {fit_mmit:>10.2f} "
-                   f"{fit_cart:>8.2f} {fit_mmit / fit_cart:>5.2f}{comparison}")
+            row = f"{n:>7.0e} {p:>5d} {str(max_features):>5}"
+            if not args.predict_only:
+                row += (f" {fit_mmit:>10.2f} {fit_cart:>8.2f} {fit_mmit / fit_cart:>5.2f}"
+                        f"{comparison}")
             if not args.fit_only:
                 predict_mmit, predict_cart = interleaved_medians(
                     [partial(mmit.predict, X), partial(cart.predict, X)], max(3, repeats))
+                row += (f" {1e3 * predict_mmit:>12.1f} {1e3 * predict_cart:>10.1f} "
+                        f"{predict_mmit / predict_cart:>5.2f}")
+            if not (args.fit_only or args.predict_only):
                 mmit_1 = MMITForest(**dict(params, n_jobs=1))
                 cart_1 = RandomForestRegressor(args.trees, max_features=max_features,
                                                n_jobs=1, random_state=0)
@@ -110,9 +123,7 @@ def main():
                     repeats)
                 memory = [peak_fit_memory_mb(which, n, p, args.missing, max_features,
                                              args.trees) for which in ("mmit", "sklearn")]
-                row += (f" {1e3 * predict_mmit:>12.1f} {1e3 * predict_cart:>10.1f} "
-                        f"{predict_mmit / predict_cart:>5.2f} "
-                        f"{fit_mmit_1 / fit_mmit:>10.2f} {fit_cart_1 / fit_cart:>8.2f} "
+                row += (f" {fit_mmit_1 / fit_mmit:>10.2f} {fit_cart_1 / fit_cart:>8.2f} "
                         f"{memory[0]:>8.1f} {memory[1]:>7.1f} "
                         f"{memory[0] / memory[1]:>5.2f}")
             print(row, flush=True)

@@ -19,12 +19,15 @@ Options:
   built in place with ``python setup.py build_ext --inplace``) is timed on
   the same data in the same run, in a process of its own;
 - ``--memory``: the peak memory of both fits, each in a fresh process (see
-  timing.peak_fit_memory_mb; the data are made before).
+  timing.peak_fit_memory_mb; the data are made before);
+- ``--predict-only``: both estimators are fitted once, untimed, and only
+  their predictions are timed (the predict columns in a fraction of the
+  time), e.g. ``--sizes 1e5 --features 20 200 --predict-only``.
 
 Usage: python benchmarks/bench_tree.py [--max-n 1e5 | --sizes N ...]
        [--features P ...] [--max-features F ...] [--depths D ...]
        [--losses L ...] [--missing FRACTION] [--baseline DIR] [--repeats 5]
-       [--memory]
+       [--memory] [--predict-only]
 """
 
 import argparse
@@ -92,6 +95,8 @@ def add_sweep_arguments(parser, default_max_features):
     parser.add_argument("--missing", type=float, default=0.0,
                         help="fraction of NaN in every feature")
     parser.add_argument("--baseline", help="another mmit checkout, timed in the same run")
+    parser.add_argument("--predict-only", action="store_true",
+                        help="fit once, untimed, and time only the predictions")
 
 
 def sizes_of(args, largest_power):
@@ -105,6 +110,8 @@ def check_sweep_arguments(parser, args):
         parser.error("--missing is a fraction in [0, 1)")
     if args.baseline and args.missing:
         parser.error("--baseline times complete data only (earlier versions take no NaN)")
+    if args.predict_only and args.baseline:
+        parser.error("--baseline times fits, which --predict-only skips")
 
 
 def comparison_header(args):
@@ -117,8 +124,12 @@ def compare_fits(args, baseline, estimator, params, X, y, fit_sklearn, repeats):
     """The fitted mmit ``estimator(**params)``, its fit time and scikit-learn's
     (``fit_sklearn``), timed in turn with, under --missing, the same fit on
     the data without NaN and, under --baseline, the baseline's; and the cells
-    of those comparison columns."""
+    of those comparison columns. Under --predict-only: the fitted estimator
+    only (both fitted once, untimed)."""
     model = getattr(mmit, estimator)(**params)
+    if args.predict_only:
+        fit_sklearn()
+        return model.fit(X, y), None, None, ""
     fits = [partial(model.fit, X, y), fit_sklearn]
     n, p = X.shape
     if args.missing:
@@ -163,8 +174,10 @@ def main():
     check_sweep_arguments(parser, args)
     baseline = BaselineProcess(args.baseline) if args.baseline else None
 
-    header = (f"{'n':>8} {'p':>5} {'max_f':>5} {'depth':>5} {'loss':>8} {'mmit fit s':>10} "
-              f"{'sk fit s':>9} {'ratio':>6}") + comparison_header(args)
+    header = f"{'n':>8} {'p':>5} {'max_f':>5} {'depth':>5} {'loss':>8}"
+    if not args.predict_only:
+        header += (f" {'mmit fit s':>10} {'sk fit s':>9} {'ratio':>6}"
+                   + comparison_header(args))
     header += (f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>6} {'leaves':>7} "
                f"{'sk leaves':>9}")
     if args.memory:
@@ -186,8 +199,10 @@ def main():
             predict_mmit, predict_cart = interleaved_medians(
                 [partial(model.predict, X), partial(cart.predict, X)], repeats)
             row = (f"{n:>8.0e} {p:>5d} {str(max_features):>5} {str(max_depth):>5} "
-                   f"{loss.split('_')[0]:>8} {fit_mmit:>10.3f} {fit_cart:>9.3f} "
-                   f"{fit_mmit / fit_cart:>6.2f}{comparison}")
+                   f"{loss.split('_')[0]:>8}")
+            if not args.predict_only:
+                row += (f" {fit_mmit:>10.3f} {fit_cart:>9.3f} {fit_mmit / fit_cart:>6.2f}"
+                        f"{comparison}")
             row += (f" {1e3 * predict_mmit:>12.2f} {1e3 * predict_cart:>10.2f} "
                     f"{predict_mmit / predict_cart:>6.2f} {model.get_n_leaves():>7d} "
                     f"{cart.get_n_leaves():>9d}")

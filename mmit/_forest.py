@@ -26,6 +26,7 @@ from ._fitting import (
     validate_training_data,
 )
 from ._predictive import ForestDistribution, LeafSamples, PredictiveDistributionMixin
+from ._tree import add_predictions
 from .metrics import interval_mse
 
 # The forest whose leaves weigh the residuals of distribution="spread"
@@ -109,14 +110,6 @@ def rows_without_out_of_bag_prediction_ignored():
         warnings.filterwarnings("ignore", "Some samples were in the bootstrap sample",
                                 UserWarning)
         yield
-
-
-def _predict_rows(trees, X, rows, out):
-    """Sum of the trees' predictions for a slice of rows, in tree order."""
-    total = np.zeros(rows.stop - rows.start)
-    for tree in trees:
-        total += tree.predict(X[rows])
-    out[rows] = total
 
 
 class _Progress:
@@ -517,10 +510,10 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         n_samples = X.shape[0]
         n_slices = min(n_samples, 4 * effective_n_jobs(self.n_jobs)) or 1
         bounds = np.linspace(0, n_samples, n_slices + 1).astype(int)
-        total = np.empty(n_samples)
+        total = np.zeros(n_samples)
         trees = [tree.tree_ for tree in self.estimators_]
         Parallel(n_jobs=self.n_jobs, prefer="threads", require="sharedmem")(
-            delayed(_predict_rows)(trees, X, slice(start, stop), total)
+            delayed(add_predictions)(trees, X[start:stop], total[start:stop])
             for start, stop in zip(bounds[:-1], bounds[1:], strict=True)
         )
         return total / len(self.estimators_)

@@ -102,11 +102,7 @@ class IntervalLoss:
 
     Examples
     --------
-    >>> from cython.parallel cimport prange
-
-from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
-
-import numpy as np
+    >>> import numpy as np
     >>> from mmit._loss import LOSSES
     >>> loss = LOSSES["squared_hinge"]
     >>> lower, upper = np.array([0.0, 0.0]), np.array([1.0, np.inf])

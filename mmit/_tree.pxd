@@ -1,7 +1,8 @@
-# Declarations of the tree: flat node arrays and the one walk that sends a
-# row from a node to its child. See _tree.pyx.
+# Declarations of the tree: flat node arrays, the step that sends a row from
+# a node to its child, and the compact copy of the nodes that prediction
+# walks. See _tree.pyx.
 
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
 from ._leaf_models cimport NodeModels
 from ._solver cimport intp_t
@@ -22,14 +23,29 @@ ctypedef struct Node:
     uint8_t missing_go_to_left  # whether a missing x[feature] (NaN) goes to the left child
 
 
+cdef inline bint goes_right(double x, double threshold,
+                            bint missing_goes_right) noexcept nogil:
+    """Whether a row whose split feature is ``x`` goes to the right child:
+    when ``x > threshold``, or when ``x`` is missing (NaN) and missing values
+    go right. Written without branches (the comparison is a coin flip);
+    every walk down a tree routes its rows through here."""
+    return (x > threshold) | ((x != x) & missing_goes_right)
+
+
 cdef inline int64_t next_node(const Node* node, const double* row) noexcept nogil:
-    """The child of internal ``node`` that ``row`` goes to: the left one when
-    ``row[feature] <= threshold``, the right one when it is larger, the
-    stored side when it is missing (NaN). Written without branches (the
-    comparison is a coin flip); every walk down a tree goes through here."""
-    cdef double x = row[node.feature]
-    cdef bint right = (x > node.threshold) | ((x != x) & (node.missing_go_to_left == 0))
+    """The child of internal ``node`` that ``row`` goes to (a step of the
+    walks on the node records: ``decision_path`` and pruning)."""
+    cdef bint right = goes_right(row[node.feature], node.threshold,
+                                 node.missing_go_to_left == 0)
     return node.left_child + right * (node.right_child - node.left_child)
+
+
+# A node as prediction walks it: 16 bytes (a Node takes 64), so four share a
+# cache line, the two children side by side, a leaf's value in place.
+ctypedef struct WalkNode:
+    double threshold          # x[feature] <= threshold goes left; a leaf: its value
+    int32_t feature           # feature of the split; a leaf: -1 - its id in Tree.nodes
+    uint32_t children         # 2 * slot of the left child (right: next) + NaN goes right
 
 
 cdef class Tree:
@@ -42,6 +58,8 @@ cdef class Tree:
     cdef object _node_array           # ndarray of NODE_DTYPE holding the nodes
     cdef object _value_array          # ndarray holding the values
     cdef readonly NodeModels node_models  # what nodes predict beyond values (None: nothing)
+    cdef const WalkNode* walk         # nodes as predict walks them (_walk_array), or NULL
+    cdef object _walk_array           # ndarray holding the WalkNode records
 
     cdef intp_t add_node(self, intp_t parent, bint is_left, double value, double cost,
                          intp_t n_node_samples, double weighted_n_node_samples,
@@ -50,5 +68,4 @@ cdef class Tree:
                         bint missing_go_to_left) noexcept nogil
     cdef int _resize(self, intp_t capacity) except -1
     cdef double node_prediction(self, int64_t node, const double* row) noexcept nogil
-    cdef void _descend(self, const double[:, ::1] X, int64_t* leaves,
-                       double* values) noexcept nogil
+    cdef const WalkNode* walk_nodes(self) except NULL

@@ -1,24 +1,34 @@
-"""Maximum Margin Interval Trees: the fitted tree as flat arrays, and its walk.
+"""Maximum Margin Interval Trees: the fitted tree as flat arrays, and its walks.
 
 A :class:`Tree` stores its nodes in one growable array of ``Node`` records
 and its predictions in a parallel array (scikit-learn's layout). Every walk
-from the root to a leaf (``apply``, ``predict``, ``decision_path``, and the
-pruned-subtree predictions of ``_pruning``) steps through ``next_node``
-(``_tree.pxd``): ``x <= threshold`` goes left, a missing value (NaN) goes to
-the side stored in the node.
+from the root to a leaf routes a row by ``goes_right`` (``_tree.pxd``):
+``x <= threshold`` goes left, a missing value (NaN) goes to the side stored
+in the node. ``decision_path`` and the pruned-subtree predictions of
+``_pruning`` step through the node records (``next_node``); ``predict``,
+``apply`` and the forests' ``add_predictions`` through a compact copy of
+them (``WalkNode``), laid out on a tree's first prediction.
+
+A walk costs O(depth) per row and tree; laying out the copy, O(node_count)
+time and 16 bytes per node, once per tree (not pickled).
 """
 
-from libc.stdint cimport int64_t
+from cpython.ref cimport PyObject
+from libc.stdint cimport INT32_MAX, int64_t
+from libcpp.vector cimport vector
 
 import numpy as np
 from scipy.sparse import csr_matrix
 
 from ._leaf_models import node_models_from_state
 
+from ._leaf_models cimport NodeModels
 from ._solver cimport check_index
 
 cdef enum:
-    TRAVERSAL_BLOCK = 16    # rows walked down a tree together
+    TRAVERSAL_BLOCK = 16          # rows walked down a tree together
+    ROW_BLOCK_BYTES = 1 << 18     # rows walked down a group of trees: they stay in L2
+    GROUP_BYTES = 12 << 20        # nodes of a group of trees: two threads' stay in L3
 
 
 # ---------------------------------------------------------------------------
@@ -112,6 +122,8 @@ cdef class Tree:
         self.nodes = NULL
         self.values = NULL
         self.node_models = None
+        self.walk = NULL
+        self._walk_array = None
 
     cdef int _resize(self, intp_t capacity) except -1:
         """Grow (or shrink) the arrays to ``capacity`` nodes; new nodes are zero."""
@@ -128,6 +140,7 @@ cdef class Tree:
         self.values = &values[0] if capacity > 0 else NULL
         self.capacity = capacity
         self.node_count = kept
+        self.walk = NULL
         return 0
 
     cdef intp_t add_node(self, intp_t parent, bint is_left, double value, double cost,
@@ -139,6 +152,7 @@ cdef class Tree:
                 self._resize(max(2 * self.capacity, 15))
         cdef intp_t node_id = self.node_count
         cdef Node* node = &self.nodes[node_id]
+        self.walk = NULL
         node.left_child = TREE_LEAF
         node.right_child = TREE_LEAF
         node.feature = TREE_UNDEFINED
@@ -160,6 +174,7 @@ cdef class Tree:
 
     cdef void set_split(self, intp_t node_id, intp_t feature, double threshold,
                         bint missing_go_to_left) noexcept nogil:
+        self.walk = NULL
         self.nodes[node_id].feature = feature
         self.nodes[node_id].threshold = threshold
         self.nodes[node_id].missing_go_to_left = missing_go_to_left
@@ -230,40 +245,53 @@ cdef class Tree:
         if self.node_count == 0:
             raise ValueError("the tree has no nodes.")
 
+    cdef const WalkNode* walk_nodes(self) except NULL:
+        """The compact nodes that ``predict`` and ``apply`` walk, laid out on
+        first use (and again after the tree has changed)."""
+        if self.walk != NULL:
+            return self.walk
+        if self.node_count == 0:
+            raise ValueError("the tree has no nodes.")
+        if self.node_count > INT32_MAX or self.n_features > INT32_MAX:
+            raise ValueError("the tree has too many nodes or features to predict.")
+        walk_array = np.empty(self.node_count * sizeof(WalkNode), dtype=np.uint8)
+        cdef unsigned char[::1] walk = walk_array
+        lay_out_walk(self.nodes, self.values, self.node_count, <WalkNode*> &walk[0])
+        # another thread predicting with this tree may have laid it out since
+        # the test above: the first layout stays, its walks may be running
+        if self.walk == NULL:
+            self._walk_array = walk_array
+            self.walk = <const WalkNode*> &walk[0]
+        return self.walk
+
     def apply(self, const double[:, ::1] X):
         """Id of the leaf each row of X (float64, C-contiguous) falls in."""
         self._check_X(X)
-        leaves = np.empty(X.shape[0], dtype=np.int64)
-        cdef int64_t[::1] out = leaves
+        cdef const WalkNode* walk = self.walk_nodes()
+        cdef intp_t n = X.shape[0], block, start, size, k
+        cdef const WalkNode* leaves[TRAVERSAL_BLOCK]
+        leaves_array = np.empty(n, dtype=np.intp)
+        cdef intp_t[::1] out = leaves_array
         with nogil:
-            self._descend(X, &out[0] if X.shape[0] > 0 else NULL, NULL)
-        return leaves.astype(np.intp, copy=False)
+            for block in range((n + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
+                start = block * TRAVERSAL_BLOCK
+                size = min(TRAVERSAL_BLOCK, n - start)
+                find_leaves(walk, self.node_count, &X[start, 0], X.shape[1], size, leaves)
+                for k in range(size):
+                    out[start + k] = -1 - leaves[k].feature
+        return leaves_array
 
     def predict(self, const double[:, ::1] X):
         """Prediction of the leaf of each row of X (float64, C-contiguous)."""
         self._check_X(X)
+        cdef const WalkNode* walk = self.walk_nodes()
         predictions = np.empty(X.shape[0])
         cdef double[::1] out = predictions
-        with nogil:
-            self._descend(X, NULL, &out[0] if X.shape[0] > 0 else NULL)
+        if X.shape[0] > 0:
+            with nogil:
+                predict_rows(walk, self.node_count, self.node_models, &X[0, 0], X.shape[0],
+                             X.shape[1], &out[0], False)
         return predictions
-
-    cdef void _descend(self, const double[:, ::1] X, int64_t* leaves,
-                       double* values) noexcept nogil:
-        """Write the leaf (if ``leaves``) or the prediction (if ``values``) of
-        every row of X, walking blocks of rows down the tree together."""
-        cdef intp_t n = X.shape[0], block, start, k, size
-        cdef int64_t block_leaves[TRAVERSAL_BLOCK]
-        for block in range((n + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
-            start = block * TRAVERSAL_BLOCK
-            size = min(TRAVERSAL_BLOCK, n - start)
-            find_leaves(self.nodes, self.node_count, X, start, size, block_leaves)
-            for k in range(size):
-                if leaves != NULL:
-                    leaves[start + k] = block_leaves[k]
-                if values != NULL:
-                    values[start + k] = self.node_prediction(block_leaves[k],
-                                                             &X[start + k, 0])
 
     cdef double node_prediction(self, int64_t node, const double* row) noexcept nogil:
         """Prediction of ``node`` (a valid id) for ``row``: its value, or its
@@ -351,27 +379,145 @@ cdef class Tree:
         self.node_models = node_models
 
 
-cdef inline void find_leaves(const Node* nodes, intp_t n_nodes, const double[:, ::1] X,
-                             intp_t start, intp_t size, int64_t* leaves) noexcept nogil:
-    """Leaf of rows ``start .. start + size - 1`` of X (size <= TRAVERSAL_BLOCK).
+cdef void lay_out_walk(const Node* nodes, const double* values, intp_t n_nodes,
+                       WalkNode* walk) noexcept nogil:
+    """Write the compact copy of a tree's ``n_nodes`` nodes into ``walk``.
+
+    The root takes slot 0 and the two children of a node the next two free
+    slots, depth first, left subtree first: a row that goes left finds the
+    next pair of children beside the last one, and the nodes of a subtree
+    lie together (a tenth faster than breadth first on forests of deep
+    trees). O(n_nodes).
+    """
+    cdef intp_t slot, node_id, free = 1
+    cdef const Node* node
+    cdef vector[intp_t] pending      # slots given a node, not yet written
+    cdef vector[intp_t] node_of_slot = vector[intp_t](n_nodes)
+    node_of_slot[0] = 0
+    pending.push_back(0)
+    while not pending.empty():
+        slot = pending.back()
+        pending.pop_back()
+        node_id = node_of_slot[slot]
+        node = &nodes[node_id]
+        if node.left_child == TREE_LEAF:
+            walk[slot].threshold = values[node_id]
+            walk[slot].feature = -1 - node_id
+            walk[slot].children = 0
+        else:
+            check_index(free + 1, n_nodes)
+            walk[slot].threshold = node.threshold
+            walk[slot].feature = node.feature
+            walk[slot].children = 2 * free + (node.missing_go_to_left == 0)
+            node_of_slot[free] = node.left_child
+            node_of_slot[free + 1] = node.right_child
+            pending.push_back(free + 1)
+            pending.push_back(free)
+            free += 2
+
+
+cdef inline void find_leaves(const WalkNode* nodes, intp_t n_nodes, const double* rows,
+                             intp_t n_features, intp_t size,
+                             const WalkNode** leaves) noexcept nogil:
+    """Leaf of each of the ``size`` (<= TRAVERSAL_BLOCK) consecutive rows
+    that start at ``rows``.
 
     The rows descend level by level together, so that the loads of
     different rows overlap.
     """
-    cdef intp_t k, n_features = X.shape[1]
-    cdef const Node* node
-    cdef const double* rows = &X[start, 0]
+    cdef intp_t k, child
+    cdef const WalkNode* node
     cdef bint moved = True
     for k in range(size):
-        leaves[k] = 0
+        leaves[k] = nodes
     while moved:
         moved = False
         for k in range(size):
-            check_index(leaves[k], n_nodes)
-            node = &nodes[leaves[k]]
-            if node.left_child != TREE_LEAF:
+            node = leaves[k]
+            if node.feature >= 0:
                 moved = True
-                leaves[k] = next_node(node, rows + k * n_features)
+                child = (node.children >> 1) + goes_right(
+                    rows[k * n_features + node.feature], node.threshold, node.children & 1)
+                check_index(child, n_nodes)
+                leaves[k] = &nodes[child]
+
+
+cdef void predict_rows(const WalkNode* nodes, intp_t n_nodes, NodeModels node_models,
+                       const double* rows, intp_t n_rows, intp_t n_features, double* out,
+                       bint add) noexcept nogil:
+    """Write a tree's predictions for ``n_rows`` consecutive rows to ``out``
+    (add them to it if ``add``)."""
+    cdef intp_t block, start, size, k
+    cdef const WalkNode* leaves[TRAVERSAL_BLOCK]
+    cdef double prediction
+    for block in range((n_rows + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
+        start = block * TRAVERSAL_BLOCK
+        size = min(TRAVERSAL_BLOCK, n_rows - start)
+        find_leaves(nodes, n_nodes, rows + start * n_features, n_features, size, leaves)
+        for k in range(size):
+            if node_models is None:
+                prediction = leaves[k].threshold
+            else:
+                prediction = node_models.predict(-1 - leaves[k].feature,
+                                                 leaves[k].threshold,
+                                                 rows + (start + k) * n_features)
+            if add:
+                out[start + k] += prediction
+            else:
+                out[start + k] = prediction
+
+
+ctypedef struct TreeWalk:
+    const WalkNode* nodes     # the tree's compact nodes
+    intp_t n_nodes            # their number
+    PyObject* node_models     # the tree's node_models, None or a NodeModels (borrowed)
+
+
+def add_predictions(trees, const double[:, ::1] X, double[::1] total,
+                    intp_t group_bytes=GROUP_BYTES, intp_t row_block_bytes=ROW_BLOCK_BYTES):
+    """Add the predictions of ``trees`` (Tree objects) for the rows of X
+    (float64, C-contiguous) to ``total``, tree after tree in every entry: the
+    sums do not depend on how a caller splits the rows between calls.
+
+    The trees are taken by groups whose compact nodes fill at most
+    ``group_bytes`` (or hold one tree), and the rows by blocks of about
+    ``row_block_bytes``, each block going down all trees of a group: the
+    rows stay in cache from one tree to the next instead of being read again
+    for every tree, and a group's nodes from one block to the next (at 1e5
+    rows, 100 deep trees and 200 features, 1.5 to 2 times as fast as a tree
+    at a time). O(n_rows * n_trees * depth).
+    """
+    cdef intp_t n = X.shape[0], n_features = X.shape[1], n_trees
+    cdef intp_t first = 0, stop, size, row_block, block, start, t
+    cdef intp_t node_bytes = sizeof(WalkNode)
+    cdef intp_t row_bytes = max(1, n_features) * sizeof(double)
+    cdef vector[TreeWalk] walks
+    cdef TreeWalk walk
+    cdef Tree tree
+    if total.shape[0] != n:
+        raise ValueError(f"total has {total.shape[0]} entries for {n} rows.")
+    for tree in trees:
+        tree._check_X(X)
+        walk.nodes = tree.walk_nodes()
+        walk.n_nodes = tree.node_count
+        walk.node_models = <PyObject*> tree.node_models
+        walks.push_back(walk)
+    n_trees = walks.size()
+    row_block = max(1, row_block_bytes // row_bytes // TRAVERSAL_BLOCK) * TRAVERSAL_BLOCK
+    with nogil:
+        while first < n_trees:
+            stop = first + 1
+            size = walks[first].n_nodes * node_bytes
+            while stop < n_trees and size + walks[stop].n_nodes * node_bytes <= group_bytes:
+                size += walks[stop].n_nodes * node_bytes
+                stop += 1
+            for block in range((n + row_block - 1) // row_block):
+                start = block * row_block
+                for t in range(first, stop):
+                    predict_rows(walks[t].nodes, walks[t].n_nodes,
+                                 <NodeModels> walks[t].node_models, &X[start, 0],
+                                 min(row_block, n - start), n_features, &total[start], True)
+            first = stop
 
 
 def checked_depth(nodes, intp_t n_features):

@@ -106,6 +106,29 @@ def test_missing_values_only_at_predict_time_follow_the_heavier_child():
     assert np.all(path[np.arange(200), leaves] == 1)
 
 
+def test_compact_walk_routes_rows_as_the_node_records():
+    # predict and apply walk a compact copy of the nodes; decision_path walks
+    # the node records: a deep, unbalanced tree with NaN sent to both sides
+    X, y, _ = missingness_problem(n=800, seed=3)
+    X[np.random.default_rng(4).random(X.shape) < 0.1] = np.nan
+    model = MMIT(random_state=0).fit(X, y)
+    tree = model.tree_
+    internal = tree.children_left != -1
+    assert tree.missing_go_to_left[internal].any() and not tree.missing_go_to_left[
+        internal].all()
+    X_test = np.random.default_rng(5).normal(size=(500, 3))
+    X_test[np.random.default_rng(6).random(X_test.shape) < 0.3] = np.nan
+    path = model.decision_path(X_test)
+    leaves = path.indices[path.indptr[1:] - 1]
+    np.testing.assert_array_equal(model.apply(X_test), leaves)
+    np.testing.assert_array_equal(model.predict(X_test), tree.value[leaves])
+    # the copy follows a new state of the same tree object
+    other = MMIT(max_depth=3, random_state=0).fit(X, y[::-1]).tree_
+    tree.__setstate__(other.__getstate__())
+    np.testing.assert_array_equal(tree.predict(X_test), other.predict(X_test))
+    np.testing.assert_array_equal(tree.apply(X_test), other.apply(X_test))
+
+
 def test_nodes_store_the_cheaper_side_for_missing_values():
     # rows missing x0 belong with the high rows: the split on x0 sends them right
     X = np.array([[0.0], [1.0], [2.0], [3.0], [np.nan], [np.nan]])
