@@ -10,7 +10,11 @@ Growth is depth-first (left subtrees first) until no node can split, or,
 with ``max_leaf_nodes``, best-first: the leaf whose best split lowers the
 cost most splits next (a binary max-heap of candidate leaves), until that
 many leaves. A split must lower the node's cost by at least
-``min_cost_decrease`` times the total weight of the training rows.
+``min_cost_decrease`` times the total weight of the training rows. How
+much a split lowers the cost is the splitter's measure
+(``SplitRecord.improvement``): exact for the exact search, the Newton
+estimate for the histogram search. The builder tells the splitter which
+nodes stay leaves (``settle_leaf``).
 
 The whole build runs without the GIL, so trees of a forest grow in parallel
 threads, each with its own builder. A builder keeps its working arrays from
@@ -181,8 +185,8 @@ cdef class TreeBuilder:
     max_leaf_nodes : int
         Grow best-first up to this many leaves; -1 grows depth-first.
     min_cost_decrease : float
-        A split must lower the node's cost by at least this much times the
-        total weight of the training rows.
+        A split must lower the node's cost (by the splitter's measure) by at
+        least this much times the total weight of the training rows.
     presort_min_rows : int
         Nodes with at least this many rows keep their children's rows in
         presorted lists; smaller ones sort on demand (see the module doc).

@@ -359,12 +359,7 @@ cdef class HistogramSplitter(Splitter):
     cdef int init_root(self, NodeRecord* root) except -1 nogil:
         """The root's value and cost from its sorted hinges, as every node's."""
         cdef intp_t k
-        root.start = 0
-        root.end = self.n_active
-        root.target_start = 0
-        root.target_end = self.criterion.n_targets
-        root.depth = 0
-        root.presorted = False
+        self.describe_root(root)
         if not self.criterion.targets_minimum(root.target_start, root.target_end,
                                               &root.value, &root.cost):
             root.value = 0.0

@@ -15,12 +15,21 @@ ctypedef struct NpmleWork:
     # Working memory of estimates over at most `capacity` observations
     intp_t capacity             # observations it holds at most
     Endpoint* endpoints         # 2 * capacity: their ends, sorted
-    intp_t* first               # capacity: each one's first Turnbull interval
+    intp_t* indices             # 8 * capacity + 1: the block of the intp_t arrays below
+    intp_t* row_first           # capacity: each observation's first Turnbull interval
+    intp_t* row_last            # capacity: and its last
+    intp_t* first               # capacity: each group's first (observations of one range)
     intp_t* last                # capacity: and its last
-    double* share               # capacity: weight over the mass it may hold
+    intp_t* order               # 2 * capacity: the observations by range (a counting sort)
+    intp_t* counts              # capacity + 1: the counting sort's buckets
+    intp_t* size                # capacity: pool adjacent violators' blocks
+    double* share               # capacity: each group's weight over its probability,
+    #                             then the block of the doubles below
+    double* weight              # capacity: each group's weight
     double* left                # capacity: the Turnbull intervals' left ends
     double* right               # capacity: their right ends
     double* mass                # capacity: their probabilities
+    double* steps               # 5 * capacity: a step's masses, a convex minorant's sums
     double* flow                # capacity + 1: an iteration's prefix sums
 
 

@@ -8,17 +8,19 @@ probabilities of the intervals; it depends on the distribution only through
 the masses of the *Turnbull intervals*, the maximal intersections of the
 observations: every left end immediately followed, among all ends sorted
 (a left end before a right end of the same value), by a right end. The
-NPMLE puts all its mass on them; it is found by self-consistency (EM)
-iterations from every observation's weight spread evenly over the Turnbull
-intervals it holds (``W``: the total weight):
+NPMLE puts all its mass on them. The likelihood sees an observation only
+through ``A_i``, the Turnbull intervals inside it (a contiguous range), so
+observations of one range are pooled first (``group_observations``: g <= m
+groups of m observations). From every group's weight spread evenly over
+its intervals, self-consistency (EM) steps
 
     p_j <- sum_i (w_i / W) [j in A_i] p_j / sum_{k in A_i} p_k
 
-(``A_i``: the Turnbull intervals inside observation ``i``, a contiguous
-range, so that one iteration costs O(m + J) with prefix sums: m
-observations, J <= m Turnbull intervals), until the likelihood is within a
-tolerance of its maximum. With exact values only, every ``A_i`` is one
-interval and the estimate is the weighted empirical distribution.
+(``W``: the total weight) alternate with steps of the iterative convex
+minorant algorithm (``self_consistency``), each O(g + J) with prefix sums
+(J <= m Turnbull intervals), until the likelihood is within a tolerance of
+its maximum. With exact values only, every ``A_i`` is one interval and the
+estimate is the weighted empirical distribution.
 
 Within a Turnbull interval the likelihood cannot tell where the mass lies:
 the cumulative distribution spreads it evenly over a bounded one, and puts
@@ -28,9 +30,10 @@ O(m log m).
 """
 
 from cython.parallel cimport parallel, prange
-from libc.math cimport INFINITY, NAN
+from libc.math cimport INFINITY, NAN, log
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy
 from libcpp.algorithm cimport sort as std_sort
 
 import numpy as np
@@ -68,25 +71,33 @@ cdef int work_init(NpmleWork* work, intp_t capacity) noexcept nogil:
     capacity = max(capacity, 1)
     work.capacity = capacity
     work.endpoints = <Endpoint*> malloc(2 * capacity * sizeof(Endpoint))
-    work.first = <intp_t*> malloc(2 * capacity * sizeof(intp_t))
-    work.last = work.first + capacity if work.first != NULL else NULL
-    work.share = <double*> malloc((6 * capacity + 1) * sizeof(double))
-    if work.endpoints == NULL or work.first == NULL or work.share == NULL:
+    work.indices = <intp_t*> malloc((8 * capacity + 1) * sizeof(intp_t))
+    work.share = <double*> malloc((11 * capacity + 1) * sizeof(double))
+    if work.endpoints == NULL or work.indices == NULL or work.share == NULL:
         work_free(work)
         return -1
-    work.left = work.share + capacity
+    work.row_first = work.indices
+    work.row_last = work.row_first + capacity
+    work.first = work.row_last + capacity
+    work.last = work.first + capacity
+    work.order = work.last + capacity
+    work.size = work.order + 2 * capacity
+    work.counts = work.size + capacity
+    work.weight = work.share + capacity
+    work.left = work.weight + capacity
     work.right = work.left + capacity
     work.mass = work.right + capacity
-    work.flow = work.mass + capacity
+    work.steps = work.mass + capacity
+    work.flow = work.steps + 5 * capacity
     return 0
 
 
 cdef void work_free(NpmleWork* work) noexcept nogil:
     free(work.endpoints)
-    free(work.first)
+    free(work.indices)
     free(work.share)
     work.endpoints = NULL
-    work.first = NULL
+    work.indices = NULL
     work.share = NULL
 
 
@@ -95,7 +106,7 @@ cdef intp_t turnbull_intervals(const Endpoint* ends, intp_t count,
     """From the ``2 * count`` ends of ``count`` observations in order
     (``endpoint_before``), write the Turnbull intervals to ``work.left`` and
     ``work.right`` (increasing, disjoint) and each observation's range of
-    them to ``work.first`` and ``work.last``; return their number. An
+    them to ``work.row_first`` and ``work.row_last``; return their number. An
     observation's first interval is the next one made after its left end,
     its last the last one made up to its right end. O(count)."""
     cdef intp_t k, n_intervals = 0, observation
@@ -109,12 +120,67 @@ cdef intp_t turnbull_intervals(const Endpoint* ends, intp_t count,
                 work.right[n_intervals] = ends[k].value
                 n_intervals += 1
             after_left = False
-            work.last[observation] = n_intervals - 1
+            work.row_last[observation] = n_intervals - 1
         else:
             after_left = True
             left_value = ends[k].value
-            work.first[observation] = n_intervals
+            work.row_first[observation] = n_intervals
     return n_intervals
+
+
+cdef void stable_counting_sort(const intp_t* key, const intp_t* items, intp_t count,
+                               intp_t n_keys, intp_t* counts, intp_t* out) noexcept nogil:
+    """``items`` (the indices 0..count-1 when NULL) into ``out``, stably
+    ordered by ``key[item]`` in [0, n_keys) (``counts``: n_keys + 1 of
+    scratch). O(count + n_keys)."""
+    cdef intp_t k, item
+    for k in range(n_keys + 1):
+        counts[k] = 0
+    for k in range(count):
+        counts[key[items[k] if items != NULL else k] + 1] += 1
+    for k in range(n_keys):
+        counts[k + 1] += counts[k]
+    for k in range(count):
+        item = items[k] if items != NULL else k
+        out[counts[key[item]]] = item
+        counts[key[item]] += 1
+
+
+cdef intp_t group_observations(const double* weight, intp_t count, intp_t n_intervals,
+                               NpmleWork* work) noexcept nogil:
+    """Pool the observations that hold the same range of Turnbull intervals
+    (the likelihood sees only the range): each group's range to
+    ``work.first`` and ``work.last``, its summed weight to ``work.weight``,
+    ordered by range; returns the number of groups. A counting sort by last
+    interval, then stably by first: O(count + n_intervals)."""
+    cdef intp_t i, k, groups = 0
+    cdef intp_t* by_last = work.order
+    cdef intp_t* by_range = work.order + work.capacity
+    stable_counting_sort(work.row_last, NULL, count, n_intervals, work.counts, by_last)
+    stable_counting_sort(work.row_first, by_last, count, n_intervals, work.counts,
+                         by_range)
+    for k in range(count):
+        i = by_range[k]
+        if (groups > 0 and work.first[groups - 1] == work.row_first[i]
+                and work.last[groups - 1] == work.row_last[i]):
+            work.weight[groups - 1] += weight[i]
+        else:
+            work.first[groups] = work.row_first[i]
+            work.last[groups] = work.row_last[i]
+            work.weight[groups] = weight[i]
+            groups += 1
+    return groups
+
+
+cdef intp_t estimate(const Endpoint* ends, const double* weight, intp_t count,
+                     NpmleWork* work, double tolerance, intp_t max_iter) noexcept nogil:
+    """The NPMLE of ``count`` observations of positive ``weight`` whose ends
+    are ``ends``, in order (``endpoint_before``): their Turnbull intervals,
+    the observations pooled by range, then ``self_consistency``. Returns the
+    number of Turnbull intervals."""
+    cdef intp_t n_intervals = turnbull_intervals(ends, count, work)
+    cdef intp_t groups = group_observations(weight, count, n_intervals, work)
+    return self_consistency(work.weight, groups, n_intervals, work, tolerance, max_iter)
 
 
 cdef intp_t npmle(const double* lower, const double* upper, const double* weight,
@@ -132,8 +198,150 @@ cdef intp_t npmle(const double* lower, const double* upper, const double* weight
         ends[2 * i + 1].value = upper[i]
         ends[2 * i + 1].code = <int32_t> (2 * i + 1)
     std_sort(ends, ends + 2 * count, &endpoint_before)
-    return self_consistency(weight, count, turnbull_intervals(ends, count, work), work,
-                            tolerance, max_iter)
+    return estimate(ends, weight, count, work, tolerance, max_iter)
+
+
+cdef void em_step(const double* weight, intp_t count, intp_t n_intervals,
+                  NpmleWork* work, const double* mass, double* next_mass, double total,
+                  double* gap) noexcept nogil:
+    """One self-consistency step from the masses ``mass`` into ``next_mass``
+    (summing to 1): each multiplied by ``d_j``, the weighted mean over the
+    observations holding interval j of 1 / (their probability). Writes the
+    duality gap of ``mass``, ``max_j d_j - 1``, to ``gap``: its mean
+    weighted log-likelihood is at most that much below the maximum.
+    O(count + n_intervals)."""
+    cdef intp_t i, j
+    cdef double running = 0.0, probability, kept = 0.0
+    cdef double* flow = work.flow
+    # flow[j]: the mass before interval j (prefix sums)
+    for j in range(n_intervals):
+        flow[j] = running
+        running += mass[j]
+    flow[n_intervals] = running
+    for i in range(count):
+        probability = flow[work.last[i] + 1] - flow[work.first[i]]
+        work.share[i] = weight[i] / (total * probability) if probability > 0.0 else 0.0
+    for j in range(n_intervals + 1):
+        flow[j] = 0.0
+    for i in range(count):
+        flow[work.first[i]] += work.share[i]
+        flow[work.last[i] + 1] -= work.share[i]
+    running = 0.0
+    gap[0] = 0.0
+    for j in range(n_intervals):
+        running += flow[j]  # d_j
+        gap[0] = max(gap[0], running - 1.0)
+        next_mass[j] = mass[j] * running
+        kept += next_mass[j]
+    for j in range(n_intervals):  # against rounding drift
+        next_mass[j] /= kept
+
+
+cdef inline double range_probability(const double* cumulative, intp_t first,
+                                     intp_t last) noexcept nogil:
+    """The mass of the intervals first..last from the cumulative masses."""
+    return cumulative[last] - (cumulative[first - 1] if first > 0 else 0.0)
+
+
+cdef double likelihood_of(const double* weight, intp_t count, const NpmleWork* work,
+                          const double* cumulative, double total) noexcept nogil:
+    """The mean weighted log-likelihood of the masses whose cumulative sums
+    are ``cumulative`` (-inf when an observation gets no mass)."""
+    cdef intp_t i
+    cdef double probability, likelihood = 0.0
+    for i in range(count):
+        probability = range_probability(cumulative, work.first[i], work.last[i])
+        if probability <= 0.0:
+            return -INFINITY
+        likelihood += weight[i] / total * log(probability)
+    return likelihood
+
+
+cdef void pool_adjacent_violators(double* value, double* weight, intp_t count,
+                                  intp_t* size) noexcept nogil:
+    """Replace ``value`` by its weighted least-squares non-decreasing fit
+    (the pool-adjacent-violators algorithm; ``weight`` > 0 is overwritten,
+    ``size`` is scratch). O(count)."""
+    cdef intp_t k, blocks = 0, _repeat, at = 0
+    for k in range(count):
+        value[blocks] = value[k]
+        weight[blocks] = weight[k]
+        size[blocks] = 1
+        blocks += 1
+        while blocks > 1 and value[blocks - 2] > value[blocks - 1]:
+            value[blocks - 2] = ((value[blocks - 2] * weight[blocks - 2]
+                                  + value[blocks - 1] * weight[blocks - 1])
+                                 / (weight[blocks - 2] + weight[blocks - 1]))
+            weight[blocks - 2] += weight[blocks - 1]
+            size[blocks - 2] += size[blocks - 1]
+            blocks -= 1
+    # expand the blocks, from the last (each block's start is at or after its index)
+    at = count
+    for k in range(blocks - 1, -1, -1):
+        for _repeat in range(size[k]):
+            at -= 1
+            value[at] = value[k]
+
+
+cdef bint convex_minorant_step(const double* weight, intp_t count, intp_t n_intervals,
+                               NpmleWork* work, double total) noexcept nogil:
+    """One step of the iterative convex minorant algorithm (Groeneboom and
+    Wellner 1992, with Jongbloed's 1998 line search) on the cumulative
+    masses F_0 <= ... <= F_{J-2} (F_{J-1} = 1): each moves to ``F_j + g_j /
+    h_j`` (the log-likelihood's gradient over its negative second
+    derivative), the whole made non-decreasing in [0, 1] by weighted pool
+    adjacent violators, then halved toward the current point until the
+    likelihood does not fall. Updates ``work.mass``; False when no step
+    helps. O(count + n_intervals) per try."""
+    cdef intp_t i, j, _try, n_free = n_intervals - 1
+    cdef double* cumulative = work.steps
+    cdef double* gradient = work.steps + work.capacity
+    cdef double* curvature = work.steps + 2 * work.capacity
+    cdef double* target = work.steps + 3 * work.capacity
+    cdef double* trial = work.steps + 4 * work.capacity
+    cdef intp_t* size = work.size
+    cdef double running = 0.0, probability, share, likelihood, step = 1.0
+    if n_free <= 0:
+        return False
+    for j in range(n_intervals):
+        running += work.mass[j]
+        cumulative[j] = running
+    for j in range(n_intervals):
+        gradient[j] = 0.0
+        curvature[j] = 0.0
+    for i in range(count):
+        probability = range_probability(cumulative, work.first[i], work.last[i])
+        if probability <= 0.0:
+            return False
+        share = weight[i] / (total * probability)
+        # P_i = F[last] - F[first - 1]: F[last] raises it, F[first - 1] lowers it
+        gradient[work.last[i]] += share
+        curvature[work.last[i]] += share / probability
+        if work.first[i] > 0:
+            gradient[work.first[i] - 1] -= share
+            curvature[work.first[i] - 1] += share / probability
+    likelihood = likelihood_of(weight, count, work, cumulative, total)
+    for j in range(n_free):
+        if curvature[j] > 0.0:
+            target[j] = cumulative[j] + gradient[j] / curvature[j]
+        else:
+            target[j] = cumulative[j]
+            curvature[j] = 1e-300
+    pool_adjacent_violators(target, curvature, n_free, size)
+    for j in range(n_free):
+        target[j] = min(max(target[j], 0.0), 1.0)
+    for _try in range(20):
+        for j in range(n_free):
+            trial[j] = cumulative[j] + step * (target[j] - cumulative[j])
+        trial[n_free] = 1.0
+        if likelihood_of(weight, count, work, trial, total) >= likelihood:
+            running = 0.0
+            for j in range(n_intervals):
+                work.mass[j] = max(trial[j] - running, 0.0)
+                running = trial[j]
+            return True
+        step *= 0.5
+    return False
 
 
 cdef intp_t self_consistency(const double* weight, intp_t count, intp_t n_intervals,
@@ -142,15 +350,17 @@ cdef intp_t self_consistency(const double* weight, intp_t count, intp_t n_interv
     """The masses of the Turnbull intervals (``work``, with each observation's
     range) that maximise the likelihood; returns ``n_intervals``.
 
-    Self-consistency iterations (module doc), at most ``max_iter``, until
-    the likelihood is within ``tolerance`` of its maximum: an iteration
-    multiplies each mass by ``d_j``, the weighted mean over the observations
-    holding interval j of 1 / (their probability), and the mean weighted
-    log-likelihood is at most ``max_j d_j - 1`` below the maximum (the
-    duality gap of the concave problem over the simplex). O(iterations *
-    (count + n_intervals))."""
-    cdef intp_t i, j
-    cdef double total = 0.0, running, gap, mass, share
+    The EM-ICM hybrid (Wellner and Zhan 1997): a self-consistency (EM) step
+    (``em_step``), then a step of the iterative convex minorant algorithm
+    (``convex_minorant_step``), in turn, from every observation's weight
+    spread evenly over its intervals, until the mean weighted
+    log-likelihood is within ``tolerance`` of its maximum, which the duality
+    gap of the EM step certifies, or after ``max_iter`` rounds. EM alone
+    needs thousands of steps where many intervals overlap (its convergence
+    is sublinear near masses that vanish); the convex minorant steps move
+    every cumulative mass at once. O(rounds * (count + n_intervals))."""
+    cdef intp_t i, j, _round
+    cdef double total = 0.0, share, gap
     cdef double* flow = work.flow
     for i in range(count):
         total += weight[i]
@@ -161,38 +371,16 @@ cdef intp_t self_consistency(const double* weight, intp_t count, intp_t n_interv
         share = weight[i] / (total * (work.last[i] - work.first[i] + 1))
         flow[work.first[i]] += share
         flow[work.last[i] + 1] -= share
-    running = 0.0
+    share = 0.0
     for j in range(n_intervals):
-        running += flow[j]
-        work.mass[j] = running
-    for _ in range(max_iter):
-        # flow[j]: the mass before interval j (prefix sums)
-        running = 0.0
-        for j in range(n_intervals):
-            flow[j] = running
-            running += work.mass[j]
-        flow[n_intervals] = running
-        for i in range(count):
-            mass = flow[work.last[i] + 1] - flow[work.first[i]]
-            work.share[i] = weight[i] / (total * mass) if mass > 0.0 else 0.0
-        for j in range(n_intervals + 1):
-            flow[j] = 0.0
-        for i in range(count):
-            flow[work.first[i]] += work.share[i]
-            flow[work.last[i] + 1] -= work.share[i]
-        # running: d_j of interval j
-        running = 0.0
-        gap = 0.0
-        mass = 0.0
-        for j in range(n_intervals):
-            running += flow[j]
-            gap = max(gap, running - 1.0)
-            work.mass[j] *= running
-            mass += work.mass[j]
-        for j in range(n_intervals):  # against rounding drift
-            work.mass[j] /= mass
+        share += flow[j]
+        work.mass[j] = share
+    for _round in range(max_iter):
+        em_step(weight, count, n_intervals, work, work.mass, work.steps, total, &gap)
         if gap <= tolerance:
             break
+        memcpy(work.mass, work.steps, n_intervals * sizeof(double))
+        convex_minorant_step(weight, count, n_intervals, work, total)
     return n_intervals
 
 
@@ -264,7 +452,7 @@ cdef int query_work_init(QueryWork* work, intp_t n_train) noexcept nogil:
     work.ranks = <uint64_t*> calloc((2 * n_train + 63) // 64, sizeof(uint64_t))
     work.weight = <double*> malloc(n_train * sizeof(double))
     work.npmle.endpoints = NULL
-    work.npmle.first = NULL
+    work.npmle.indices = NULL
     work.npmle.share = NULL
     if (work.row_weight == NULL or work.held == NULL or work.ranks == NULL
             or work.weight == NULL or work_init(&work.npmle, n_train) < 0):
@@ -345,9 +533,7 @@ cdef intp_t query_distribution(const int64_t* leaves, intp_t n_trees,
             ends[n_ends].value = upper[row] if code & 1 else lower[row]
             ends[n_ends].code = 2 * work.local[row] + (code & 1)
             n_ends += 1
-    return self_consistency(work.weight, n_held,
-                            turnbull_intervals(ends, n_held, &work.npmle), &work.npmle,
-                            tolerance, max_iter)
+    return estimate(ends, work.weight, n_held, &work.npmle, tolerance, max_iter)
 
 
 def forest_readout(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offsets,

@@ -21,7 +21,7 @@ from joblib import effective_n_jobs
 from ._npmle import forest_readout
 
 # The NPMLE stops when the mean log-likelihood is within this of its maximum
-NPMLE_TOLERANCE = 1e-7
+NPMLE_TOLERANCE = 1e-6
 NPMLE_MAX_ITER = 10_000
 
 
@@ -143,9 +143,8 @@ class ForestDistribution:
     def readout(self, forest, X, points, quantiles, n_threads):
         """Quantiles or CDF values (see ``LeafSamples.readout``) at validated
         ``X`` (float64, C-contiguous)."""
-        leaves = np.column_stack([tree.tree_.apply(X) for tree in
-                                  self.weighting.estimators_]) if X.shape[0] else (
-            np.empty((0, self.samples.n_trees), dtype=np.int64))
+        leaves = np.column_stack([tree.tree_.apply(X)
+                                  for tree in self.weighting.estimators_])
         shift = forest.predict(X) if self.kind == "spread" else np.zeros(X.shape[0])
         return self.samples.readout(leaves, shift, points, quantiles, n_threads)
 
@@ -234,6 +233,16 @@ class PredictiveDistributionMixin:
         -------
         quantiles : ndarray of shape (n_samples, n_quantiles)
             Non-decreasing along each row.
+
+        Examples
+        --------
+        >>> from mmit import MMITForest
+        >>> from mmit.datasets import load_dataset
+        >>> data = load_dataset("servo")
+        >>> forest = MMITForest(20, random_state=0).fit(data.data, data.target)
+        >>> quantiles = forest.predict_quantiles(data.data[:4], [0.1, 0.5, 0.9])
+        >>> quantiles.shape, bool((quantiles[:, 0] <= quantiles[:, 2]).all())
+        ((4, 3), True)
         """
         return self._readout(X, check_levels(quantiles), True)
 

@@ -58,6 +58,7 @@ cdef class Splitter:
                    intp_t n_samples, intp_t n_features, intp_t max_features,
                    intp_t min_samples_leaf, uint32_t seed, object buffers) except -1
     cdef intp_t draw_feature(self, intp_t n_drawn) noexcept nogil
+    cdef void describe_root(self, NodeRecord* root) noexcept nogil
     cdef int init_root(self, NodeRecord* root) except -1 nogil
     cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil
     cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,

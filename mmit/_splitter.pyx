@@ -153,12 +153,7 @@ cdef class Splitter:
         """Describe the root: all rows of positive weight, their value, cost
         and weight."""
         cdef double value = 0.0, cost
-        root.start = 0
-        root.end = self.n_active
-        root.target_start = 0
-        root.target_end = self.criterion.n_targets
-        root.depth = 0
-        root.presorted = False
+        self.describe_root(root)
         self.criterion.node_init(root.target_start, root.target_end)
         self.criterion.reset()
         self.criterion.add(self.node_rows, self.n_active)
@@ -167,6 +162,15 @@ cdef class Splitter:
         root.cost = self.criterion.node_cost(self.node_rows, self.n_active, value,
                                              &root.weight)
         return 0
+
+    cdef void describe_root(self, NodeRecord* root) noexcept nogil:
+        """The root's ranges: every row of positive weight, every target."""
+        root.start = 0
+        root.end = self.n_active
+        root.target_start = 0
+        root.target_end = self.criterion.n_targets
+        root.depth = 0
+        root.presorted = False
 
     cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
         """The best split of the node; False when there is no valid split
