@@ -33,7 +33,11 @@ from sklearn.ensemble import GradientBoostingRegressor
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from accuracy import XGBoostAFT  # noqa: E402
 from bench_tree import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
-from timing import interleaved_medians, peak_fit_memory_mb  # noqa: E402
+from timing import (  # noqa: E402
+    interleaved_medians,
+    peak_fit_memory_mb,
+    xgboost_available,
+)
 
 from mmit import MMITBoost  # noqa: E402
 
@@ -83,12 +87,7 @@ def main():
                         help="also the peak memory of the binned booster and XGBoost")
     parser.add_argument("--memory-only", action="store_true")
     args = parser.parse_args()
-    try:
-        import xgboost  # noqa: F401
-        with_xgboost = True
-    except ImportError:
-        with_xgboost = False
-        print("xgboost is not installed: its columns are left out", file=sys.stderr)
+    with_xgboost = xgboost_available("columns")
     columns = [("n", 7)]
     if not args.memory_only:
         columns += [("hist s", 8), ("xgb hist s", 10), ("ratio", 6), ("exact s", 8),

@@ -41,6 +41,17 @@ def peak_fit_memory_mb(setup, fit):
     return json.loads(result.stdout)
 
 
+def xgboost_available(left_out):
+    """Whether xgboost imports; if not, says on stderr that its ``left_out``
+    (e.g. "columns") are left out."""
+    try:
+        import xgboost  # noqa: F401
+    except ImportError:
+        print(f"xgboost is not installed: its {left_out} are left out", file=sys.stderr)
+        return False
+    return True
+
+
 def interleaved_medians(functions, repeats):
     """Median seconds of each function, timed in turn within every repeat.
 

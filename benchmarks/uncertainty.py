@@ -63,7 +63,7 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import interleaved_medians  # noqa: E402
+from timing import interleaved_medians, xgboost_available  # noqa: E402
 
 from mmit import MMITForest  # noqa: E402
 from mmit._npmle import weighted_npmle  # noqa: E402
@@ -238,12 +238,7 @@ def main():
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args()
-    try:
-        import xgboost  # noqa: F401
-        with_xgboost = True
-    except ImportError:
-        with_xgboost = False
-        print("xgboost is not installed: its rows are left out", file=sys.stderr)
+    with_xgboost = xgboost_available("rows")
     if args.shapes:
         simulated(args.shapes, args.censored, args.n_jobs, with_xgboost)
     if args.data_dir:

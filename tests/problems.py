@@ -1,7 +1,9 @@
-"""Toy problems and helpers shared by the tests: random interval problems,
-a tree's leaf cost, a data folder written as CSV files."""
+"""Toy problems and helpers shared by the tests: random interval problems
+(and a hypothesis strategy of them), a tree's leaf cost, a data folder
+written as CSV files."""
 
 import numpy as np
+from hypothesis import strategies as st
 
 INF = np.inf
 
@@ -19,6 +21,27 @@ def random_intervals(n, p, seed=0, censor=0.2):
     lower[rng.random(n) < censor] = -INF
     upper[rng.random(n) < censor] = INF
     return X, np.column_stack([lower, upper])
+
+
+@st.composite
+def grid_intervals(draw, n, grid, kinds=("interval", "exact", "left", "right", "none")):
+    """Lower and upper bounds (arrays) of ``n`` intervals whose finite ends
+    are drawn from the strategy ``grid`` (a coarse one: ties), each of a kind
+    drawn from ``kinds``: a bounded interval, an exact value, left-, right-
+    or not censored at all ("none": both bounds infinite)."""
+    lower, upper = [], []
+    for _ in range(n):
+        a, b = sorted([draw(grid), draw(grid)])
+        kind = draw(st.sampled_from(kinds))
+        if kind == "exact":
+            b = a
+        if kind in ("left", "none"):
+            a = -INF
+        if kind in ("right", "none"):
+            b = INF
+        lower.append(a)
+        upper.append(b)
+    return np.array(lower), np.array(upper)
 
 
 def write_folder(path, X, y=None, folds=None):

@@ -6,6 +6,7 @@ import pytest
 from brute_force import observation_probabilities
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from problems import grid_intervals
 
 from mmit._npmle import weighted_npmle
 
@@ -16,24 +17,13 @@ INF = np.inf
 def censored_values(draw):
     """Values on a coarse grid (ties), exact, interval-, left- and right-censored."""
     n = draw(st.integers(1, 12))
-    grid = st.integers(-4, 4).map(float)
-    lower, upper = [], []
-    for _ in range(n):
-        a, b = sorted([draw(grid), draw(grid)])
-        kind = draw(st.sampled_from(["interval", "exact", "left", "right"]))
-        if kind == "exact":
-            b = a
-        elif kind == "left":
-            a = -INF
-        elif kind == "right":
-            b = INF
-        lower.append(a)
-        upper.append(b)
+    lower, upper = draw(grid_intervals(n, st.integers(-4, 4).map(float),
+                                       kinds=("interval", "exact", "left", "right")))
     weight = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=n,
                            max_size=n))
     if not any(weight):
         weight[0] = 1.0
-    return np.array(lower), np.array(upper), np.array(weight)
+    return lower, upper, np.array(weight)
 
 
 def probabilities(left, right, mass, lower, upper):

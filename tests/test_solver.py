@@ -5,6 +5,7 @@ import pytest
 from brute_force import conventional_minimiser, minimum, objective
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from problems import grid_intervals
 
 from mmit import compute_optimal_costs
 from mmit._loss import LOSSES as LOSS_ENTRIES
@@ -116,21 +117,7 @@ def test_breakpoints_closer_than_the_packed_key_resolution():
 def interval_problems(draw, nice_weights=True):
     """Intervals on a coarse grid (many duplicated breakpoints), with censoring."""
     n = draw(st.integers(1, 25))
-    grid = st.integers(-8, 8).map(lambda k: k / 2)
-    lower, upper = [], []
-    for _ in range(n):
-        a, b = sorted([draw(grid), draw(grid)])
-        kind = draw(st.sampled_from(["interval", "exact", "left", "right", "none"]))
-        if kind == "exact":
-            b = a
-        elif kind == "left":
-            a = -INF
-        elif kind == "right":
-            b = INF
-        elif kind == "none":
-            a, b = -INF, INF
-        lower.append(a)
-        upper.append(b)
+    lower, upper = draw(grid_intervals(n, st.integers(-8, 8).map(lambda k: k / 2)))
     if nice_weights:
         weight = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]),
                                min_size=n, max_size=n))
@@ -138,7 +125,7 @@ def interval_problems(draw, nice_weights=True):
         weight = draw(st.lists(st.floats(0.0, 10.0), min_size=n, max_size=n))
     margin = draw(st.sampled_from([0.0, 0.25, 0.5, 1.0, 3.0]))
     loss = draw(st.sampled_from(LOSSES))
-    return np.array(lower), np.array(upper), np.array(weight), margin, loss
+    return lower, upper, np.array(weight), margin, loss
 
 
 def _check_against_oracle(lower, upper, weight, margin, loss, check_conventions):
