@@ -66,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timing import interleaved_medians, xgboost_available  # noqa: E402
 
 from mmit import MMITForest  # noqa: E402
-from mmit._npmle import weighted_npmle  # noqa: E402
+from mmit._predictive import LeafSamples  # noqa: E402
 from mmit.datasets import load_folder  # noqa: E402
 from mmit.metrics import interval_coverage, pinball_loss  # noqa: E402
 
@@ -100,12 +100,13 @@ def inspected(value, x3, hidden):
 
 
 def residual_quantiles(forest, y, levels):
-    """Quantiles of the NPMLE of the forest's out-of-bag residual intervals."""
+    """Quantiles of the NPMLE of the forest's out-of-bag residual intervals
+    (one leaf holding them all)."""
     held = ~np.isnan(forest.oob_prediction_)
     residual = y[held] - forest.oob_prediction_[held, None]
-    return weighted_npmle(np.ascontiguousarray(residual[:, 0]),
-                          np.ascontiguousarray(residual[:, 1]), np.ones(held.sum()),
-                          levels)[3]
+    one_leaf = LeafSamples(np.zeros((held.sum(), 1)), [1], residual[:, 0], residual[:, 1],
+                           lambda tree: np.ones(held.sum()))
+    return one_leaf.readout(np.zeros((1, 1)), [0.0], levels, True, 1)[0]
 
 
 def xgboost_quantiles(X, y, X_test, levels, rng):

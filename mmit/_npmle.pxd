@@ -38,6 +38,3 @@ cdef void work_free(NpmleWork* work) noexcept nogil
 cdef intp_t npmle(const double* lower, const double* upper, const double* weight,
                   intp_t count, NpmleWork* work, double tolerance,
                   intp_t max_iter) noexcept nogil
-cdef double cdf_at(const NpmleWork* work, intp_t n_intervals, double value) noexcept nogil
-cdef double quantile_at(const NpmleWork* work, intp_t n_intervals,
-                        double level) noexcept nogil

@@ -27,6 +27,11 @@ the cumulative distribution spreads it evenly over a bounded one, and puts
 that of an unbounded one at its infinite end (quantiles there are
 infinite: the data cannot place that mass). Sorting the ends costs
 O(m log m).
+
+A forest's predictive distribution (``forest_readout``) is the average
+over its trees of the estimates of the query's leaves, each leaf's made
+once (``leaf_estimates``): a query then costs one sweep over its leaves'
+Turnbull intervals, put in order by the ranks of their ends.
 """
 
 from cython.parallel cimport parallel, prange
@@ -53,7 +58,8 @@ cdef extern from *:
     """
     int count_trailing_zeros "mmit_npmle_ctz64"(uint64_t x) noexcept nogil
 
-# A quantile's level is reached when the CDF is within this of it
+# A quantile's level is reached when the CDF is within this of it (the
+# masses are sums of weights over totals: equal weights may round either way)
 cdef double LEVEL_TOLERANCE = 1e-12
 
 
@@ -384,215 +390,284 @@ cdef intp_t self_consistency(const double* weight, intp_t count, intp_t n_interv
     return n_intervals
 
 
-cdef double cdf_at(const NpmleWork* work, intp_t n_intervals, double value) noexcept nogil:
-    """P(X <= value) under the estimate (module doc: even spread within a
-    bounded Turnbull interval, an unbounded one's mass at its infinite
-    end)."""
-    cdef intp_t j
-    cdef double total = 0.0, left, right
-    for j in range(n_intervals):
-        left = work.left[j]
-        right = work.right[j]
-        if left > value:
-            break
-        if left == -INFINITY or right <= value:
-            total += work.mass[j] if right != INFINITY else 0.0
-        elif right != INFINITY:
-            total += work.mass[j] * (value - left) / (right - left)
-    return min(total, 1.0)
-
-
-cdef double quantile_at(const NpmleWork* work, intp_t n_intervals,
-                        double level) noexcept nogil:
-    """The smallest value whose CDF reaches ``level`` (in [0, 1], to within
-    ``LEVEL_TOLERANCE``): +inf when the mass below does not (an unbounded
-    upper interval's), -inf when an unbounded lower interval's mass reaches
-    it."""
-    cdef intp_t j
-    cdef double below = 0.0, mass, left, right
-    for j in range(n_intervals):
-        mass = work.mass[j]
-        left = work.left[j]
-        right = work.right[j]
-        # a level the CDF reaches to within rounding is reached (the masses are
-        # sums of weights over totals: equal weights may round either way)
-        if mass <= 0.0 or below + mass < level - LEVEL_TOLERANCE:
-            below += mass
-            continue
-        if left == -INFINITY:
-            return -INFINITY
-        if right == INFINITY:
-            return INFINITY
-        if right == left:
-            return left
-        return left + (right - left) * min(max(level - below, 0.0) / mass, 1.0)
-    return INFINITY if level > below + LEVEL_TOLERANCE else work.right[n_intervals - 1]
-
-
 # ---------------------------------------------------------------------------
-# Distributions of weights gathered from trees' leaves
+# Forests' distributions: every leaf's estimate, averaged over the trees
 # ---------------------------------------------------------------------------
 
-ctypedef struct QueryWork:
-    # What one thread needs for the distribution of one query after another
-    double* row_weight          # n_train: each training row's weight (0 when not held)
-    int32_t* held               # n_train: the rows of positive weight, in order found
-    int32_t* local              # n_train: a held row's place among them
-    uint64_t* ranks             # 2 * n_train bits: the held rows' ends, by global rank
-    double* weight              # n_train: the held rows' weights
-    NpmleWork npmle             # the estimate's working memory
+def leaf_estimates(const int64_t[::1] indptr, const int32_t[::1] rows,
+                   const double[::1] weights, const double[::1] lower,
+                   const double[::1] upper, double tolerance, intp_t max_iter,
+                   int n_threads):
+    """The NPMLE of every leaf's rows under their weights: leaf ``s`` holds
+    ``rows[indptr[s]:indptr[s + 1]]``; its Turnbull intervals of positive
+    mass are written from ``indptr[s]`` on (never more than its rows).
+    Leaves on ``n_threads`` threads, each with O(widest leaf) memory.
+    O(sum over leaves of m log m + iterations * m).
+
+    Returns
+    -------
+    left, right, mass : ndarray of shape (rows.shape[0],)
+        The intervals and masses, leaf by leaf (0 past a leaf's count).
+    count : ndarray of shape (indptr.shape[0] - 1,), int64
+        How many each leaf has.
+    """
+    cdef intp_t n_leaves = max(indptr.shape[0] - 1, 0), s, i, j, start, size, n_intervals
+    cdef intp_t widest = 0
+    for s in range(n_leaves):
+        if indptr[s + 1] < indptr[s] or indptr[s + 1] > rows.shape[0]:
+            raise ValueError("indptr does not describe the leaves' rows.")
+        widest = max(widest, indptr[s + 1] - indptr[s])
+    check_same_length("weights", weights, "rows", rows.shape[0])
+    check_same_length("upper", upper, "lower", lower.shape[0])
+    left_array = np.zeros(rows.shape[0])
+    right_array = np.zeros(rows.shape[0])
+    mass_array = np.zeros(rows.shape[0])
+    count_array = np.zeros(n_leaves, dtype=np.int64)
+    cdef double[::1] left = left_array, right = right_array, mass = mass_array
+    cdef int64_t[::1] count = count_array
+    cdef NpmleWork* work         # each thread's own (assigned in the block: private)
+    cdef double* gathered        # and its leaf's bounds and weights
+    cdef bint ready
+    cdef int status = 0
+    cdef int* failed = &status   # shared by the threads (a pointer)
+    if widest == 0:
+        return left_array, right_array, mass_array, count_array
+    with nogil, parallel(num_threads=max(n_threads, 1)):
+        work = <NpmleWork*> malloc(sizeof(NpmleWork))
+        gathered = <double*> malloc(3 * widest * sizeof(double))
+        ready = work != NULL and gathered != NULL and work_init(work, widest) == 0
+        if not ready:
+            failed[0] = 1
+        # every thread takes part in the loop (a worksharing construct)
+        for s in prange(n_leaves, schedule="dynamic", chunksize=64):
+            start = indptr[s]
+            size = indptr[s + 1] - start
+            if not ready or size == 0:
+                continue
+            for i in range(size):
+                gathered[i] = lower[rows[start + i]]
+                gathered[widest + i] = upper[rows[start + i]]
+                gathered[2 * widest + i] = weights[start + i]
+            n_intervals = npmle(gathered, gathered + widest, gathered + 2 * widest, size,
+                                work, tolerance, max_iter)
+            i = 0
+            for j in range(n_intervals):
+                if work.mass[j] > 0.0:
+                    left[start + i] = work.left[j]
+                    right[start + i] = work.right[j]
+                    mass[start + i] = work.mass[j]
+                    i = i + 1
+            count[s] = i
+        if ready:
+            work_free(work)
+        free(work)
+        free(gathered)
+    if status:
+        raise MemoryError("cannot allocate the leaves' estimates' memory")
+    return left_array, right_array, mass_array, count_array
 
 
-cdef int query_work_init(QueryWork* work, intp_t n_train) noexcept nogil:
-    """Allocate a thread's working memory; -1 (nothing held) when memory
-    runs out."""
-    n_train = max(n_train, 1)
-    work.row_weight = <double*> calloc(n_train, sizeof(double))
-    work.held = <int32_t*> malloc(2 * n_train * sizeof(int32_t))
-    work.ranks = <uint64_t*> calloc((2 * n_train + 63) // 64, sizeof(uint64_t))
-    work.weight = <double*> malloc(n_train * sizeof(double))
-    work.npmle.endpoints = NULL
-    work.npmle.indices = NULL
-    work.npmle.share = NULL
-    if (work.row_weight == NULL or work.held == NULL or work.ranks == NULL
-            or work.weight == NULL or work_init(&work.npmle, n_train) < 0):
-        query_work_free(work)
+ctypedef struct MixtureWork:
+    # What one thread needs for the average of a query's leaves' estimates:
+    # per distinct end value (its rank), what starts and stops there
+    double* step                # point masses
+    double* rise                # slopes starting (a bounded interval's mass spread evenly)
+    double* fall                # slopes stopping
+    int32_t* opened             # bounded intervals starting
+    int32_t* closed             # and stopping
+    uint64_t* marked            # the ranks in use (a bitset)
+
+
+cdef int mixture_work_init(MixtureWork* work, intp_t n_values) noexcept nogil:
+    """Allocate (zeroed) a thread's working memory; -1 (nothing held) when
+    memory runs out."""
+    n_values = max(n_values, 1)
+    work.step = <double*> calloc(3 * n_values, sizeof(double))
+    work.opened = <int32_t*> calloc(2 * n_values, sizeof(int32_t))
+    work.marked = <uint64_t*> calloc((n_values + 63) // 64, sizeof(uint64_t))
+    if work.step == NULL or work.opened == NULL or work.marked == NULL:
+        mixture_work_free(work)
         return -1
-    work.local = work.held + n_train
+    work.rise = work.step + n_values
+    work.fall = work.rise + n_values
+    work.closed = work.opened + n_values
     return 0
 
 
-cdef void query_work_free(QueryWork* work) noexcept nogil:
-    free(work.row_weight)
-    free(work.held)
-    free(work.ranks)
-    free(work.weight)
-    work.row_weight = NULL
-    work.held = NULL
-    work.ranks = NULL
-    work.weight = NULL
-    work_free(&work.npmle)
+cdef void mixture_work_free(MixtureWork* work) noexcept nogil:
+    free(work.step)
+    free(work.opened)
+    free(work.marked)
+    work.step = NULL
+    work.opened = NULL
+    work.marked = NULL
 
 
-cdef intp_t query_distribution(const int64_t* leaves, intp_t n_trees,
-                               const int64_t* tree_offsets, const int64_t* indptr,
-                               const int32_t* rows, const double* weights,
-                               const double* lower, const double* upper,
-                               const int32_t* code_ranks, const int32_t* ranked_codes,
-                               QueryWork* work, double tolerance,
-                               intp_t max_iter) noexcept nogil:
-    """The NPMLE of the training rows under the weights of a query's leaves
-    (``leaves[t]``: its leaf in tree t, -1 to leave the tree out): each
-    leaf's rows with their weights over the leaf's total (``weights``),
-    summed over the trees. Returns the number of Turnbull intervals (in
-    ``work.npmle``), -1 without any row.
+cdef inline void mark(MixtureWork* work, int32_t rank, intp_t* first_word,
+                      intp_t* last_word) noexcept nogil:
+    """Mark ``rank`` in use, widening the span of words in use (-1: none)."""
+    work.marked[rank >> 6] |= (<uint64_t> 1) << (rank & 63)
+    if first_word[0] < 0 or (rank >> 6) < first_word[0]:
+        first_word[0] = rank >> 6
+    last_word[0] = max(last_word[0], <intp_t> (rank >> 6))
 
-    The held rows' ends are put in order without a sort: every training
-    end has a global rank (``code_ranks[2 * row + is_upper]``, and
-    ``ranked_codes`` the inverse), the held ones are marked in a bitset
-    and read back in rank order. O(rows held + span of their ranks / 64 +
-    iterations * rows held)."""
-    cdef intp_t t, k, n_held = 0, start, end, rank, n_ends = 0
-    cdef intp_t word, first_word = -1, last_word = -1
-    cdef int32_t row, code
+
+cdef void mixture_query(const int64_t* leaves, intp_t n_trees, const int64_t* tree_offsets,
+                        const int64_t* indptr, const int32_t* left_rank,
+                        const int32_t* right_rank, const double* mass, const double* values,
+                        const double* points, const intp_t* order, intp_t n_points,
+                        bint quantiles, double shift, MixtureWork* work,
+                        double* out) noexcept nogil:
+    """Quantiles at the levels ``points`` (or CDF values at the thresholds
+    ``points``), visited in increasing order ``order``, of the average over
+    the trees of the estimates of a query's leaves (``leaves[t]``, -1 to
+    leave tree t out; a leaf's items: ``indptr[tree_offsets[t] + leaf]`` on),
+    moved by ``shift``; NaN without any item. An item's ends are ranks among
+    the distinct ``values``: the items are scattered by rank and swept once
+    in order. Conventions (module doc): a bounded interval's mass is spread
+    evenly over it; an interval unbounded above holds mass at +inf (never
+    in the CDF); one unbounded below holds mass at -inf for quantiles and
+    enters the CDF at its right end. A quantile is the smallest value whose
+    CDF reaches the level to within ``LEVEL_TOLERANCE`` (-inf when the mass
+    at -inf does, +inf when no finite value does). O(items + span of their
+    ranks / 64 + points)."""
+    cdef intp_t t, k, segment, used = 0, p = 0, first_word = -1, last_word = -1, word
+    cdef int32_t rank
+    cdef int open_ramps = 0
     cdef uint64_t bits
-    cdef Endpoint* ends = work.npmle.endpoints
+    cdef double share, item, low, high, below = 0.0, cumulative, reach, slope = 0.0
+    cdef double previous = 0.0, value
+    for t in range(n_trees):
+        if leaves[t] >= 0:
+            segment = tree_offsets[t] + leaves[t]
+            used += indptr[segment + 1] > indptr[segment]
+    if used == 0:
+        for p in range(n_points):
+            out[p] = NAN
+        return
+    share = 1.0 / used
     for t in range(n_trees):
         if leaves[t] < 0:
             continue
-        start = indptr[tree_offsets[t] + leaves[t]]
-        end = indptr[tree_offsets[t] + leaves[t] + 1]
-        for k in range(start, end):
-            row = rows[k]
-            if work.row_weight[row] == 0.0:
-                work.held[n_held] = row
-                n_held += 1
-            work.row_weight[row] += weights[k]
-    if n_held == 0:
-        return -1
-    for k in range(n_held):
-        row = work.held[k]
-        work.local[row] = <int32_t> k
-        work.weight[k] = work.row_weight[row]
-        work.row_weight[row] = 0.0
-        for code in range(2 * row, 2 * row + 2):
-            rank = code_ranks[code]
-            work.ranks[rank >> 6] |= (<uint64_t> 1) << (rank & 63)
-            if first_word < 0 or (rank >> 6) < first_word:
-                first_word = rank >> 6
-            if (rank >> 6) > last_word:
-                last_word = rank >> 6
-    for word in range(first_word, last_word + 1):
-        bits = work.ranks[word]
-        work.ranks[word] = 0
+        segment = tree_offsets[t] + leaves[t]
+        for k in range(indptr[segment], indptr[segment + 1]):
+            item = mass[k] * share
+            low = values[left_rank[k]]
+            high = values[right_rank[k]]
+            if low == -INFINITY:
+                if quantiles:
+                    below += item           # mass below every finite value
+                elif high != INFINITY:
+                    work.step[right_rank[k]] += item
+                    mark(work, right_rank[k], &first_word, &last_word)
+            elif high == INFINITY:
+                continue                    # mass above every finite value
+            elif low == high:
+                work.step[left_rank[k]] += item
+                mark(work, left_rank[k], &first_word, &last_word)
+            else:
+                work.rise[left_rank[k]] += item / (high - low)
+                work.opened[left_rank[k]] += 1
+                work.fall[right_rank[k]] += item / (high - low)
+                work.closed[right_rank[k]] += 1
+                mark(work, left_rank[k], &first_word, &last_word)
+                mark(work, right_rank[k], &first_word, &last_word)
+    cumulative = below
+    if quantiles:
+        while p < n_points and below > 0.0 and points[order[p]] - LEVEL_TOLERANCE <= below:
+            out[order[p]] = -INFINITY
+            p += 1
+    for word in range(max(first_word, 0), last_word + 1):
+        bits = work.marked[word]
+        work.marked[word] = 0
         while bits:
-            rank = (word << 6) + count_trailing_zeros(bits)
+            rank = <int32_t> ((word << 6) + count_trailing_zeros(bits))
             bits &= bits - 1
-            code = ranked_codes[rank]
-            row = code >> 1
-            ends[n_ends].value = upper[row] if code & 1 else lower[row]
-            ends[n_ends].code = 2 * work.local[row] + (code & 1)
-            n_ends += 1
-    return estimate(ends, work.weight, n_held, &work.npmle, tolerance, max_iter)
+            value = values[rank]
+            reach = cumulative + (slope * (value - previous) if open_ramps > 0 else 0.0)
+            if quantiles:
+                # levels reached on the way from the previous value (a level
+                # not yet reached is above `cumulative`)
+                while (slope > 0.0 and p < n_points
+                       and reach >= points[order[p]] - LEVEL_TOLERANCE):
+                    out[order[p]] = shift + previous + min(
+                        max(points[order[p]] - cumulative, 0.0) / slope, value - previous)
+                    p += 1
+                cumulative = reach + work.step[rank]
+                while p < n_points and cumulative >= points[order[p]] - LEVEL_TOLERANCE:
+                    out[order[p]] = shift + value
+                    p += 1
+            else:
+                while p < n_points and points[order[p]] - shift < value:
+                    out[order[p]] = min(cumulative + (
+                        slope * (points[order[p]] - shift - previous) if open_ramps > 0
+                        else 0.0), 1.0)
+                    p += 1
+                cumulative = reach + work.step[rank]
+            open_ramps += work.opened[rank] - work.closed[rank]
+            # (rounding may leave a trace of a closed interval's slope: none
+            # once all are closed, never below 0)
+            slope = (max(slope + work.rise[rank] - work.fall[rank], 0.0) if open_ramps > 0
+                     else 0.0)
+            previous = value
+            work.step[rank] = 0.0
+            work.rise[rank] = 0.0
+            work.fall[rank] = 0.0
+            work.opened[rank] = 0
+            work.closed[rank] = 0
+    for p in range(p, n_points):
+        out[order[p]] = INFINITY if quantiles else min(cumulative, 1.0)
 
 
 def forest_readout(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offsets,
-                   const int64_t[::1] indptr, const int32_t[::1] rows,
-                   const double[::1] weights, const double[::1] lower,
-                   const double[::1] upper, const int32_t[::1] code_ranks,
-                   const int32_t[::1] ranked_codes, const double[::1] shift,
-                   const double[::1] points, bint quantiles, double tolerance,
-                   intp_t max_iter, int n_threads):
+                   const int64_t[::1] indptr, const int32_t[::1] left_rank,
+                   const int32_t[::1] right_rank, const double[::1] mass,
+                   const double[::1] values, const double[::1] shift,
+                   const double[::1] points, bint quantiles, int n_threads):
     """Quantiles (at the levels ``points``, with ``quantiles``) or CDF values
     (at the thresholds ``points``) of every query's predictive distribution:
-    the NPMLE of the training intervals ``[lower, upper]`` under the
-    weights of the query's leaves (see ``query_distribution``: the ends'
-    global ranks; a query without any row gets NaN), moved by the query's
-    ``shift``. Queries on ``n_threads`` threads, each with its own working
-    memory (O(n_train)).
+    the average over the trees of the estimates of its leaves (the items
+    of leaf s: ``indptr[s]`` to ``indptr[s + 1]``, their ends ranks among
+    ``values``; ``mixture_query``), moved by the query's ``shift``; NaN for
+    a query without any. Queries on ``n_threads`` threads, each with
+    O(distinct values) working memory.
 
     Returns
     -------
     out : ndarray of shape (n_queries, n_points)
     """
-    cdef intp_t n_queries = leaves.shape[0], n_trees = leaves.shape[1], q, k, n_intervals
-    cdef intp_t n_points = points.shape[0], n_train = lower.shape[0]
-    check_same_length("upper", upper, "lower", n_train)
+    cdef intp_t n_queries = leaves.shape[0], n_trees = leaves.shape[1], q
+    cdef intp_t n_points = points.shape[0], n_values = values.shape[0]
     check_same_length("shift", shift, "leaves", n_queries)
-    check_same_length("code_ranks", code_ranks, "2 * lower", 2 * n_train)
-    check_same_length("ranked_codes", ranked_codes, "2 * lower", 2 * n_train)
-    if tree_offsets.shape[0] != n_trees or weights.shape[0] != rows.shape[0]:
-        raise ValueError("the leaves' rows do not describe the trees.")
+    check_same_length("right_rank", right_rank, "left_rank", left_rank.shape[0])
+    check_same_length("mass", mass, "left_rank", left_rank.shape[0])
+    if tree_offsets.shape[0] != n_trees:
+        raise ValueError("the leaves' estimates do not describe the trees.")
+    order_array = np.argsort(np.asarray(points), kind="stable").astype(np.intp)
+    cdef const intp_t[::1] order = order_array
     out_array = np.empty((n_queries, n_points))
     cdef double[:, ::1] out = out_array
-    cdef QueryWork* work        # each thread's own (assigned in the block: private)
+    cdef MixtureWork* work       # each thread's own (assigned in the block: private)
     cdef bint ready
     cdef int status = 0
     cdef int* failed = &status   # shared by the threads (a pointer)
-    if n_queries == 0:
+    if n_queries == 0 or n_points == 0:
         return out_array
     with nogil, parallel(num_threads=max(n_threads, 1)):
-        work = <QueryWork*> malloc(sizeof(QueryWork))
-        ready = work != NULL and query_work_init(work, n_train) == 0
+        work = <MixtureWork*> malloc(sizeof(MixtureWork))
+        ready = work != NULL and mixture_work_init(work, n_values) == 0
         if not ready:
             failed[0] = 1
         # every thread takes part in the loop (a worksharing construct)
-        for q in prange(n_queries, schedule="dynamic", chunksize=16):
+        for q in prange(n_queries, schedule="dynamic", chunksize=64):
             if not ready:
                 continue
-            n_intervals = query_distribution(
-                &leaves[q, 0], n_trees, &tree_offsets[0], &indptr[0], &rows[0],
-                &weights[0], &lower[0], &upper[0], &code_ranks[0], &ranked_codes[0],
-                work, tolerance, max_iter)
-            for k in range(n_points):
-                if n_intervals < 0:
-                    out[q, k] = NAN
-                elif quantiles:
-                    out[q, k] = shift[q] + quantile_at(&work.npmle, n_intervals, points[k])
-                else:
-                    out[q, k] = cdf_at(&work.npmle, n_intervals, points[k] - shift[q])
+            mixture_query(&leaves[q, 0], n_trees, &tree_offsets[0], &indptr[0],
+                          &left_rank[0], &right_rank[0], &mass[0], &values[0],
+                          &points[0], &order[0], n_points, quantiles, shift[q], work,
+                          &out[q, 0])
         if ready:
-            query_work_free(work)
+            mixture_work_free(work)
         free(work)
     if status:
         raise MemoryError("cannot allocate a predictive distribution's memory")
@@ -604,10 +679,9 @@ def forest_readout(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offsets
 # ---------------------------------------------------------------------------
 
 def weighted_npmle(const double[::1] lower, const double[::1] upper,
-                   const double[::1] weight, const double[::1] levels=None,
-                   double tolerance=1e-9, intp_t max_iter=100_000):
-    """The Turnbull intervals and NPMLE masses of weighted observations, and
-    the estimate's quantiles at ``levels``.
+                   const double[::1] weight, double tolerance=1e-9,
+                   intp_t max_iter=100_000):
+    """The Turnbull intervals and NPMLE masses of weighted observations.
 
     Parameters
     ----------
@@ -615,8 +689,6 @@ def weighted_npmle(const double[::1] lower, const double[::1] upper,
         Validated bounds (``lower <= upper``, no NaN).
     weight : ndarray of shape (n,)
         Non-negative weights; observations of weight 0 take no part.
-    levels : ndarray of shape (k,), default=None
-        Quantile levels in [0, 1] to read (module doc).
     tolerance : float
         How far below its maximum the mean log-likelihood may stay.
     max_iter : int
@@ -626,10 +698,8 @@ def weighted_npmle(const double[::1] lower, const double[::1] upper,
     -------
     left, right, mass : ndarray of shape (J,)
         The Turnbull intervals and their probabilities (summing to 1).
-    quantiles : ndarray of shape (k,)
-        With ``levels``.
     """
-    cdef intp_t n = lower.shape[0], count = 0, n_intervals = 0, k
+    cdef intp_t n = lower.shape[0], count = 0, n_intervals = 0
     check_same_length("upper", upper, "lower", n)
     check_same_length("weight", weight, "lower", n)
     kept = np.flatnonzero(np.asarray(weight) > 0)
@@ -637,8 +707,6 @@ def weighted_npmle(const double[::1] lower, const double[::1] upper,
     cdef const double[::1] high = np.ascontiguousarray(np.asarray(upper)[kept])
     cdef const double[::1] kept_weight = np.ascontiguousarray(np.asarray(weight)[kept])
     count = kept.shape[0]
-    quantiles_array = np.full(0 if levels is None else levels.shape[0], np.nan)
-    cdef double[::1] quantiles = quantiles_array
     cdef NpmleWork work
     if work_init(&work, count) < 0:
         raise MemoryError("cannot allocate the NPMLE's working memory")
@@ -647,13 +715,9 @@ def weighted_npmle(const double[::1] lower, const double[::1] upper,
             if count > 0:
                 n_intervals = npmle(&low[0], &high[0], &kept_weight[0], count, &work,
                                     tolerance, max_iter)
-                for k in range(quantiles.shape[0]):
-                    quantiles[k] = quantile_at(&work, n_intervals, levels[k])
         left = np.array(<double[:n_intervals]> work.left) if n_intervals else np.empty(0)
         right = np.array(<double[:n_intervals]> work.right) if n_intervals else np.empty(0)
         mass = np.array(<double[:n_intervals]> work.mass) if n_intervals else np.empty(0)
     finally:
         work_free(&work)
-    if levels is None:
-        return left, right, mass
-    return left, right, mass, quantiles_array
+    return left, right, mass

@@ -18,7 +18,7 @@ parallel threads, each with O(n) working memory.
 import numpy as np
 from joblib import effective_n_jobs
 
-from ._npmle import forest_readout
+from ._npmle import forest_readout, leaf_estimates
 
 # The NPMLE stops when the mean log-likelihood is within this of its maximum
 NPMLE_TOLERANCE = 1e-6
@@ -49,7 +49,7 @@ class LeafSamples:
         self.lower = np.ascontiguousarray(lower, dtype=np.float64)
         self.upper = np.ascontiguousarray(upper, dtype=np.float64)
         self.tree_weights = tree_weights
-        self._layout = None
+        self._estimates = None
 
     @property
     def n_trees(self):
@@ -58,48 +58,60 @@ class LeafSamples:
     def _leaf_rows(self):
         """Every tree's leaves' rows, with their weights over the leaf's total
         weight, as CSR arrays (one ``indptr`` segment of node_count + 1
-        entries per tree, from ``offsets``), made on first use."""
-        if self._layout is None:
-            offsets = np.concatenate([[0], np.cumsum(self.node_counts + 1)[:-1]])
-            indptr = np.empty(int(np.sum(self.node_counts + 1)), dtype=np.int64)
-            rows, weights = [], []
-            start = 0
-            for t, n_nodes in enumerate(self.node_counts):
-                weight = self.tree_weights(t)
-                held = np.flatnonzero(weight > 0)
-                leaf = self.leaves[held, t]
-                order = held[np.argsort(leaf, kind="stable")]
-                totals = np.bincount(leaf, weights=weight[held], minlength=n_nodes)
-                segment = indptr[offsets[t]:offsets[t] + n_nodes + 1]
-                segment[0] = start
-                segment[1:] = start + np.cumsum(np.bincount(leaf, minlength=n_nodes))
-                rows.append(order.astype(np.int32))
-                weights.append(weight[order] / totals[self.leaves[order, t]])
-                start += held.size
-            # every end's rank among all ends (a left end before a right end of
-            # the same value: closed intervals), and the end of each rank
-            ends = np.column_stack([self.lower, self.upper]).ravel()
-            codes = np.arange(ends.size)
-            ranked_codes = np.lexsort((codes, codes & 1, ends)).astype(np.int32)
-            code_ranks = np.empty_like(ranked_codes)
-            code_ranks[ranked_codes] = np.arange(ends.size, dtype=np.int32)
-            self._layout = (offsets.astype(np.int64), indptr,
-                            np.concatenate(rows) if rows else np.empty(0, np.int32),
-                            np.concatenate(weights) if weights else np.empty(0),
-                            code_ranks, ranked_codes)
-        return self._layout
+        entries per tree, from ``offsets``)."""
+        offsets = np.concatenate([[0], np.cumsum(self.node_counts + 1)[:-1]])
+        indptr = np.empty(int(np.sum(self.node_counts + 1)), dtype=np.int64)
+        rows, weights = [], []
+        start = 0
+        for t, n_nodes in enumerate(self.node_counts):
+            weight = self.tree_weights(t)
+            held = np.flatnonzero(weight > 0)
+            leaf = self.leaves[held, t]
+            order = held[np.argsort(leaf, kind="stable")]
+            totals = np.bincount(leaf, weights=weight[held], minlength=n_nodes)
+            segment = indptr[offsets[t]:offsets[t] + n_nodes + 1]
+            segment[0] = start
+            segment[1:] = start + np.cumsum(np.bincount(leaf, minlength=n_nodes))
+            rows.append(order.astype(np.int32))
+            weights.append(weight[order] / totals[self.leaves[order, t]])
+            start += held.size
+        return (offsets.astype(np.int64), indptr,
+                np.concatenate(rows) if rows else np.empty(0, np.int32),
+                np.concatenate(weights) if weights else np.empty(0))
+
+    def _leaf_estimates(self, n_threads):
+        """Every leaf's NPMLE (``leaf_estimates``), made on first use: the
+        trees' ``offsets`` into ``indptr``, whose segments hold each leaf's
+        Turnbull intervals of positive mass (their ends as ranks among the
+        distinct ``values`` of the bounds) and masses."""
+        if self._estimates is None:
+            offsets, indptr, rows, weights = self._leaf_rows()
+            left, right, mass, count = leaf_estimates(indptr, rows, weights, self.lower,
+                                                      self.upper, NPMLE_TOLERANCE,
+                                                      NPMLE_MAX_ITER, n_threads)
+            sizes = np.diff(indptr)
+            kept = (np.arange(left.size) - np.repeat(indptr[:-1], sizes)
+                    < np.repeat(count, sizes))
+            values = np.unique(np.concatenate([self.lower, self.upper]))
+            self._estimates = (
+                offsets, np.concatenate([[0], np.cumsum(count)]).astype(np.int64),
+                np.searchsorted(values, left[kept]).astype(np.int32),
+                np.searchsorted(values, right[kept]).astype(np.int32),
+                np.ascontiguousarray(mass[kept]), values)
+        return self._estimates
 
     def readout(self, leaves, shift, points, quantiles, n_threads):
         """Quantiles at the levels ``points`` (``quantiles`` True) or CDF values
         at the thresholds ``points`` of each query whose leaf in tree t is
-        ``leaves[:, t]`` (-1: tree t left out), its distribution moved by
-        ``shift``; NaN without any row."""
-        offsets, indptr, rows, weights, code_ranks, ranked_codes = self._leaf_rows()
+        ``leaves[:, t]`` (-1: tree t left out): the average over those trees
+        of its leaves' estimates, moved by ``shift``; NaN without any."""
+        offsets, indptr, left_rank, right_rank, mass, values = self._leaf_estimates(
+            n_threads)
         return forest_readout(np.ascontiguousarray(leaves, dtype=np.int64), offsets,
-                              indptr, rows, weights, self.lower, self.upper, code_ranks,
-                              ranked_codes, np.ascontiguousarray(shift, dtype=np.float64),
+                              indptr, left_rank, right_rank, mass, values,
+                              np.ascontiguousarray(shift, dtype=np.float64),
                               np.ascontiguousarray(points, dtype=np.float64),
-                              quantiles, NPMLE_TOLERANCE, NPMLE_MAX_ITER, n_threads)
+                              quantiles, n_threads)
 
     def out_of_bag_leaves(self):
         """Each training row's leaves in the trees whose sample left it out

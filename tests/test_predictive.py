@@ -8,6 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mmit import MMITForest, MMITForestCV
+from mmit._npmle import weighted_npmle
+from mmit._predictive import NPMLE_TOLERANCE
 from mmit.metrics import interval_coverage, pinball_loss
 
 
@@ -66,6 +68,37 @@ def test_a_censored_value_keeps_its_mass_inside_its_bounds():
     assert 1.0 <= low <= high <= 2.0
 
 
+def test_censored_rows_give_the_average_of_the_trees_leaves_estimates():
+    """With censored rows, a query's distribution is the average over the
+    trees of the NPMLE of the rows in its leaf (here without bootstrap: every
+    row of weight 1 in each tree, the trees differing by their features)."""
+    X, y, _ = heteroscedastic(150, 11, 0.6)
+    y[:10, 0] = -np.inf
+    y[10:20, 1] = np.inf
+    forest = MMITForest(4, bootstrap=False, max_features=1, min_samples_leaf=15,
+                        distribution="location", random_state=0).fit(X, y)
+    thresholds = np.linspace(-2.5, 2.5, 21)
+    cdf = forest.predict_cdf(X[:8], thresholds)
+    expected = np.zeros_like(cdf)
+    for tree in forest.estimators_:
+        train_leaves, query_leaves = tree.apply(X), tree.apply(X[:8])
+        for q, leaf in enumerate(query_leaves):
+            held = train_leaves == leaf
+            left, right, mass = weighted_npmle(y[held, 0], y[held, 1],
+                                               np.ones(held.sum()),
+                                               tolerance=NPMLE_TOLERANCE)
+            # a bounded interval's mass spread evenly over it, one unbounded
+            # below counted from its right end, one unbounded above never
+            bounded = np.isfinite(left) & np.isfinite(right)
+            low, high, inside = left[bounded], right[bounded], mass[bounded]
+            for k, t in enumerate(thresholds):
+                share = np.where(high <= t, 1.0, np.clip(
+                    (t - low) / np.where(high > low, high - low, 1.0), 0.0, 1.0))
+                expected[q, k] += inside @ share + mass[
+                    ~np.isfinite(left) & np.isfinite(right) & (right <= t)].sum()
+    np.testing.assert_allclose(cdf, expected / len(forest.estimators_), atol=1e-9)
+
+
 @pytest.mark.parametrize("distribution", ["location", "spread"])
 def test_integer_weights_equal_repeated_rows(distribution):
     X, y, _ = heteroscedastic(60, 3, 0.3)
@@ -113,7 +146,7 @@ def test_the_spread_follows_the_feature_that_moves_it():
 def test_out_of_bag_distributions():
     X, y, _ = heteroscedastic(300, 5, 0.3)
     forest = MMITForest(20, random_state=0).fit(X, y)
-    quantiles = forest.oob_quantiles([0.1, 0.9])
+    quantiles = forest.oob_quantiles([(1 - 0.8) / 2, (1 + 0.8) / 2])
     interval = forest.oob_interval(0.8)
     np.testing.assert_array_equal(quantiles, interval)
     cdf = forest.oob_cdf([0.0])
