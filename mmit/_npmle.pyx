@@ -653,6 +653,9 @@ def forest_readout(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offsets
     cdef int* failed = &status   # shared by the threads (a pointer)
     if n_queries == 0 or n_points == 0:
         return out_array
+    if mass.shape[0] == 0:          # no leaf holds anything
+        out_array.fill(np.nan)
+        return out_array
     with nogil, parallel(num_threads=max(n_threads, 1)):
         work = <MixtureWork*> malloc(sizeof(MixtureWork))
         ready = work != NULL and mixture_work_init(work, n_values) == 0
