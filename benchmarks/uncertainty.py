@@ -17,8 +17,10 @@ A share of the training values (``--censored``: 0, 30 and 60%) is known
 only between two inspection times, on a grid of step 0.5 whose offset
 ``0.25 sin(3 x3)`` depends on x only (as the NPMLE assumes); values beyond
 the grid's ends are left- or right-censored there. The others are exact.
-Each shape: 3000 training rows, 5000 fresh test rows scored on their true
-values.
+Each shape and share: ``--repeats`` (5) independent draws of 3000
+training rows and 5000 fresh test rows scored on their true values (one
+draw's ratio moves by up to 3% from draw to draw, mostly with XGBoost's
+tuning).
 
 Methods, each giving the quantiles at 0.05, 0.1, 0.25, 0.5, 0.75, 0.9 and
 0.95:
@@ -34,10 +36,11 @@ Methods, each giving the quantiles at 0.05, 0.1, 0.25, 0.5, 0.75, 0.9 and
   stopping there (learning rate 0.05, up to 1000 rounds); its quantiles
   ``mu(x) + scale * z`` (z: the distribution's quantiles).
 
-Printed per shape and censored share: the coverage of the central 50, 80
-and 90% intervals (quantiles 0.25-0.75, 0.1-0.9, 0.05-0.95) and the mean
-pinball loss over the 7 levels, with the ratio of MMITForest()'s to the
-better of the constant spread and XGBoost.
+Printed per shape and censored share, as means over the draws: the
+coverage of the central 50, 80 and 90% intervals (quantiles 0.25-0.75,
+0.1-0.9, 0.05-0.95) and the mean pinball loss over the 7 levels; and the
+ratio of MMITForest()'s loss to the better of the constant spread's and
+XGBoost's, draw by draw: its mean, smallest and largest.
 
 ``--data-dir``: on each bundled data set and fold of folds.csv, MMITForest()
 fitted on the other folds: the coverage of its 50/80/90% intervals on the
@@ -45,13 +48,19 @@ exact-valued test rows, and the shares of the censored test rows certainly
 covered and certainly missed by its 80% intervals
 (:func:`mmit.metrics.interval_coverage`).
 
+``--spread-leaves 20 40 60 80``: the default forest's pinball loss with
+the "spread" forest's leaves of each size (its ``min_samples_leaf``), as a
+ratio to the first size's on the same draws, with the coverage: the
+evidence for the default (40).
+
 ``--speed``: predict_quantiles (3 levels) on 1e4 rows of a 100-tree forest
 fitted on 1e4 rows (p = 20) against its predict, timed in turn, with 0, 60
 and 100% of the training values known only between inspection times.
 
 Usage: python benchmarks/uncertainty.py [--shapes step linear shared skewed
-       homoscedastic] [--censored 0 0.3 0.6] [--data-dir ../shared/data]
-       [--speed] [--n-jobs 2]
+       homoscedastic] [--censored 0 0.3 0.6] [--repeats 5]
+       [--data-dir ../shared/data] [--speed] [--spread-leaves 20 40]
+       [--n-jobs 2]
 """
 
 import argparse
@@ -65,6 +74,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timing import interleaved_medians, xgboost_available  # noqa: E402
 
+import mmit._forest as forest_module  # noqa: E402
 from mmit import MMITForest  # noqa: E402
 from mmit._predictive import LeafSamples  # noqa: E402
 from mmit.datasets import load_folder  # noqa: E402
@@ -154,35 +164,81 @@ def interval_covered(value, quantiles):
             for coverage, (a, b) in INTERVALS.items()}
 
 
-def simulated(shapes, censored_shares, n_jobs, with_xgboost):
+def simulated(shapes, censored_shares, repeats, n_jobs, with_xgboost):
+    """Per shape and censored share, ``repeats`` independent draws of the
+    training and test rows: every method's mean coverage and pinball loss,
+    and the ratio of MMITForest()'s loss to the better peer's, draw by draw
+    (mean, and the smallest and largest)."""
     print(f"{'shape':<14} {'cens':>4} {'method':<22} {'cov50':>6} {'cov80':>6} "
           f"{'cov90':>6} {'pinball':>8}")
     for shape in shapes:
         for censored in censored_shares:
-            rng = np.random.default_rng([SHAPES.index(shape), int(100 * censored)])
-            X, y, _ = simulate(3000, shape, rng, censored)
-            X_test, _, value = simulate(5000, shape, rng, 0.0)
-            quantiles = {}
-            for distribution in ("spread", "location"):
-                forest = MMITForest(distribution=distribution, oob_score=True,
-                                    random_state=0, n_jobs=n_jobs).fit(X, y)
-                quantiles[f"MMITForest {distribution}"] = forest.predict_quantiles(
-                    X_test, LEVELS)
-            quantiles["constant spread"] = (forest.predict(X_test)[:, None]
-                                            + residual_quantiles(forest, y, LEVELS))
-            if with_xgboost:
-                quantiles["XGBoost AFT"] = xgboost_quantiles(X, y, X_test, LEVELS, rng)
-            losses = {}
-            for method, q in quantiles.items():
-                losses[method] = pinball_loss(value, q, LEVELS)
-                covered = interval_covered(value, q)
-                print(f"{shape:<14} {censored:>4.1f} {method:<22} {covered[0.5]:>6.3f} "
-                      f"{covered[0.8]:>6.3f} {covered[0.9]:>6.3f} {losses[method]:>8.4f}",
+            covered, losses, ratios = {}, {}, []
+            for repeat in range(repeats):
+                rng = np.random.default_rng([SHAPES.index(shape), int(100 * censored),
+                                             repeat])
+                X, y, _ = simulate(3000, shape, rng, censored)
+                X_test, _, value = simulate(5000, shape, rng, 0.0)
+                quantiles = {}
+                for distribution in ("spread", "location"):
+                    forest = MMITForest(distribution=distribution, oob_score=True,
+                                        random_state=0, n_jobs=n_jobs).fit(X, y)
+                    quantiles[f"MMITForest {distribution}"] = forest.predict_quantiles(
+                        X_test, LEVELS)
+                quantiles["constant spread"] = (forest.predict(X_test)[:, None]
+                                                + residual_quantiles(forest, y, LEVELS))
+                if with_xgboost:
+                    quantiles["XGBoost AFT"] = xgboost_quantiles(X, y, X_test, LEVELS, rng)
+                for method, q in quantiles.items():
+                    losses.setdefault(method, []).append(pinball_loss(value, q, LEVELS))
+                    covered.setdefault(method, []).append(
+                        list(interval_covered(value, q).values()))
+                peers = [losses[m][-1] for m in ("constant spread", "XGBoost AFT")
+                         if m in losses]
+                ratios.append(losses["MMITForest spread"][-1] / min(peers))
+            for method in losses:
+                cov50, cov80, cov90 = np.mean(covered[method], axis=0)
+                print(f"{shape:<14} {censored:>4.1f} {method:<22} {cov50:>6.3f} "
+                      f"{cov80:>6.3f} {cov90:>6.3f} {np.mean(losses[method]):>8.4f}",
                       flush=True)
-            peers = [losses[m] for m in ("constant spread", "XGBoost AFT") if m in losses]
             print(f"{shape:<14} {censored:>4.1f} {'ratio to the better peer':<22} "
-                  f"{'':>6} {'':>6} {'':>6} "
-                  f"{losses['MMITForest spread'] / min(peers):>8.3f}", flush=True)
+                  f"mean {np.mean(ratios):.3f}, draws {min(ratios):.3f}-{max(ratios):.3f}",
+                  flush=True)
+
+
+def spread_leaves(leaf_sizes, shapes, censored_shares, repeats, n_jobs):
+    """The default forest's pinball loss with the second ("spread") forest's
+    leaves of each size in ``leaf_sizes``, as a ratio to the first size's on
+    the same draws (mean over the draws), with the intervals' coverage."""
+    print(f"\n{'shape':<14} {'cens':>4} "
+          + " ".join(f"{f'leaf {size}':>28}" for size in leaf_sizes))
+    default = dict(forest_module.SPREAD_FOREST)
+    try:
+        for shape in shapes:
+            for censored in censored_shares:
+                losses = {size: [] for size in leaf_sizes}
+                covered = {size: [] for size in leaf_sizes}
+                for repeat in range(repeats):
+                    rng = np.random.default_rng([SHAPES.index(shape), int(100 * censored),
+                                                 repeat])
+                    X, y, _ = simulate(3000, shape, rng, censored)
+                    X_test, _, value = simulate(5000, shape, rng, 0.0)
+                    for size in leaf_sizes:
+                        forest_module.SPREAD_FOREST["min_samples_leaf"] = size
+                        forest = MMITForest(random_state=0, n_jobs=n_jobs).fit(X, y)
+                        q = forest.predict_quantiles(X_test, LEVELS)
+                        losses[size].append(pinball_loss(value, q, LEVELS))
+                        covered[size].append(list(interval_covered(value, q).values()))
+                first = np.array(losses[leaf_sizes[0]])
+                cells = []
+                for size in leaf_sizes:
+                    cov = np.mean(covered[size], axis=0)
+                    ratio = np.mean(np.array(losses[size]) / first)
+                    cells.append(f"{ratio:.4f} ({cov[0]:.3f}/{cov[1]:.3f}/{cov[2]:.3f})")
+                print(f"{shape:<14} {censored:>4.1f} "
+                      + " ".join(f"{cell:>28}" for cell in cells), flush=True)
+    finally:
+        forest_module.SPREAD_FOREST.update(default)
 
 
 def bundled(data_dir, n_jobs):
@@ -235,8 +291,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", nargs="*", default=list(SHAPES), choices=SHAPES)
     parser.add_argument("--censored", type=float, nargs="+", default=[0.0, 0.3, 0.6])
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--spread-leaves", type=int, nargs="+")
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args()
     with_xgboost = xgboost_available("rows")
@@ -246,6 +304,9 @@ def main():
         bundled(args.data_dir, args.n_jobs)
     if args.speed:
         speed(args.n_jobs)
+    if args.spread_leaves:
+        spread_leaves(args.spread_leaves, args.shapes or list(SHAPES), args.censored,
+                      args.repeats, args.n_jobs)
 
 
 if __name__ == "__main__":

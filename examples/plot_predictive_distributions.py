@@ -5,11 +5,12 @@ Predictive distributions: quantiles, intervals and survival curves
 A forest gives more than one number per example.
 :meth:`mmit.MMITForest.predict_quantiles`, :meth:`~mmit.MMITForest.predict_interval`
 and :meth:`~mmit.MMITForest.predict_cdf` read each example's predictive
-distribution: the nonparametric maximum-likelihood estimate (Turnbull's,
-since the targets are censored) of the training intervals, weighted by the
-forest's leaves. By default (``distribution="spread"``) the forest's
-out-of-bag residuals are weighted by a second, small forest grown on their
-sizes, so that the spread follows the features that change it.
+distribution: the average over the trees of the nonparametric
+maximum-likelihood estimates (Turnbull's, since the targets are censored)
+of the training intervals in its leaves. By default
+(``distribution="spread"``) these are the forest's out-of-bag residuals in
+the leaves of a second, small forest grown on their sizes, so that the
+spread follows the features that change it.
 """
 
 import matplotlib.pyplot as plt

@@ -525,12 +525,10 @@ cdef void mixture_query(const int64_t* leaves, intp_t n_trees, const int64_t* tr
     moved by ``shift``; NaN without any item. An item's ends are ranks among
     the distinct ``values``: the items are scattered by rank and swept once
     in order. Conventions (module doc): a bounded interval's mass is spread
-    evenly over it; an interval unbounded above holds mass at +inf (never
-    in the CDF); one unbounded below holds mass at -inf for quantiles and
-    enters the CDF at its right end. A quantile is the smallest value whose
-    CDF reaches the level to within ``LEVEL_TOLERANCE`` (-inf when the mass
-    at -inf does, +inf when no finite value does). O(items + span of their
-    ranks / 64 + points)."""
+    evenly over it, an unbounded one's lies at its infinite end. A quantile
+    is the smallest value whose CDF reaches the level to within
+    ``LEVEL_TOLERANCE`` (-inf when the mass at -inf does, +inf when no
+    finite value does). O(items + span of their ranks / 64 + points)."""
     cdef intp_t t, k, segment, used = 0, p = 0, first_word = -1, last_word = -1, word
     cdef int32_t rank
     cdef int open_ramps = 0
@@ -555,11 +553,7 @@ cdef void mixture_query(const int64_t* leaves, intp_t n_trees, const int64_t* tr
             low = values[left_rank[k]]
             high = values[right_rank[k]]
             if low == -INFINITY:
-                if quantiles:
-                    below += item           # mass below every finite value
-                elif high != INFINITY:
-                    work.step[right_rank[k]] += item
-                    mark(work, right_rank[k], &first_word, &last_word)
+                below += item               # mass at -inf
             elif high == INFINITY:
                 continue                    # mass above every finite value
             elif low == high:

@@ -1,18 +1,33 @@
 """Predictive distributions from a forest's leaves (DESIGN.md section 13).
 
-A fitted forest gives each query ``x`` weights over its training rows,
-``w_i(x)`` = the mean over the trees of (the weight of row i in the tree's
-sample, if it lies in x's leaf) / (the leaf's total weight), Meinshausen's
-quantile regression forest weights. The predictive distribution at ``x`` is
-the weighted nonparametric maximum-likelihood estimate (NPMLE, ``_npmle``)
-of the training intervals under those weights: with exact values the
-weighted empirical distribution, with censored ones mass only where the
-intervals allow. Quantiles and CDF values are read from it; out of bag,
+Each tree puts a query ``x`` in a leaf, whose training rows each weigh
+their weight in the tree's sample over the leaf's total. The predictive
+distribution at ``x`` is the average over the trees of the weighted
+nonparametric maximum-likelihood estimate (NPMLE, ``_npmle``) of the
+intervals of the rows in x's leaf. With exact values it is the weighted
+empirical distribution under Meinshausen's quantile regression forest
+weights ``w_i(x)`` = the mean over the trees of (the weight of row i in the
+tree's sample, if it lies in x's leaf) / (the leaf's total weight); with
+censored ones every leaf's estimate puts mass only where its intervals
+allow, and the trees' estimates are averaged as random survival forests
+average theirs. Quantiles and CDF values are read from it; out of bag,
 each training row uses only the trees whose sample left it out.
 
-Cost per query: O(T) leaf look-ups and the rows held by its T leaves (m of
-them) gathered, then the NPMLE, O(m log m + iterations * m); queries run in
-parallel threads, each with O(n) working memory.
+Averaging the leaves' estimates rather than estimating once per query
+under the pooled weights ``w_i(x)`` (the two agree with exact values):
+every leaf's estimate is made once, so a query costs no iteration. On
+``benchmarks/uncertainty.py`` (30 and 60% censored values) the two give
+"spread" distributions of the same pinball loss to four decimals on every
+shape, and "location" intervals of coverage closer to nominal with the
+average (50/80/90%: 0.502/0.783/0.874 against 0.481/0.762/0.853 on the
+step shape, 60% censored), while ``predict_quantiles`` takes 2x
+``predict`` instead of 7-39x (1e4 rows, 100 trees).
+
+Cost: every leaf's estimate on first use, O(m log m + iterations * m) for
+a leaf of m rows, on threads; then per query O(T) leaf look-ups and one
+sweep over its leaves' Turnbull intervals, ordered by the ranks of their
+ends: O(intervals + distinct values / 64); queries run in parallel
+threads, each with O(distinct values) working memory.
 """
 
 import numpy as np
@@ -125,11 +140,11 @@ class LeafSamples:
 class ForestDistribution:
     """The predictive distributions of a fitted forest.
 
-    ``kind="location"``: the training intervals, weighted by the forest's
-    own leaves (Meinshausen's quantile regression forest, the NPMLE for
-    censored rows). ``kind="spread"``: the forest's prediction plus its
-    out-of-bag residual intervals ``[lower - f_oob(x), upper - f_oob(x)]``,
-    weighted by the leaves of a second forest (``weighting``) grown on the
+    ``kind="location"``: the training intervals in the forest's own leaves
+    (Meinshausen's quantile regression forest; the leaves' NPMLEs averaged
+    for censored rows). ``kind="spread"``: the forest's prediction plus its
+    out-of-bag residual intervals ``[lower - f_oob(x), upper - f_oob(x)]``
+    in the leaves of a second forest (``weighting``) grown on the
     residuals' sizes ``|y - f_oob(x)|``: its splits follow the features
     that change the spread, which the forest's own splits (chosen for the
     location) miss (``benchmarks/uncertainty.py``).
@@ -228,9 +243,11 @@ class PredictiveDistributionMixin:
     def predict_quantiles(self, X, quantiles=(0.1, 0.5, 0.9)):
         """Quantiles of each sample's predictive distribution.
 
-        The distribution is the weighted nonparametric maximum-likelihood
-        estimate of the training intervals under the forest's weights (see
-        ``distribution``): a quantile falls where the estimate's CDF reaches
+        The distribution is the average over the trees of the weighted
+        nonparametric maximum-likelihood estimates of the training
+        intervals in the sample's leaves (see ``distribution``; with exact
+        values, the quantile regression forest's weighted empirical
+        distribution): a quantile falls where the CDF reaches
         the level, spreading the mass of a bounded Turnbull interval evenly
         over it; it is -inf or +inf where the level falls in mass that the
         data place only beyond their last finite bound (censored rows).

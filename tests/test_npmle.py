@@ -81,15 +81,14 @@ def test_the_mass_of_one_interval_stays_inside_it():
     np.testing.assert_array_equal(mass, [1.0])
 
 
-def estimate_cdf(items, value, minus_infinity_below):
+def estimate_cdf(items, value):
     """P(X <= value) under a list of (left, right, mass) items, each under the
     read-out's conventions: a bounded interval's mass spread evenly, an
-    interval unbounded above at +inf, one unbounded below at its right end
-    (CDF values) or at -inf (``minus_infinity_below``: quantiles)."""
+    unbounded one's at its infinite end."""
     total = 0.0
     for left, right, mass in items:
         if left == -INF:
-            total += mass if minus_infinity_below or right <= value < INF else 0.0
+            total += mass
         elif right == INF:
             continue
         elif right <= value:
@@ -140,16 +139,16 @@ def test_forest_readout_averages_the_leaves_estimates(problem, shift):
     if not items:
         assert np.isnan(cdf).all() and np.isnan(quantiles).all()
         return
-    expected = [estimate_cdf(items, t - shift, False) for t in thresholds]
+    expected = [estimate_cdf(items, t - shift) for t in thresholds]
     np.testing.assert_allclose(cdf, np.minimum(expected, 1.0), atol=1e-9)
     assert np.all(quantiles[1:] >= quantiles[:-1])
     for level, quantile in zip(levels, quantiles, strict=True):
-        below = estimate_cdf(items, -INF, True)
+        below = estimate_cdf(items, -INF)
         if quantile == -INF:
             assert below >= level - 1e-9 and below > 0
         elif quantile == INF:
-            assert estimate_cdf(items, INF, True) < level + 1e-9
+            assert estimate_cdf(items, INF) < level + 1e-9
         else:  # the smallest value whose CDF reaches the level (to within
             # the rounding of the shift)
-            assert estimate_cdf(items, quantile - shift + 1e-9, True) >= level - 1e-9
-            assert estimate_cdf(items, quantile - shift - 1e-6, True) < level + 1e-9
+            assert estimate_cdf(items, quantile - shift + 1e-9) >= level - 1e-9
+            assert estimate_cdf(items, quantile - shift - 1e-6) < level + 1e-9
