@@ -55,7 +55,8 @@ evidence for the default (40).
 
 ``--speed``: predict_quantiles (3 levels) on 1e4 rows of a 100-tree forest
 fitted on 1e4 rows (p = 20) against its predict, timed in turn, with 0, 60
-and 100% of the training values known only between inspection times.
+and 100% of the training values known only between inspection times; and
+the first call's making of every leaf's estimate, once per forest.
 
 Usage: python benchmarks/uncertainty.py [--shapes step linear shared skewed
        homoscedastic] [--censored 0 0.3 0.6] [--repeats 5]
@@ -65,6 +66,7 @@ Usage: python benchmarks/uncertainty.py [--shapes step linear shared skewed
 
 import argparse
 import sys
+import time
 from functools import partial
 from pathlib import Path
 
@@ -278,11 +280,14 @@ def speed(n_jobs):
         for distribution in ("spread", "location"):
             forest = MMITForest(100, distribution=distribution, random_state=0,
                                 n_jobs=n_jobs).fit(X, y)
-            forest.predict_quantiles(X_test[:10])  # the leaves' layout, made once
+            start = time.perf_counter()
+            forest.predict_quantiles(X_test[:10])  # every leaf's estimate, made once
+            first = time.perf_counter() - start
             quantiles, predict = interleaved_medians(
                 [partial(forest.predict_quantiles, X_test),
                  partial(forest.predict, X_test)], 3)
             print(f"censored {censored:.0%}, distribution={distribution}: "
+                  f"leaves' estimates {first:.3f} s (once), "
                   f"predict_quantiles {quantiles:.3f} s, predict {predict:.3f} s, "
                   f"ratio {quantiles / predict:.2f}", flush=True)
 
@@ -299,7 +304,7 @@ def main():
     args = parser.parse_args()
     with_xgboost = xgboost_available("rows")
     if args.shapes:
-        simulated(args.shapes, args.censored, args.n_jobs, with_xgboost)
+        simulated(args.shapes, args.censored, args.repeats, args.n_jobs, with_xgboost)
     if args.data_dir:
         bundled(args.data_dir, args.n_jobs)
     if args.speed:
