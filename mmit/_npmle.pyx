@@ -41,22 +41,11 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 from libcpp.algorithm cimport sort as std_sort
 
+from ._sorting cimport count_trailing_zeros
+
 import numpy as np
 
 from ._validation import check_same_length
-
-cdef extern from *:
-    """
-    #if defined(_MSC_VER)
-    #include <intrin.h>
-    static inline int mmit_npmle_ctz64(unsigned long long x) {
-        unsigned long i; _BitScanForward64(&i, x); return (int)i;
-    }
-    #else
-    static inline int mmit_npmle_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
-    #endif
-    """
-    int count_trailing_zeros "mmit_npmle_ctz64"(uint64_t x) noexcept nogil
 
 # A quantile's level is reached when the CDF is within this of it (the
 # masses are sums of weights over totals: equal weights may round either way)
@@ -178,25 +167,15 @@ cdef intp_t group_observations(const double* weight, intp_t count, intp_t n_inte
     return groups
 
 
-cdef intp_t estimate(const Endpoint* ends, const double* weight, intp_t count,
-                     NpmleWork* work, double tolerance, intp_t max_iter) noexcept nogil:
-    """The NPMLE of ``count`` observations of positive ``weight`` whose ends
-    are ``ends``, in order (``endpoint_before``): their Turnbull intervals,
-    the observations pooled by range, then ``self_consistency``. Returns the
-    number of Turnbull intervals."""
-    cdef intp_t n_intervals = turnbull_intervals(ends, count, work)
-    cdef intp_t groups = group_observations(weight, count, n_intervals, work)
-    return self_consistency(work.weight, groups, n_intervals, work, tolerance, max_iter)
-
-
 cdef intp_t npmle(const double* lower, const double* upper, const double* weight,
                   intp_t count, NpmleWork* work, double tolerance,
                   intp_t max_iter) noexcept nogil:
     """The NPMLE of ``count`` observations of positive weight: the Turnbull
     intervals in ``work.left`` and ``work.right``, their masses (summing to
-    1) in ``work.mass``; returns how many there are (sorting the ends:
-    O(count log count), then ``self_consistency``)."""
-    cdef intp_t i
+    1) in ``work.mass``; returns how many there are. The ends sorted
+    (``endpoint_before``: O(count log count)), the Turnbull intervals, the
+    observations pooled by range, then ``self_consistency``."""
+    cdef intp_t i, n_intervals, groups
     cdef Endpoint* ends = work.endpoints
     for i in range(count):
         ends[2 * i].value = lower[i]
@@ -204,7 +183,9 @@ cdef intp_t npmle(const double* lower, const double* upper, const double* weight
         ends[2 * i + 1].value = upper[i]
         ends[2 * i + 1].code = <int32_t> (2 * i + 1)
     std_sort(ends, ends + 2 * count, &endpoint_before)
-    return estimate(ends, weight, count, work, tolerance, max_iter)
+    n_intervals = turnbull_intervals(ends, count, work)
+    groups = group_observations(weight, count, n_intervals, work)
+    return self_consistency(work.weight, groups, n_intervals, work, tolerance, max_iter)
 
 
 cdef void em_step(const double* weight, intp_t count, intp_t n_intervals,

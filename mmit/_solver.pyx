@@ -71,6 +71,8 @@ from ._loss cimport (
 )
 from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
 from ._sorting cimport (
+    count_leading_zeros,
+    count_trailing_zeros,
     dropped_bits,
     index_mask_for,
     key_index,
@@ -83,18 +85,6 @@ from ._sorting cimport (
 
 cdef extern from *:
     """
-    #if defined(_MSC_VER)
-    #include <intrin.h>
-    static inline int mmit_ctz64(unsigned long long x) {
-        unsigned long i; _BitScanForward64(&i, x); return (int)i;
-    }
-    static inline int mmit_clz64(unsigned long long x) {
-        unsigned long i; _BitScanReverse64(&i, x); return 63 - (int)i;
-    }
-    #else
-    static inline int mmit_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
-    static inline int mmit_clz64(unsigned long long x) { return __builtin_clzll(x); }
-    #endif
     #ifdef MMIT_DEBUG
     #define MMIT_DEBUG_BUILD 1
     #else
@@ -104,9 +94,7 @@ cdef extern from *:
     #define __builtin_prefetch(address, rw, locality) ((void)0)
     #endif
     """
-    int mmit_ctz64(uint64_t x) noexcept nogil
     void __builtin_prefetch(const void* address, int rw, int locality) noexcept nogil
-    int mmit_clz64(uint64_t x) noexcept nogil
     bint MMIT_DEBUG_BUILD
 
 
@@ -144,7 +132,7 @@ cdef inline intp_t next_active(const uint64_t* bits, intp_t slot,
         if word > last_word:
             return NO_SLOT
         bits_here = bits[word]
-    return (word << 6) + mmit_ctz64(bits_here)
+    return (word << 6) + count_trailing_zeros(bits_here)
 
 
 cdef inline intp_t previous_active(const uint64_t* bits, intp_t slot) noexcept nogil:
@@ -159,7 +147,7 @@ cdef inline intp_t previous_active(const uint64_t* bits, intp_t slot) noexcept n
         if word < 0:
             return NO_SLOT
         bits_here = bits[word]
-    return (word << 6) + 63 - mmit_clz64(bits_here)
+    return (word << 6) + 63 - count_leading_zeros(bits_here)
 
 
 # ---------------------------------------------------------------------------

@@ -37,6 +37,30 @@ cdef extern from *:
 cdef enum:
     PREFETCH_KEYS = 16      # sorted keys looked ahead when ranking
 
+# Bit scans of 64-bit words: bitsets read in order (_solver's active slots,
+# _npmle's ranks of interval ends)
+cdef extern from *:
+    """
+    #ifndef MMIT_BIT_SCANS
+    #define MMIT_BIT_SCANS
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static inline int mmit_ctz64(unsigned long long x) {
+        unsigned long i; _BitScanForward64(&i, x); return (int)i;
+    }
+    static inline int mmit_clz64(unsigned long long x) {
+        unsigned long i; _BitScanReverse64(&i, x); return 63 - (int)i;
+    }
+    #else
+    static inline int mmit_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    static inline int mmit_clz64(unsigned long long x) { return __builtin_clzll(x); }
+    #endif
+    #endif
+    """
+    # the number of 0 bits below the lowest (above the highest) 1 bit of x != 0
+    int count_trailing_zeros "mmit_ctz64"(uint64_t x) noexcept nogil
+    int count_leading_zeros "mmit_clz64"(uint64_t x) noexcept nogil
+
 
 # ---------------------------------------------------------------------------
 # Packing a value and an index into a key
