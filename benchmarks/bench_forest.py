@@ -33,7 +33,6 @@ from pathlib import Path
 from sklearn.ensemble import RandomForestRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import timing  # noqa: E402
 from bench_tree import (  # noqa: E402
     MARGIN,
     add_sweep_arguments,
@@ -41,6 +40,7 @@ from bench_tree import (  # noqa: E402
     check_sweep_arguments,
     compare_fits,
     comparison_header,
+    fit_memory,
     interval_cart_data,
     sizes_of,
 )
@@ -48,25 +48,12 @@ from timing import BaselineProcess, interleaved_medians  # noqa: E402
 
 from mmit import MMITForest  # noqa: E402
 
-MEMORY_SETUP = """
-from bench_tree import MARGIN, benchmark_data, interval_cart_data
-from sklearn.ensemble import RandomForestRegressor
-from mmit import MMITForest
-X, y = benchmark_data({n}, {p}, {missing})
-X_rows, targets = interval_cart_data(X, y, MARGIN)
-"""
 MEMORY_FITS = {
     "mmit": "MMITForest({trees}, margin=MARGIN, max_features={max_features!r}, n_jobs=2, "
             "random_state=0).fit(X, y)",
     "sklearn": "RandomForestRegressor({trees}, max_features={max_features!r}, n_jobs=2, "
                "random_state=0).fit(X_rows, targets)",
 }
-
-
-def peak_fit_memory_mb(which, n, p, missing, max_features, trees):
-    return timing.peak_fit_memory_mb(
-        MEMORY_SETUP.format(n=n, p=p, missing=missing),
-        MEMORY_FITS[which].format(trees=trees, max_features=max_features))
 
 
 def main():
@@ -121,8 +108,9 @@ def main():
                 fit_mmit_1, fit_cart_1 = interleaved_medians(
                     [partial(mmit_1.fit, X, y), partial(cart_1.fit, X_rows, targets)],
                     repeats)
-                memory = [peak_fit_memory_mb(which, n, p, args.missing, max_features,
-                                             args.trees) for which in ("mmit", "sklearn")]
+                memory = [fit_memory(MEMORY_FITS[which].format(
+                    trees=args.trees, max_features=max_features), n, p, args.missing)
+                    for which in ("mmit", "sklearn")]
                 row += (f" {fit_mmit_1 / fit_mmit:>10.2f} {fit_cart_1 / fit_cart:>8.2f} "
                         f"{memory[0]:>8.1f} {memory[1]:>7.1f} "
                         f"{memory[0] / memory[1]:>5.2f}")

@@ -142,10 +142,14 @@ def compare_fits(args, baseline, estimator, params, X, y, fit_sklearn, repeats):
     return model, times[0], times[1], cells
 
 
+# the benchmark data (X, y) and their Interval-CART transform (X_rows,
+# targets) made before the fit whose peak memory is measured, with every
+# estimator that bench_tree.py and bench_forest.py fit imported
 MEMORY_SETUP = """
 from bench_tree import MARGIN, benchmark_data, interval_cart_data
+from sklearn.ensemble import RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
-from mmit import MMIT
+from mmit import MMIT, MMITForest
 X, y = benchmark_data({n}, {p}, {missing})
 X_rows, targets = interval_cart_data(X, y, MARGIN)
 """
@@ -157,9 +161,10 @@ MEMORY_FITS = {
 }
 
 
-def fit_memory(which, n, p, missing, **params):
-    return peak_fit_memory_mb(MEMORY_SETUP.format(n=n, p=p, missing=missing),
-                              MEMORY_FITS[which].format(**params))
+def fit_memory(fit, n, p, missing):
+    """Peak memory (MB) of ``fit``, Python source over the variables of
+    MEMORY_SETUP, in a fresh process (timing.peak_fit_memory_mb)."""
+    return peak_fit_memory_mb(MEMORY_SETUP.format(n=n, p=p, missing=missing), fit)
 
 
 def main():
@@ -207,9 +212,9 @@ def main():
                     f"{predict_mmit / predict_cart:>6.2f} {model.get_n_leaves():>7d} "
                     f"{cart.get_n_leaves():>9d}")
             if args.memory:
-                memory = [fit_memory(which, n, p, args.missing, loss=loss,
-                                     max_depth=max_depth, max_features=max_features)
-                          for which in ("mmit", "sklearn")]
+                memory = [fit_memory(MEMORY_FITS[which].format(
+                    loss=loss, max_depth=max_depth, max_features=max_features),
+                    n, p, args.missing) for which in ("mmit", "sklearn")]
                 row += f" {memory[0]:>8.1f} {memory[1]:>8.1f} {memory[0] / memory[1]:>6.2f}"
             print(row, flush=True)
     if baseline:
