@@ -63,10 +63,11 @@ plt.show()
 # %%
 # Survival curves
 # ---------------
-# With log times, one minus the CDF at the log of a time is the
-# probability to survive beyond it:
+# The targets were made with ``intervals_from_survival(..., log=True)``:
+# ``predict_survival`` with ``log=True`` reads the probability to survive
+# beyond each time (one minus the CDF at its log):
 times = np.linspace(1.0, 25.0, 60)
-survival = 1.0 - forest.predict_cdf(X_new, np.log(times))
+survival = forest.predict_survival(X_new, times, log=True)
 fig, ax = plt.subplots(figsize=(6, 3.5))
 for curve, label in zip(survival, ["group 0", "group 1"], strict=True):
     ax.step(times, curve, where="post", label=f"dose 5, {label}")

@@ -206,11 +206,12 @@ def interval_levels(coverage):
     return np.array([(1.0 - coverage) / 2.0, (1.0 + coverage) / 2.0])
 
 
-def check_thresholds(thresholds):
-    """Thresholds as a 1-D float array without NaN (ValueError otherwise)."""
+def check_thresholds(thresholds, name="thresholds"):
+    """Thresholds (or times: ``name``) as a 1-D float array without NaN
+    (ValueError otherwise)."""
     values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
     if values.ndim != 1 or values.size == 0 or np.isnan(values).any():
-        raise ValueError(f"thresholds must be a non-empty 1-D list of numbers, got "
+        raise ValueError(f"{name} must be a non-empty 1-D list of numbers, got "
                          f"{thresholds!r}.")
     return values
 
@@ -295,9 +296,9 @@ class PredictiveDistributionMixin:
     def predict_cdf(self, X, thresholds):
         """P(value <= threshold) under each sample's predictive distribution.
 
-        For data made with :func:`mmit.intervals_from_survival` (log times),
-        ``1 - predict_cdf(X, np.log(times))`` is each sample's survival
-        curve at ``times``.
+        For data made with :func:`mmit.intervals_from_survival`,
+        :meth:`predict_survival` gives one minus it, each sample's survival
+        curve.
 
         Parameters
         ----------
@@ -310,6 +311,46 @@ class PredictiveDistributionMixin:
             In [0, 1], non-decreasing in the threshold.
         """
         return self._readout(X, check_thresholds(thresholds), False)
+
+    def predict_survival(self, X, times, *, log=False):
+        """Survival curves: P(time > t) under each sample's predictive
+        distribution, for a forest fitted on the targets of
+        :func:`mmit.intervals_from_survival` (with the same ``log``).
+
+        ``1 - predict_cdf(X, times)``, at ``np.log(times)`` with ``log``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        times : array-like of shape (n_times,)
+            Times (positive with ``log``).
+        log : bool, default=False
+            Whether the targets were made with ``log=True`` (log times).
+
+        Returns
+        -------
+        survival : ndarray of shape (n_samples, n_times)
+            In [0, 1], non-increasing in the time.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mmit import MMITForest, intervals_from_survival
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(0, 1, size=(200, 2))
+        >>> time = np.exp(1 + X[:, 0] + 0.3 * rng.normal(size=200))
+        >>> y = intervals_from_survival(rng.random(200) < 0.7, time, log=True)
+        >>> forest = MMITForest(20, random_state=0).fit(X, y)
+        >>> curves = forest.predict_survival(X[:3], [1.0, 3.0, 10.0], log=True)
+        >>> curves.shape, bool(np.all(np.diff(curves, axis=1) <= 0))
+        ((3, 3), True)
+        """
+        times = check_thresholds(times, "times")
+        if log:
+            if np.any(times <= 0):
+                raise ValueError("log=True needs positive times.")
+            times = np.log(times)
+        return 1.0 - self._readout(X, times, False)
 
     def oob_quantiles(self, quantiles=(0.1, 0.5, 0.9)):
         """:meth:`predict_quantiles` of each training sample out of bag (from

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmit import MMITForest, MMITForestCV
+from mmit import MMITForest, MMITForestCV, intervals_from_survival
 from mmit._npmle import weighted_npmle
 from mmit._predictive import NPMLE_TOLERANCE
 from mmit.metrics import interval_coverage, pinball_loss
@@ -162,6 +162,28 @@ def test_the_search_gives_its_chosen_forest_s_distributions():
                           random_state=0).fit(X, y)
     np.testing.assert_array_equal(search.predict_interval(X[:5]),
                                   search.best_estimator_.predict_interval(X[:5]))
+
+
+def test_survival_curves_of_survival_targets():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0, 1, size=(300, 2))
+    time = np.exp(1 + X[:, 0] + 0.3 * rng.normal(size=300))
+    y = intervals_from_survival(rng.random(300) < 0.6, time, log=True)
+    forest = MMITForest(20, random_state=0).fit(X, y)
+    times = np.array([0.5, 2.0, 3.0, 6.0, 40.0])
+    curves = forest.predict_survival(X[:10], times, log=True)
+    np.testing.assert_array_equal(curves, 1.0 - forest.predict_cdf(X[:10], np.log(times)))
+    assert np.all((curves >= 0) & (curves <= 1)) and np.all(np.diff(curves, axis=1) <= 0)
+    # early on nearly everyone survives; later rows (larger x0) survive longer
+    assert np.all(curves[:, 0] > 0.95)
+    late = forest.predict_survival(np.array([[0.1, 0.5], [0.9, 0.5]]), [6.0], log=True)
+    assert late[0, 0] < late[1, 0]
+    with pytest.raises(ValueError, match="positive times"):
+        forest.predict_survival(X[:2], [0.0, 1.0], log=True)
+    with pytest.raises(ValueError, match="times must"):
+        forest.predict_survival(X[:2], [np.nan])
+    np.testing.assert_array_equal(forest.predict_survival(X[:3], [1.0, 2.0]),
+                                  1.0 - forest.predict_cdf(X[:3], [1.0, 2.0]))
 
 
 def test_bad_inputs():
