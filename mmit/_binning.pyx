@@ -25,7 +25,7 @@ from ._features import BinnedFeatures
 
 from ._features cimport MISSING_BIN as MISSING_CODE
 from ._parallel cimport PARALLEL_MIN_WORK, threads_for
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 
 MISSING_BIN = MISSING_CODE
 # rows the quantiles of a feature are taken from

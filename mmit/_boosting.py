@@ -36,10 +36,9 @@ from ._fitting import (
     mean_feature_importances,
     prepare_features,
     resolve_max_features,
-    validate_training_data,
 )
 from ._loss import LOSSES
-from ._validation import bounds_spread
+from ._validation import bounds_spread, validate_training_data
 
 # early_stopping="auto" holds rows out from this many on (as scikit-learn's
 # HistGradientBoosting)

@@ -1,7 +1,7 @@
 # Declarations of the growth of a tree: depth-first or best-first, through
 # a Splitter. See _builder.pyx.
 
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 from ._splitter cimport NodeRecord, SplitRecord
 
 

@@ -14,10 +14,10 @@ from ._fitting import (
     set_fitted_attributes,
     training_data,
     tree_builder,
-    validate_training_data,
 )
 from ._leaf_models import leaf_model_of
 from ._pruning import prune_at, pruning_sequence
+from ._validation import validate_training_data
 
 
 class MMIT(IntervalRegressorMixin, BaseEstimator):

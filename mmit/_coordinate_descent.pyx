@@ -45,7 +45,7 @@ from scipy.linalg.cython_blas cimport daxpy, ddot, dsyrk
 from scipy.linalg.cython_lapack cimport dposv
 
 from ._loss cimport SquaredHinge, hinge_change
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 
 cdef enum:
     MAX_HALVINGS = 30        # Armijo line-search halvings before giving up a step

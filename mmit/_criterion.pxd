@@ -6,7 +6,8 @@
 from libc.stdint cimport int32_t
 
 from ._loss cimport LossTag
-from ._solver cimport HingeEntry, HingeSolver, Interval, SolverWorkspace, intp_t
+from ._solver cimport HingeEntry, HingeSolver, Interval, SolverWorkspace
+from ._typedefs cimport intp_t
 
 
 cdef class HingeTargets:

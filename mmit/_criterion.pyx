@@ -36,13 +36,13 @@ from ._solver cimport (
     HingeEntry,
     Interval,
     SolverWorkspace,
-    check_index,
     solver_insert,
     solver_minimum,
     solver_reset,
     solver_sweep,
     sorted_minimum,
 )
+from ._typedefs cimport check_index
 
 from ._buffers import empty
 from ._solver import hinge_positions, sorted_hinges

@@ -4,7 +4,7 @@
 
 from libc.stdint cimport int32_t, uint8_t
 
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 
 
 cdef class Features:

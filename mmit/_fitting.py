@@ -1,6 +1,7 @@
 """The fit path shared by every estimator made of MMITs.
 
-An estimator validates its input once (:func:`validate_training_data`),
+An estimator validates its input once
+(:func:`~mmit._validation.validate_training_data`),
 turns it into :class:`TrainingData` (features sorted as the trees need them,
 interval targets as sorted hinge breakpoints), and grows each tree through
 ``MMIT._grown_tree(data, sample_weight, seed)``, which resolves the tree's
@@ -16,14 +17,12 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.validation import validate_data
 
 from ._builder import TreeBuilder
 from ._criterion import HingeTargets
 from ._features import Features
 from ._leaf_models import LEAF_MODELS
 from ._loss import LOSSES
-from ._validation import check_interval_target, check_sample_weight
 
 # depth limit standing for "no limit"
 UNLIMITED_DEPTH = np.iinfo(np.int32).max
@@ -66,27 +65,6 @@ TREE_PARAMETER_CONSTRAINTS = {
     "leaf_shrinkage": [Interval(Real, 0.0, None, closed="neither")],
     "random_state": ["random_state"],
 }
-
-
-def validate_training_data(estimator, X, y, sample_weight, allow_nan=True,
-                           check_X=True):
-    """Checked X (float64; NaN for missing values unless ``allow_nan`` is
-    False, no inf), lower and upper bounds, and non-negative weights with at
-    least one positive. With ``check_X`` False (a DataFrame passed on to
-    other estimators as given), X's values are left unchecked: only its
-    number of features and their names are recorded."""
-    if y is None:
-        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
-                         "target y is None.")
-    if check_X:
-        X = validate_data(estimator, X, dtype=np.float64,
-                          ensure_all_finite="allow-nan" if allow_nan else True,
-                          ensure_min_samples=1)
-    else:
-        X = validate_data(estimator, X, skip_check_array=True)
-    lower, upper = check_interval_target(y, X.shape[0])
-    sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
-    return X, lower, upper, sample_weight
 
 
 def grows_until_leaves_fit(params, n_samples):

@@ -23,10 +23,10 @@ from ._fitting import (
     mean_feature_importances,
     resolve_max_features,
     training_data,
-    validate_training_data,
 )
 from ._predictive import ForestDistribution, LeafSamples, PredictiveDistributionMixin
 from ._tree import add_predictions
+from ._validation import validate_training_data
 from .metrics import interval_mse
 
 # The forest whose leaves weigh the residuals of distribution="spread"

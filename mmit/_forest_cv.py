@@ -18,12 +18,11 @@ from ._base import IntervalRegressorMixin
 from ._fitting import (
     check_leaf_model_growth,
     draw_seed,
-    validate_training_data,
 )
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
 from ._predictive import PredictiveDistributionMixin
-from ._validation import bounds_spread
-from .metrics import _distance_outside
+from ._scores import distance_outside
+from ._validation import bounds_spread, validate_training_data
 
 #: The MMITForest parameters MMITForestCV's grid may set.
 FOREST_GRID_PARAMETERS = ("margin", "loss", "max_features", "min_samples_leaf", "max_depth",
@@ -49,7 +48,7 @@ def _out_of_bag_errors(params, X, y, sample_weight, seed):
         forest = MMITForest(**params, oob_score=True, random_state=seed,
                             distribution=None).fit(X, y, sample_weight)
     seconds = time.perf_counter() - start
-    return _distance_outside(y[:, 0], y[:, 1], forest.oob_prediction_) ** 2, seconds
+    return distance_outside(y[:, 0], y[:, 1], forest.oob_prediction_) ** 2, seconds
 
 
 class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEstimator):

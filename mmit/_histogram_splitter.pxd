@@ -5,7 +5,7 @@
 from libc.stdint cimport int32_t, uint8_t
 
 from ._features cimport BinnedFeatures
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 from ._splitter cimport NodeRecord, SplitRecord, Splitter
 
 

@@ -62,7 +62,7 @@ from ._buffers import empty
 from ._criterion cimport Criterion
 from ._features cimport MISSING_BIN, BinnedFeatures
 from ._parallel cimport PARALLEL_MIN_ROWS, PARALLEL_MIN_WORK, threads_for
-from ._solver cimport check_index
+from ._typedefs cimport check_index
 from ._splitter cimport Splitter
 from ._tree cimport Tree
 

@@ -5,7 +5,7 @@
 
 from libc.stdint cimport int64_t
 
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 
 
 cdef class NodeModels:

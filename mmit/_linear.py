@@ -21,10 +21,9 @@ from threadpoolctl import threadpool_limits
 
 from ._base import IntervalRegressorMixin
 from ._coordinate_descent import elastic_net_path
-from ._fitting import validate_training_data
 from ._loss import LOSSES
-from ._validation import bounds_spread, check_margin
-from .metrics import _interval_scores
+from ._scores import interval_scores
+from ._validation import bounds_spread, check_margin, validate_training_data
 
 # the models' loss: their solver (_coordinate_descent) is a Newton method on
 # its curvature
@@ -303,8 +302,8 @@ def _fold_mse(X, lower, upper, weight, train, test, *path_args):
     scores, unconverged = [], []
     for predictions, missed in _fold_paths(X, lower, upper, weight, train, test,
                                            *path_args):
-        scores.append(_interval_scores(lower[test], upper[test], predictions,
-                                       sample_weight=weight[test]))
+        scores.append(interval_scores(lower[test], upper[test], predictions,
+                                      sample_weight=weight[test]))
         unconverged += missed
     return scores, unconverged
 

@@ -23,13 +23,12 @@ from ._fitting import (
     draw_seed,
     grows_until_leaves_fit,
     prepare_features,
-    validate_training_data,
 )
 from ._leaf_models import LEAF_MODELS, leaf_model_of
 from ._loss import LOSSES
 from ._pruning import leaf_alphas, prune_at, subtree_predictions
-from ._validation import check_margin, default_margins
-from .metrics import _interval_scores
+from ._scores import interval_scores
+from ._validation import check_margin, default_margins, validate_training_data
 
 # predictions scored at once: bounds the (n_validation, n_alphas) block in memory
 _PREDICTION_BLOCK = 2**22
@@ -93,8 +92,8 @@ def _column_scores(scoring, predictions, X_test, y_test):
     the built-in scorers in one pass, a callable one subtree at a time."""
     if scoring is None or isinstance(scoring, str):
         accuracy = scoring == "interval_accuracy"
-        scores = _interval_scores(y_test[:, 0], y_test[:, 1],
-                                  np.ascontiguousarray(predictions.T), accuracy=accuracy)
+        scores = interval_scores(y_test[:, 0], y_test[:, 1],
+                                 np.ascontiguousarray(predictions.T), accuracy=accuracy)
         return scores if accuracy else -scores
     return [scoring(_FixedPredictions(column), X_test, y_test) for column in predictions.T]
 

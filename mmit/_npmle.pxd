@@ -3,7 +3,7 @@
 
 from libc.stdint cimport int32_t
 
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 
 
 ctypedef struct Endpoint:

@@ -4,7 +4,7 @@
 # thread (measured: a 1e4-row binned booster 10 times slower with regions
 # from 16384 rows times features).
 
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 
 cdef enum:
     PARALLEL_MIN_ROWS = 1 << 15     # rows of simple per-row work

@@ -5,7 +5,8 @@
 from libc.stdint cimport int32_t
 from libc.string cimport memcpy
 
-from ._solver cimport HingeEntry, check_index, intp_t
+from ._solver cimport HingeEntry
+from ._typedefs cimport check_index, intp_t
 
 # What may be partitioned: a row (or a hinge number 2 * row + is_upper, with a
 # shift of 1) or a hinge entry of the criterion.

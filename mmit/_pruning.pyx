@@ -14,7 +14,7 @@ from libcpp.utility cimport pair
 
 import numpy as np
 
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 from ._tree cimport TREE_LEAF, Node, Tree, next_node
 
 

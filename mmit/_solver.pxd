@@ -5,28 +5,8 @@
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from ._loss cimport LossTag
+from ._typedefs cimport intp_t
 
-ctypedef Py_ssize_t intp_t
-
-cdef extern from *:
-    """
-    #ifdef MMIT_DEBUG
-    #include <stdio.h>
-    #include <stdlib.h>
-    #define mmit_check_index(index, size) do { \\
-        if ((index) < 0 || (index) >= (size)) { \\
-            fprintf(stderr, "mmit: index %ld outside [0, %ld) at %s:%d\\n", \\
-                    (long)(index), (long)(size), __FILE__, __LINE__); \\
-            abort(); \\
-        } \\
-    } while (0)
-    #else
-    #define mmit_check_index(index, size) ((void)0)
-    #endif
-    """
-    # Debug builds (MMIT_DEBUG=1) abort with a message when a raw-pointer
-    # index leaves [0, size); release builds compile it to nothing.
-    void check_index "mmit_check_index"(intp_t index, intp_t size) noexcept nogil
 
 cdef enum:
     NO_SLOT = -1            # "no such slot": no piece to that side, infinite bound

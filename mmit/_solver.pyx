@@ -82,6 +82,7 @@ from ._sorting cimport (
     sort_key_array,
     sortable_bits,
 )
+from ._typedefs cimport check_index
 
 cdef extern from *:
     """

@@ -23,7 +23,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 from libcpp.algorithm cimport sort as std_sort
 
-from ._solver cimport check_index, intp_t
+from ._typedefs cimport check_index, intp_t
 
 cdef extern from *:
     """

@@ -7,7 +7,7 @@ from libc.stdint cimport int32_t, uint32_t, uint64_t
 
 from ._criterion cimport Criterion
 from ._features cimport Features
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 from ._tree cimport Tree
 
 

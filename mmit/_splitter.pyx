@@ -52,7 +52,7 @@ from ._validation import check_same_length
 from ._criterion cimport Criterion
 from ._features cimport Features
 from ._partition cimport stable_partition
-from ._solver cimport check_index
+from ._typedefs cimport check_index
 from ._sorting cimport (
     dropped_bits,
     index_mask_for,

@@ -18,11 +18,12 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validat
 from ._base import IntervalRegressorMixin
 from ._boosting import MMITBoost
 from ._combiner import simplex_weights
-from ._fitting import draw_seed, validate_training_data
+from ._fitting import draw_seed
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
 from ._imputation import MeanImputer
 from ._linear import IntervalLinearRegressionCV
-from .metrics import _interval_scores
+from ._scores import interval_scores
+from ._validation import validate_training_data
 
 # the steps of a member fitted behind an imputer
 IMPUTER_STEP, MEMBER_STEP = "impute", "model"
@@ -446,8 +447,8 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
                                         weight[scored])
         self.cv_predictions_ = predictions
         self.cv_scores_ = np.array([
-            -_interval_scores(lower[has], upper[has], predictions[has, j],
-                              sample_weight=weight[has])
+            -interval_scores(lower[has], upper[has], predictions[has, j],
+                             sample_weight=weight[has])
             for j in range(n_members)
             for has in [~np.isnan(predictions[:, j]) & (weight > 0)]])
         self.estimators_ = fitted

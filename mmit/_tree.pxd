@@ -5,7 +5,7 @@
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 
 from ._leaf_models cimport NodeModels
-from ._solver cimport intp_t
+from ._typedefs cimport intp_t
 
 cpdef enum:
     TREE_LEAF = -1            # child id of a leaf

@@ -23,7 +23,7 @@ from scipy.sparse import csr_matrix
 from ._leaf_models import node_models_from_state
 
 from ._leaf_models cimport NodeModels
-from ._solver cimport check_index
+from ._typedefs cimport check_index
 
 cdef enum:
     TRAVERSAL_BLOCK = 16          # rows walked down a tree together

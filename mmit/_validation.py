@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
-from sklearn.utils.validation import check_array
+from sklearn.utils.validation import check_array, validate_data
 
 # rows whose hinges 2 * row + is_upper fit in an int32
 MAX_ROWS = 2**30 - 1
@@ -194,3 +194,24 @@ def default_margins(lower, upper, n_margins=8):
     if spread == 0.0:
         return np.zeros(1)
     return np.r_[0.0, spread * np.logspace(-3, 0, n_margins - 1)]
+
+
+def validate_training_data(estimator, X, y, sample_weight, allow_nan=True,
+                           check_X=True):
+    """Checked X (float64; NaN for missing values unless ``allow_nan`` is
+    False, no inf), lower and upper bounds, and non-negative weights with at
+    least one positive. With ``check_X`` False (a DataFrame passed on to
+    other estimators as given), X's values are left unchecked: only its
+    number of features and their names are recorded."""
+    if y is None:
+        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
+                         "target y is None.")
+    if check_X:
+        X = validate_data(estimator, X, dtype=np.float64,
+                          ensure_all_finite="allow-nan" if allow_nan else True,
+                          ensure_min_samples=1)
+    else:
+        X = validate_data(estimator, X, skip_check_array=True)
+    lower, upper = check_interval_target(y, X.shape[0])
+    sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
+    return X, lower, upper, sample_weight

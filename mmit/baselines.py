@@ -15,8 +15,8 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import IntervalRegressorMixin
-from ._fitting import validate_training_data
 from ._loss import LOSSES, breakpoints
+from ._validation import validate_training_data
 
 __all__ = ["ConstantRegressor", "IntervalCART", "interval_cart_rows"]
 

@@ -11,6 +11,7 @@ from sklearn.metrics import make_scorer
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_array, check_consistent_length
 
+from ._scores import distance_outside
 from ._validation import check_interval_target, check_sample_weight
 
 __all__ = [
@@ -24,29 +25,6 @@ __all__ = [
 ]
 
 
-def _distance_outside(lower, upper, y_pred, out=None):
-    """Distance from each prediction to its interval (0 inside; NaN stays NaN),
-    broadcast; ``out`` (may be ``y_pred`` itself) receives it without
-    temporaries of the full shape but one."""
-    above = np.subtract(y_pred, upper)
-    np.maximum(above, 0.0, out=above)
-    below = np.subtract(lower, y_pred, out=out)
-    np.maximum(below, 0.0, out=below)
-    below += above
-    return below
-
-
-def _interval_scores(lower, upper, predictions, *, accuracy=False, sample_weight=None):
-    """Interval MSE (or accuracy) of each row of ``predictions`` (candidates
-    x samples), unchecked: the same sums as :func:`interval_mse` of each row,
-    for model selection's many candidates (one pass instead of a scorer call
-    each). Overwrites ``predictions``."""
-    distance = _distance_outside(lower, upper, predictions, out=predictions)
-    values = distance == 0.0 if accuracy else np.square(distance, out=distance)
-    weight = np.ones(values.shape[-1]) if sample_weight is None else sample_weight
-    return np.average(values, axis=-1, weights=weight)
-
-
 def _distance_to_interval(y_true, y_pred, sample_weight):
     lower, upper = check_interval_target(y_true)
     y_pred = check_array(y_pred, ensure_2d=False, dtype=np.float64, input_name="y_pred",
@@ -55,7 +33,7 @@ def _distance_to_interval(y_true, y_pred, sample_weight):
         raise ValueError(f"y_pred must be 1-D, got shape {y_pred.shape}.")
     check_consistent_length(lower, y_pred)
     weight = check_sample_weight(sample_weight, y_pred.shape[0], allow_all_zero=False)
-    return _distance_outside(lower, upper, y_pred), weight
+    return distance_outside(lower, upper, y_pred), weight
 
 
 def interval_mse(y_true, y_pred, *, sample_weight=None):
