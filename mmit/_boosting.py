@@ -76,7 +76,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
     margin : float or "auto", default="auto"
         Margin of the hinges, see :class:`MMIT`. "auto": 0.3 times the
         (weighted) standard deviation of the finite training bounds (see
-        Notes).
+        Notes on the defaults).
     subsample : float, default=1.0
         Fraction of the rows, drawn without replacement at each stage, that
         grows its tree (stochastic gradient boosting); the others get a

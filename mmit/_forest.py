@@ -160,7 +160,7 @@ class MMITForest(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEstima
         Number of trees.
     loss : {"linear_hinge", "squared_hinge"}, default="squared_hinge"
         Hinge applied to the distance outside the shrunk interval (see
-        Notes for the choice of the defaults).
+        Notes on the defaults).
     margin, max_depth, min_samples_split, min_samples_leaf, \
 max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         Parameters of each tree, see :class:`MMIT`. Linear leaves need a

@@ -34,8 +34,8 @@ OUT_OF_BAG, CV_PATH, FOLDS = "out of bag", "cv path", "folds"
 
 
 def default_estimators(random_state, n_jobs):
-    """The default members, each seeded from ``random_state``: see the Notes
-    of :class:`IntervalStackingRegressor` for the evidence."""
+    """The default members, each seeded from ``random_state`` (the study
+    behind them: ``benchmarks/stacking_defaults.py``)."""
     return [
         ("forest", MMITForest(n_jobs=n_jobs, random_state=draw_seed(random_state))),
         ("boost", MMITBoost(n_estimators=30, learning_rate=0.15,
