@@ -43,6 +43,7 @@ MARGIN_SCALES = (0.0, 0.1)
 MIN_SAMPLES_LEAF = (1, 5)
 MAX_SAMPLES = (None, 2 / 3)
 
+
 def candidates():
     for max_features, loss, scale, leaf, samples in itertools.product(
             MAX_FEATURES, LOSSES, MARGIN_SCALES, MIN_SAMPLES_LEAF, MAX_SAMPLES):
