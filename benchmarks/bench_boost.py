@@ -20,7 +20,7 @@ XGBoost's, each in a fresh process (see timing.peak_fit_memory_mb; the data
 are made before). ``--memory-only`` measures only that (for 1e7 rows).
 
 Usage: python benchmarks/bench_boost.py [--sizes 1e4 1e5 1e6] [--exact-max-n 1e4]
-       [--stages 100] [--repeats 3] [--memory | --memory-only]
+       [--stages 100] [--repeats 3] [--memory | --memory-only] [--csv PATH]
 """
 
 import argparse
@@ -31,8 +31,9 @@ from pathlib import Path
 from sklearn.ensemble import GradientBoostingRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from accuracy import XGBoostAFT  # noqa: E402
 from bench_tree import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
+from models import XGBoostAFT  # noqa: E402
+from tables import Table, add_csv_argument, seconds, size  # noqa: E402
 from timing import (  # noqa: E402
     interleaved_medians,
     peak_fit_memory_mb,
@@ -86,23 +87,24 @@ def main():
     parser.add_argument("--memory", action="store_true",
                         help="also the peak memory of the binned booster and XGBoost")
     parser.add_argument("--memory-only", action="store_true")
+    add_csv_argument(parser)
     args = parser.parse_args()
     with_xgboost = xgboost_available("columns")
-    columns = [("n", 7)]
+    columns = ["n"]
     if not args.memory_only:
-        columns += [("hist s", 8), ("xgb hist s", 10), ("ratio", 6), ("exact s", 8),
-                    ("sk exact s", 10), ("ratio", 6)]
+        columns += ["hist s", "XGBoost hist s", "ratio", "exact s", "sklearn exact s",
+                    "ratio"]
     if args.memory or args.memory_only:
-        columns += [("hist MB", 8), ("xgb MB", 8), ("ratio", 6)]
-    print(" ".join(f"{name:>{width}}" for name, width in columns), flush=True)
+        columns += ["hist MB", "XGBoost MB", "ratio"]
+    table = Table(columns, args.csv)
     # the first fits of a process load libraries: not timed
     X, y = benchmark_data(200, 20)
     MMITBoost(**booster_params(2), splitter="hist", n_jobs=N_THREADS).fit(X, y)
     if with_xgboost:
         xgboost_fit(X, y, 2)
-    for n in [int(size) for size in args.sizes]:
+    for n in [int(value) for value in args.sizes]:
         X, y = benchmark_data(n, 20)
-        row = f"{n:>7.0e}"
+        row = [size(n)]
         if not args.memory_only:
             hist = MMITBoost(**booster_params(args.stages), splitter="hist",
                              n_jobs=N_THREADS)
@@ -119,19 +121,21 @@ def main():
             times = dict(zip(fits, interleaved_medians(list(fits.values()),
                                                        args.repeats if n < 10**5 else 1),
                              strict=True))
-            row += f" {times['hist']:>8.3f}"
-            row += (f" {times['xgb']:>10.3f} {times['hist'] / times['xgb']:>6.2f}"
-                    if with_xgboost else f" {'-':>10} {'-':>6}")
-            row += (f" {times['exact']:>8.3f} {times['sklearn']:>10.3f} "
-                    f"{times['exact'] / times['sklearn']:>6.2f}" if "exact" in times
-                    else f" {'-':>8} {'-':>10} {'-':>6}")
+            row.append(seconds(times["hist"]))
+            row += ([seconds(times["xgb"]), f"{times['hist'] / times['xgb']:.2f}"]
+                    if with_xgboost else ["-", "-"])
+            row += ([seconds(times["exact"]), seconds(times["sklearn"]),
+                     f"{times['exact'] / times['sklearn']:.2f}"] if "exact" in times
+                    else ["-", "-", "-"])
         if args.memory or args.memory_only:
             hist = fit_memory("hist", n, args.stages)
-            row += f" {hist:>8.1f}"
+            row.append(seconds(hist))
             if with_xgboost:
                 xgb = fit_memory("xgb", n, args.stages)
-                row += f" {xgb:>8.1f} {hist / xgb:>6.2f}"
-        print(row, flush=True)
+                row += [seconds(xgb), f"{hist / xgb:.2f}"]
+            else:
+                row += ["-", "-"]
+        table.add(*row)
 
 
 if __name__ == "__main__":

@@ -9,15 +9,17 @@ inner fold; its time includes the pruning paths that give the alphas). The
 table gives the test interval MSE of both (averaged over the outer folds),
 whether they chose the same parameters on every outer fold, and the times.
 
-Usage: python benchmarks/bench_cv.py [DATA_DIR ...]
+Usage: python benchmarks/bench_cv.py [DATA_DIR ...] [--csv PATH]
 (default: the data sets bundled with mmit)
 """
 
-import sys
+import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
+from tables import Table, add_csv_argument, seconds
 
 from mmit import MMIT, MMITCV
 from mmit._validation import default_margins
@@ -35,11 +37,16 @@ def grid_search(X, y, margins, inner):
 
 
 def main():
-    sets = ([load_folder(path) for path in sys.argv[1:]] if len(sys.argv) > 1
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", type=Path, nargs="*", metavar="DATA_DIR",
+                        help="data set folders (default: the bundled data sets)")
+    add_csv_argument(parser)
+    args = parser.parse_args()
+    sets = ([load_folder(path) for path in args.folders] if args.folders
             else [load_dataset(name) for name in list_datasets()])
     inner = KFold(5, shuffle=True, random_state=0)
-    print(f"{'data set':<32} {'MMITCV mse':>10} {'Grid mse':>10} {'same':>5} "
-          f"{'MMITCV s':>9} {'Grid s':>8} {'speed-up':>8}")
+    table = Table(["data set", "MMITCV MSE", "GridSearchCV MSE", "same", "MMITCV s",
+                   "GridSearchCV s", "speed-up"], args.csv)
     for data in sets:
         errors = {"cv": [], "grid": []}
         times = {"cv": 0.0, "grid": 0.0}
@@ -59,11 +66,10 @@ def main():
             for key, model in (("cv", search), ("grid", grid)):
                 errors[key].append(interval_mse(data.target[test],
                                                 model.predict(data.data[test])))
-        mse_cv, mse_grid = np.mean(errors["cv"]), np.mean(errors["grid"])
-        speed_up = times["grid"] / times["cv"]
-        print(f"{data.name:<32} {mse_cv:>10.4f} {mse_grid:>10.4f} "
-              f"{'yes' if same else 'NO':>5} {times['cv']:>9.2f} {times['grid']:>8.2f} "
-              f"{speed_up:>8.1f}", flush=True)
+        table.add(data.name, f"{np.mean(errors['cv']):.4f}",
+                  f"{np.mean(errors['grid']):.4f}", "yes" if same else "NO",
+                  seconds(times["cv"]), seconds(times["grid"]),
+                  f"{times['grid'] / times['cv']:.1f}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ both forests once, untimed, and prints the predict columns only, e.g.
 Usage: python benchmarks/bench_forest.py [--max-n 1e5 | --sizes N ...]
        [--features P ...] [--max-features F ...] [--missing FRACTION]
        [--baseline DIR] [--trees 100] [--repeats 3] [--fit-only | --predict-only]
+       [--csv PATH]
 """
 
 import argparse
@@ -39,11 +40,12 @@ from bench_tree import (  # noqa: E402
     benchmark_data,
     check_sweep_arguments,
     compare_fits,
-    comparison_header,
+    comparison_columns,
     fit_memory,
     interval_cart_data,
     sizes_of,
 )
+from tables import Table, seconds, size  # noqa: E402
 from timing import BaselineProcess, interleaved_medians  # noqa: E402
 
 from mmit import MMITForest  # noqa: E402
@@ -69,16 +71,14 @@ def main():
         parser.error("--fit-only and --predict-only exclude each other")
     baseline = BaselineProcess(args.baseline) if args.baseline else None
 
-    header = f"{'n':>7} {'p':>5} {'max_f':>5}"
+    columns = ["n", "p", "max_features"]
     if not args.predict_only:
-        header += (f" {'mmit fit s':>10} {'sk fit s':>8} {'ratio':>5}"
-                   + comparison_header(args))
+        columns += ["MMIT fit s", "sklearn fit s", "fit ratio", *comparison_columns(args)]
     if not args.fit_only:
-        header += f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>5}"
+        columns += ["MMIT predict ms", "sklearn predict ms", "predict ratio"]
     if not (args.fit_only or args.predict_only):
-        header += (f" {'mmit 2j/1j':>10} {'sk 2j/1j':>8} {'mmit MB':>8} {'sk MB':>7} "
-                   f"{'ratio':>5}")
-    print(header, flush=True)
+        columns += ["MMIT speed-up", "sklearn speed-up", "MMIT MB", "sklearn MB", "ratio"]
+    table = Table(columns, args.csv)
     for n, p in itertools.product(sizes_of(args, 5), args.features):
         X, y = benchmark_data(n, p, args.missing)
         X_rows, targets = interval_cart_data(X, y, MARGIN)
@@ -92,15 +92,15 @@ def main():
             mmit, fit_mmit, fit_cart, comparison = compare_fits(
                 args, baseline, "MMITForest", params, X, y,
                 partial(cart.fit, X_rows, targets), repeats)
-            row = f"{n:>7.0e} {p:>5d} {str(max_features):>5}"
+            row = [size(n), p, max_features]
             if not args.predict_only:
-                row += (f" {fit_mmit:>10.2f} {fit_cart:>8.2f} {fit_mmit / fit_cart:>5.2f}"
-                        f"{comparison}")
+                row += [seconds(fit_mmit), seconds(fit_cart), f"{fit_mmit / fit_cart:.2f}",
+                        *comparison]
             if not args.fit_only:
                 predict_mmit, predict_cart = interleaved_medians(
                     [partial(mmit.predict, X), partial(cart.predict, X)], max(3, repeats))
-                row += (f" {1e3 * predict_mmit:>12.1f} {1e3 * predict_cart:>10.1f} "
-                        f"{predict_mmit / predict_cart:>5.2f}")
+                row += [seconds(1e3 * predict_mmit), seconds(1e3 * predict_cart),
+                        f"{predict_mmit / predict_cart:.2f}"]
             if not (args.fit_only or args.predict_only):
                 mmit_1 = MMITForest(**dict(params, n_jobs=1))
                 cart_1 = RandomForestRegressor(args.trees, max_features=max_features,
@@ -111,10 +111,10 @@ def main():
                 memory = [fit_memory(MEMORY_FITS[which].format(
                     trees=args.trees, max_features=max_features), n, p, args.missing)
                     for which in ("mmit", "sklearn")]
-                row += (f" {fit_mmit_1 / fit_mmit:>10.2f} {fit_cart_1 / fit_cart:>8.2f} "
-                        f"{memory[0]:>8.1f} {memory[1]:>7.1f} "
-                        f"{memory[0] / memory[1]:>5.2f}")
-            print(row, flush=True)
+                row += [f"{fit_mmit_1 / fit_mmit:.2f}", f"{fit_cart_1 / fit_cart:.2f}",
+                        seconds(memory[0]), seconds(memory[1]),
+                        f"{memory[0] / memory[1]:.2f}"]
+            table.add(*row)
     if baseline:
         baseline.close()
 

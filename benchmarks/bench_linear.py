@@ -11,7 +11,7 @@ one margin (0.1), so both fit one path per fold. The trees: an MMIT of depth
 leaves, fit and predict (on the training rows). Timed in turn (median).
 
 Usage: python benchmarks/bench_linear.py [--sizes 1e3 1e4] [--features 20 200]
-       [--repeats 5] [--skip-cv] [--skip-trees]
+       [--repeats 5] [--skip-cv] [--skip-trees] [--csv PATH] [--trees-csv PATH]
 """
 
 import argparse
@@ -24,6 +24,7 @@ from sklearn.linear_model import ElasticNetCV
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_tree import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
+from tables import Table, add_csv_argument, seconds, size  # noqa: E402
 from timing import interleaved_medians  # noqa: E402
 
 from mmit import MMIT, IntervalLinearRegressionCV  # noqa: E402
@@ -31,9 +32,9 @@ from mmit import MMIT, IntervalLinearRegressionCV  # noqa: E402
 TREE_DEPTH = 6
 
 
-def compare_cv(sizes, features, repeats):
-    print("IntervalLinearRegressionCV vs ElasticNetCV (100 alphas, 5 folds, lasso)")
-    print(f"{'n':>7} {'p':>5} {'mmit s':>8} {'sklearn s':>9} {'ratio':>6}", flush=True)
+def compare_cv(sizes, features, repeats, path):
+    table = Table(["n", "p", "mmit s", "sklearn s", "ratio"], path,
+                  "IntervalLinearRegressionCV vs ElasticNetCV (100 alphas, 5 folds, lasso)")
     for n, p in itertools.product(sizes, features):
         X, y = benchmark_data(n, p)
         X_rows, targets = interval_cart_data(X, y, MARGIN)
@@ -41,14 +42,14 @@ def compare_cv(sizes, features, repeats):
         sklearn = ElasticNetCV(l1_ratio=1.0, alphas=100, cv=5)
         times = interleaved_medians([partial(mmit.fit, X, y),
                                      partial(sklearn.fit, X_rows, targets)], repeats)
-        print(f"{n:>7.0e} {p:>5d} {times[0]:>8.2f} {times[1]:>9.2f} "
-              f"{times[0] / times[1]:>6.2f}", flush=True)
+        table.add(size(n), p, seconds(times[0]), seconds(times[1]),
+                  f"{times[0] / times[1]:.2f}")
 
 
-def compare_trees(sizes, features, repeats):
-    print(f"\nMMIT(max_depth={TREE_DEPTH}, squared hinge): linear vs constant leaves")
-    print(f"{'n':>7} {'p':>5} {'fit lin s':>9} {'fit const s':>11} {'ratio':>6} "
-          f"{'pred lin s':>10} {'pred const s':>12} {'ratio':>6}", flush=True)
+def compare_trees(sizes, features, repeats, path):
+    table = Table(["n", "p", "fit linear s", "fit constant s", "ratio", "predict linear s",
+                   "predict constant s", "ratio"], path,
+                  f"MMIT(max_depth={TREE_DEPTH}, squared hinge): linear vs constant leaves")
     for n, p in itertools.product(sizes, features):
         X, y = benchmark_data(n, p)
         linear = MMIT(max_depth=TREE_DEPTH, loss="squared_hinge", leaf_model="linear",
@@ -58,9 +59,9 @@ def compare_trees(sizes, features, repeats):
                                     partial(constant.fit, X, y)], repeats)
         predictions = interleaved_medians([partial(linear.predict, X),
                                            partial(constant.predict, X)], repeats)
-        print(f"{n:>7.0e} {p:>5d} {fits[0]:>9.3f} {fits[1]:>11.3f} "
-              f"{fits[0] / fits[1]:>6.2f} {predictions[0]:>10.4f} {predictions[1]:>12.4f} "
-              f"{predictions[0] / predictions[1]:>6.2f}", flush=True)
+        table.add(size(n), p, seconds(fits[0]), seconds(fits[1]),
+                  f"{fits[0] / fits[1]:.2f}", seconds(predictions[0]),
+                  seconds(predictions[1]), f"{predictions[0] / predictions[1]:.2f}")
 
 
 def main():
@@ -70,12 +71,15 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip-cv", action="store_true")
     parser.add_argument("--skip-trees", action="store_true")
+    add_csv_argument(parser)
+    parser.add_argument("--trees-csv", type=Path, metavar="PATH",
+                        help="write the trees' table to PATH as CSV (--csv: the CV table)")
     args = parser.parse_args()
     sizes = [int(n) for n in args.sizes]
     if not args.skip_cv:
-        compare_cv(sizes, args.features, args.repeats)
+        compare_cv(sizes, args.features, args.repeats, args.csv)
     if not args.skip_trees:
-        compare_trees(sizes, args.features, args.repeats)
+        compare_trees(sizes, args.features, args.repeats, args.trees_csv)
 
 
 if __name__ == "__main__":

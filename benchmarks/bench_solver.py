@@ -13,13 +13,14 @@ maximum pointer moves per insertion (the paper's Figure 3). The paper's C++ solv
 needs 2.1 s for 1e6
 jittered limits on this machine (figure given in the project's issue).
 
-Usage: python benchmarks/bench_solver.py [--max-n 1e7] [--repeats 7]
+Usage: python benchmarks/bench_solver.py [--max-n 1e7] [--repeats 7] [--csv PATH]
 """
 
 import argparse
 from functools import partial
 
 import numpy as np
+from tables import Table, add_csv_argument, seconds, size
 from timing import interleaved_medians
 
 from mmit import compute_optimal_costs
@@ -57,12 +58,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=float, default=1e7)
     parser.add_argument("--repeats", type=int, default=7)
+    add_csv_argument(parser)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     sizes = [int(10**k) for k in range(3, 8) if 10**k <= args.max_n]
 
-    print(f"{'n limits':>9} {'data':>7} {'loss':>8} {'solver ms':>10} {'sort ms':>8} "
-          f"{'ratio':>6} {'moves mean':>10} {'max':>4}")
+    table = Table(["n limits", "data", "loss", "solver ms", "np.sort ms", "ratio",
+                   "moves mean / max"], args.csv)
     for n in sizes:
         repeats = args.repeats if n < 10**7 else max(3, args.repeats // 2)
         for name, make in (("jitter", jittered_targets), ("ties", tied_targets)):
@@ -75,14 +77,13 @@ def main():
                      partial(compute_optimal_costs, lower, upper, 0.1, loss)],
                     repeats)
                 _, _, moves = compute_optimal_costs(lower, upper, 0.1, loss)
-                print(f"{n_limits:>9.0e} {name:>7} {loss.split('_')[0]:>8} "
-                      f"{1e3 * solver_time:>10.2f} {1e3 * sort_time:>8.2f} "
-                      f"{solver_time / sort_time:>6.2f} {moves.mean():>10.3f} "
-                      f"{moves.max():>4d}")
+                table.add(size(n), name, loss.split("_")[0], seconds(1e3 * solver_time),
+                          seconds(1e3 * sort_time), f"{solver_time / sort_time:.2f}",
+                          f"{moves.mean():.2f} / {moves.max()}")
                 if n == 10**6 and name == "jitter":
                     speedup = PAPER_SECONDS_1E6 / solver_time
-                    print(f"{'':>9} {'':>7} {'':>8} {speedup:>10.0f}x faster than the "
-                          f"paper's solver ({PAPER_SECONDS_1E6} s)")
+                    print(f"  {speedup:.0f}x faster than the paper's solver "
+                          f"({PAPER_SECONDS_1E6} s)")
 
 if __name__ == "__main__":
     main()

@@ -14,6 +14,7 @@ fits on the 5 folds and on all rows in a pool of ``n_jobs`` threads.
 
 Usage: python benchmarks/bench_stacking.py [--repeats 3] [--sizes 1e4]
        [--features 20 200] [--n-jobs 1 2] [--datasets NAME ...] [--data-dir DIR]
+       [--csv PATH]
 """
 
 import argparse
@@ -26,6 +27,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
+from tables import Table, add_csv_argument, seconds, size
 
 from mmit import IntervalStackingRegressor, MMITForest
 from mmit._stacking import (
@@ -53,7 +55,7 @@ def member_seconds(X, y, n_jobs, repeats):
     members = default_estimators(check_random_state(0), n_jobs)
     cv = KFold(5, shuffle=True, random_state=0)
     splits = list(cv.split(X))
-    seconds = {}
+    times = {}
     for name, estimator in members:
         source = out_of_fold_source(estimator)
         if source == FOLDS:
@@ -65,8 +67,8 @@ def member_seconds(X, y, n_jobs, repeats):
         else:
             def fit(estimator=estimator, source=source):
                 _fit_once(0, estimator, source, cv, X, y, None)
-        seconds[name] = median_seconds(fit, repeats)
-    return seconds
+        times[name] = median_seconds(fit, repeats)
+    return times
 
 
 def main():
@@ -78,21 +80,23 @@ def main():
     parser.add_argument("--datasets", nargs="+", default=["H3K27ac-H3K4me3_TDHAM_BP_FPOP"],
                         help="bundled data sets (mmit.datasets.load_dataset names)")
     parser.add_argument("--data-dir", type=Path,
-                        help="every data set folder of DIR instead (e.g. ../shared/data)")
+                        help="every data set folder of DIR instead (e.g. the paper's 12)")
+    add_csv_argument(parser)
     args = parser.parse_args()
     cases = []
     sets = ([load_folder(folder) for folder in sorted(args.data_dir.iterdir())
              if (folder / "features.csv").exists()] if args.data_dir else
             [load_dataset(name) for name in args.datasets])
     for data in sets:
-        cases.append((f"{data.name[:22]} ({data.data.shape[0]} x {data.data.shape[1]})",
+        cases.append((f"{data.name} ({data.data.shape[0]} x {data.data.shape[1]})",
                       data.data, data.target))
     for n in args.sizes:
         for p in args.features:
             X, y = make_interval_regression(int(n), p, "linear", random_state=0)
-            cases.append((f"simulated {int(n)} x {p}", X, y))
-    print(f"{'data':<36}{'n_jobs':>7}{'stack s':>10}{'forest s':>10}{'ratio':>8}"
-          "  members' shares")
+            cases.append((f"simulated {size(n)} x {p}", X, y))
+    members = [name for name, _ in default_estimators(check_random_state(0), 1)]
+    table = Table(["data", "n_jobs", "stack s", "MMITForest s", "ratio", *members],
+                  args.csv)
     for (label, X, y), n_jobs in itertools.product(cases, args.n_jobs):
         def fit_stack(X=X, y=y, n_jobs=n_jobs):
             IntervalStackingRegressor(n_jobs=n_jobs, random_state=0).fit(X, y)
@@ -102,12 +106,10 @@ def main():
 
         stack = median_seconds(fit_stack, args.repeats)
         forest = median_seconds(fit_forest, args.repeats)
-        members = member_seconds(X, y, n_jobs, args.repeats)
-        total = sum(members.values())
-        shares = ", ".join(f"{name} {100 * s / total:.0f}% ({s:.2f} s)"
-                           for name, s in members.items())
-        print(f"{label:<36}{n_jobs:>7}{stack:>10.2f}{forest:>10.2f}{stack / forest:>8.2f}"
-              f"  {shares}", flush=True)
+        shares = member_seconds(X, y, n_jobs, args.repeats)
+        total = sum(shares.values())
+        table.add(label, n_jobs, seconds(stack), seconds(forest), f"{stack / forest:.2f}",
+                  *(f"{100 * shares[name] / total:.0f}%" for name in members))
         print(f"  {label}, n_jobs={n_jobs} done", file=sys.stderr, flush=True)
 
 

@@ -27,7 +27,7 @@ Options:
 Usage: python benchmarks/bench_tree.py [--max-n 1e5 | --sizes N ...]
        [--features P ...] [--max-features F ...] [--depths D ...]
        [--losses L ...] [--missing FRACTION] [--baseline DIR] [--repeats 5]
-       [--memory] [--predict-only]
+       [--memory] [--predict-only] [--csv PATH]
 """
 
 import argparse
@@ -36,6 +36,7 @@ from functools import partial
 
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor
+from tables import Table, add_csv_argument, seconds, size
 from timing import BaselineProcess, interleaved_medians, peak_fit_memory_mb
 
 import mmit
@@ -97,6 +98,7 @@ def add_sweep_arguments(parser, default_max_features):
     parser.add_argument("--baseline", help="another mmit checkout, timed in the same run")
     parser.add_argument("--predict-only", action="store_true",
                         help="fit once, untimed, and time only the predictions")
+    add_csv_argument(parser)
 
 
 def sizes_of(args, largest_power):
@@ -114,22 +116,22 @@ def check_sweep_arguments(parser, args):
         parser.error("--baseline times fits, which --predict-only skips")
 
 
-def comparison_header(args):
-    """Header of the columns after scikit-learn's: MMIT without NaN, baseline."""
-    header = f" {'no-NaN s':>9} {'NaN/no':>6}" if args.missing else ""
-    return header + (f" {'base s':>9} {'/base':>6}" if args.baseline else "")
+def comparison_columns(args):
+    """The columns after scikit-learn's fit: MMIT without NaN, the baseline."""
+    columns = ["fit without NaN s", "ratio"] if args.missing else []
+    return columns + (["previous fit s", "ratio to previous"] if args.baseline else [])
 
 
 def compare_fits(args, baseline, estimator, params, X, y, fit_sklearn, repeats):
     """The fitted mmit ``estimator(**params)``, its fit time and scikit-learn's
     (``fit_sklearn``), timed in turn with, under --missing, the same fit on
     the data without NaN and, under --baseline, the baseline's; and the cells
-    of those comparison columns. Under --predict-only: the fitted estimator
-    only (both fitted once, untimed)."""
+    of those comparison columns (:func:`comparison_columns`). Under
+    --predict-only: the fitted estimator only (both fitted once, untimed)."""
     model = getattr(mmit, estimator)(**params)
     if args.predict_only:
         fit_sklearn()
-        return model.fit(X, y), None, None, ""
+        return model.fit(X, y), None, None, []
     fits = [partial(model.fit, X, y), fit_sklearn]
     n, p = X.shape
     if args.missing:
@@ -138,7 +140,8 @@ def compare_fits(args, baseline, estimator, params, X, y, fit_sklearn, repeats):
     if baseline:
         fits.append(baseline.fitter((n, p), estimator, params))
     times = interleaved_medians(fits, repeats)
-    cells = "".join(f" {other:>9.3f} {times[0] / other:>6.2f}" for other in times[2:])
+    cells = [cell for other in times[2:] for cell in (seconds(other),
+                                                      f"{times[0] / other:.2f}")]
     return model, times[0], times[1], cells
 
 
@@ -179,15 +182,14 @@ def main():
     check_sweep_arguments(parser, args)
     baseline = BaselineProcess(args.baseline) if args.baseline else None
 
-    header = f"{'n':>8} {'p':>5} {'max_f':>5} {'depth':>5} {'loss':>8}"
+    columns = ["n", "p", "max_features", "max_depth", "loss"]
     if not args.predict_only:
-        header += (f" {'mmit fit s':>10} {'sk fit s':>9} {'ratio':>6}"
-                   + comparison_header(args))
-    header += (f" {'mmit pred ms':>12} {'sk pred ms':>10} {'ratio':>6} {'leaves':>7} "
-               f"{'sk leaves':>9}")
+        columns += ["MMIT fit s", "sklearn fit s", "fit ratio", *comparison_columns(args)]
+    columns += ["MMIT predict ms", "sklearn predict ms", "predict ratio", "MMIT leaves",
+                "sklearn leaves"]
     if args.memory:
-        header += f" {'mmit MB':>8} {'sk MB':>8} {'ratio':>6}"
-    print(header, flush=True)
+        columns += ["MMIT MB", "sklearn MB", "ratio"]
+    table = Table(columns, args.csv)
     for n, p in itertools.product(sizes_of(args, 6), args.features):
         X, y = benchmark_data(n, p, args.missing)
         X_rows, targets = interval_cart_data(X, y, MARGIN)
@@ -203,20 +205,20 @@ def main():
                 repeats)
             predict_mmit, predict_cart = interleaved_medians(
                 [partial(model.predict, X), partial(cart.predict, X)], repeats)
-            row = (f"{n:>8.0e} {p:>5d} {str(max_features):>5} {str(max_depth):>5} "
-                   f"{loss.split('_')[0]:>8}")
+            row = [size(n), p, max_features, max_depth, loss.split("_")[0]]
             if not args.predict_only:
-                row += (f" {fit_mmit:>10.3f} {fit_cart:>9.3f} {fit_mmit / fit_cart:>6.2f}"
-                        f"{comparison}")
-            row += (f" {1e3 * predict_mmit:>12.2f} {1e3 * predict_cart:>10.2f} "
-                    f"{predict_mmit / predict_cart:>6.2f} {model.get_n_leaves():>7d} "
-                    f"{cart.get_n_leaves():>9d}")
+                row += [seconds(fit_mmit), seconds(fit_cart), f"{fit_mmit / fit_cart:.2f}",
+                        *comparison]
+            row += [seconds(1e3 * predict_mmit), seconds(1e3 * predict_cart),
+                    f"{predict_mmit / predict_cart:.2f}", model.get_n_leaves(),
+                    cart.get_n_leaves()]
             if args.memory:
                 memory = [fit_memory(MEMORY_FITS[which].format(
                     loss=loss, max_depth=max_depth, max_features=max_features),
                     n, p, args.missing) for which in ("mmit", "sklearn")]
-                row += f" {memory[0]:>8.1f} {memory[1]:>8.1f} {memory[0] / memory[1]:>6.2f}"
-            print(row, flush=True)
+                row += [seconds(memory[0]), seconds(memory[1]),
+                        f"{memory[0] / memory[1]:.2f}"]
+            table.add(*row)
     if baseline:
         baseline.close()
 

@@ -1,6 +1,6 @@
 """Evidence for MMITBoost's defaults: candidate settings on real and simulated data.
 
-The same protocol and data as forest_defaults.py (the data sets of DATA_DIR
+The data of variant_study.py (the data sets of DATA_DIR
 with their folds, and simulated shapes of ``make_interval_regression``):
 each candidate is a fixed MMITBoost setting, varied one or two parameters
 at a time from the defaults (100 stages, learning rate 0.05, depth 3,
@@ -25,14 +25,11 @@ from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.stats import rankdata
+from variant_study import SIMULATED_PREFIX, print_ranking, ranking, splits_of
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forest_defaults import splits_of  # noqa: E402
-
-from mmit import MMITBoost, MMITForest  # noqa: E402
-from mmit._validation import bounds_spread  # noqa: E402
-from mmit.metrics import interval_mse  # noqa: E402
+from mmit import MMITBoost, MMITForest
+from mmit._validation import bounds_spread
+from mmit.metrics import interval_mse
 
 PREVIOUS = {"learning_rate": 0.1, "min_samples_leaf": 5}
 CANDIDATES = {
@@ -82,21 +79,15 @@ def stage_curve(learning_rate, X_train, y_train, X_test, y_test):
 
 
 def print_ranks(names, mse, real):
-    ratio = mse / np.maximum(mse.min(axis=1, keepdims=True), 1e-12)
-    ranks = np.array([rankdata(row) for row in mse])
-    reference = names.index(REFERENCE)
-    print(f"{'candidate':<30} {'mean rank':>9} {'median ratio':>12} {'worst ratio':>11} "
-          f"{'wins vs forest (bundled, simulated)':>36}")
-    for index in np.argsort(ranks.mean(axis=0)):
-        wins = mse[:, index] < mse[:, reference]
-        counts = f"{wins[real].sum()}/{real.sum()}, {wins[~real].sum()}/{(~real).sum()}"
-        print(f"{names[index]:<30} {ranks[:, index].mean():>9.2f} "
-              f"{np.median(ratio[:, index]):>12.2f} {ratio[:, index].max():>11.2f} "
-              f"{counts:>36}")
-    bundled = np.array([rankdata(row) for row in mse[real][:, [names.index("defaults"),
-                                                               reference]]])
+    reference = mse[:, names.index(REFERENCE)]
+    wins = [f"{np.sum(column[real] < reference[real])}/{real.sum()}, "
+            f"{np.sum(column[~real] < reference[~real])}/{(~real).sum()}"
+            for column in mse.T]
+    print_ranking("candidates, by mean rank over the data sets", names, mse,
+                  extra={"wins vs forest (bundled, simulated)": wins})
+    pair = ranking(mse[real][:, [names.index("defaults"), names.index(REFERENCE)]])
     print(f"\nbundled sets, MMITBoost() against MMITForest() alone: mean rank "
-          f"{bundled[:, 0].mean():.2f} against {bundled[:, 1].mean():.2f}")
+          f"{pair['mean rank'][0]:.2f} against {pair['mean rank'][1]:.2f}")
 
 
 def main():
@@ -117,7 +108,7 @@ def main():
         curve = Parallel(n_jobs=args.n_jobs)(delayed(stage_curve)(rate, *split)
                                              for rate in RATES for split in splits)
         curves[name] = np.array(curve).reshape(len(RATES), len(splits), -1).mean(axis=1)
-        real.append(not name.startswith("sim."))
+        real.append(not name.startswith(SIMULATED_PREFIX))
         print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     mse = np.array(list(results.values()))
     print_ranks(names, mse, np.array(real))

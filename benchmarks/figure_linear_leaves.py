@@ -1,4 +1,4 @@
-"""The README's figure of linear leaves (like the MMIT paper's Figure 4).
+"""The figure of linear leaves on the accuracy page (like the MMIT paper's Figure 4).
 
 For the paper's three simulated data sets (``linear``, ``sin``, ``abs``:
 the signal is a function of ``x0``, the other features are noise), the
@@ -7,7 +7,10 @@ all rows, each tuned by 5-fold cross-validation: the MMIT with constant
 leaves, the MMIT with constant or linear leaves (MMITCV's grid), and the
 L1-regularised linear model.
 
-Usage: python benchmarks/figure_linear_leaves.py ../shared/data docs/linear_leaves.png
+DATA_DIR: a folder of the paper's data sets (simulated.linear, simulated.sin
+and simulated.abs among them).
+
+Usage: python benchmarks/figure_linear_leaves.py DATA_DIR docs/linear_leaves.png
 """
 
 import argparse

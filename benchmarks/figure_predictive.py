@@ -1,4 +1,4 @@
-"""The README's figure of predictive distributions (docs/predictive.png).
+"""The figure of predictive distributions on the accuracy page (docs/predictive.png).
 
 Simulated data: the value is ``sin(1.5 x0) + s * noise`` with a spread
 ``s = 0.05 + 0.3 [x1 > 0]`` that the second feature switches; 40% of the

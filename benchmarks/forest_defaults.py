@@ -31,11 +31,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import rankdata
+from variant_study import print_ranking, splits_of
 
 from mmit import MMITForest
 from mmit._validation import bounds_spread
-from mmit.datasets import load_folder, make_interval_regression
 from mmit.metrics import interval_mse
 
 MAX_FEATURES = (1.0, 1 / 3, "sqrt")
@@ -43,14 +42,6 @@ LOSSES = ("linear_hinge", "squared_hinge")
 MARGIN_SCALES = (0.0, 0.1)
 MIN_SAMPLES_LEAF = (1, 5)
 MAX_SAMPLES = (None, 2 / 3)
-
-# (n_samples, noise features, censoring) of the simulated shapes, each pattern
-SIMULATED_SHAPES = [
-    (50, 5, 0.0), (50, 100, 0.4), (200, 20, 0.2), (200, 100, 0.0),
-    (1000, 5, 0.4), (1000, 100, 0.2), (5000, 20, 0.0),
-]
-PATTERNS = ("linear", "sin", "abs")
-N_TEST = 2000
 
 
 def candidates():
@@ -79,23 +70,6 @@ def test_mse(candidate, X_train, y_train, X_test, y_test, trees, n_jobs):
     return interval_mse(y_test, forest.predict(X_test))
 
 
-def splits_of(data_dir, quick):
-    """(data set name, list of (X_train, y_train, X_test, y_test))."""
-    for folder in sorted(p for p in data_dir.iterdir() if (p / "folds.csv").exists()):
-        data = load_folder(folder)
-        folds = np.unique(data.folds)
-        yield data.name, [(data.data[data.folds != fold], data.target[data.folds != fold],
-                           data.data[data.folds == fold], data.target[data.folds == fold])
-                          for fold in (folds[:1] if quick else folds)]
-    shapes = SIMULATED_SHAPES[:2] if quick else SIMULATED_SHAPES
-    for (n, noise_features, censoring), pattern in itertools.product(shapes, PATTERNS):
-        X, y = make_interval_regression(n + N_TEST, noise_features + 1, pattern,
-                                        censoring=censoring,
-                                        random_state=n + noise_features)
-        yield (f"sim.{pattern} n={n} p={noise_features + 1} cens={censoring}",
-               [(X[:n], y[:n], X[n:], y[n:])])
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data_dir", type=Path)
@@ -121,13 +95,7 @@ def main():
                 writer.writerow([name] + [f"{mse:.6g}" for mse in mses])
 
     mse = np.array(list(results.values()))
-    ratio = mse / np.maximum(mse.min(axis=1, keepdims=True), 1e-12)
-    ranks = np.array([rankdata(row) for row in mse])
-    order = np.lexsort((ratio.max(axis=0), ranks.mean(axis=0)))
-    print(f"\n{'candidate':<58} {'mean rank':>9} {'median ratio':>12} {'worst ratio':>11}")
-    for index in order:
-        print(f"{names[index]:<58} {ranks[:, index].mean():>9.2f} "
-              f"{np.median(ratio[:, index]):>12.2f} {ratio[:, index].max():>11.2f}")
+    print_ranking("candidates, by mean rank over the data sets", names, mse)
     defaults = MMITForest().get_params()
     chosen = next(index for index, c in enumerate(settings)
                   if c["margin_scale"] == 0.0 and defaults["margin"] == 0.0
@@ -135,9 +103,10 @@ def main():
                       "max_features", "loss", "min_samples_leaf", "max_samples")))
     print(f"\nper data set: the best candidate's MSE, and MMITForest's defaults' "
           f"({names[chosen]}) MSE and ratio to it")
+    ratio = mse[:, chosen] / mse.min(axis=1)
     for row, name in enumerate(results):
         print(f"{name:<40} {mse[row].min():>10.4g} {mse[row, chosen]:>10.4g} "
-              f"{ratio[row, chosen]:>6.2f}")
+              f"{ratio[row]:>6.2f}")
 
 
 if __name__ == "__main__":

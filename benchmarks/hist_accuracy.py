@@ -1,7 +1,7 @@
 """Accuracy of MMITBoost's binned split search against its exact one.
 
 On the data sets of DATA_DIR (each fold of folds.csv in turn the test set)
-and the simulated shapes of forest_defaults.py, ``MMITBoost()`` (its
+and the simulated shapes of variant_study.py, ``MMITBoost()`` (its
 defaults: the exact criterion) and ``MMITBoost(splitter="hist")`` with 255
 and 32 bins are fitted on the same splits; prints each variant's mean test
 interval MSE per data set, its mean rank, median and worst ratio to the
@@ -16,13 +16,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from variant_study import SIMULATED_PREFIX, mean_test_mse, print_variant_table, splits_of
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forest_defaults import splits_of  # noqa: E402
-from variant_study import mean_test_mse, print_variant_table  # noqa: E402
-
-from mmit import MMITBoost  # noqa: E402
-from mmit.metrics import interval_mse  # noqa: E402
+from mmit import MMITBoost
+from mmit.metrics import interval_mse
 
 VARIANTS = {"exact": {}, "hist 255": {"splitter": "hist"},
             "hist 32": {"splitter": "hist", "max_bins": 32}}
@@ -47,8 +44,8 @@ def main():
                                      args.n_jobs)
         print(f"{name}: done", file=sys.stderr, flush=True)
     print_variant_table("test interval MSE of MMITBoost() by split search", by_set, names)
-    for group, keep in (("bundled sets", lambda n: not n.startswith("sim.")),
-                        ("simulated shapes", lambda n: n.startswith("sim."))):
+    for group, keep in (("bundled sets", lambda n: not n.startswith(SIMULATED_PREFIX)),
+                        ("simulated shapes", lambda n: n.startswith(SIMULATED_PREFIX))):
         mse = np.array([row for name, row in by_set.items() if keep(name)])
         ratio = mse[:, 1:] / mse[:, :1]
         print(f"\nmean ratio to the exact search, {group} ({len(mse)}): "

@@ -2,20 +2,22 @@
 
 On every bundled data set (the MMIT paper's 12, their folds), the test
 interval MSE (mean over folds) of MMITCV (squared hinge, default margins,
-inner 5-fold CV) with constant leaves only, and with constant or linear
-leaves under several shrinkage grids; then each grid's mean rank, wins,
-worst ratio to the best grid and worst ratio to constant leaves.
+inner 5-fold CV) with constant or linear leaves under several shrinkage
+grids, and with constant leaves only; then each one's mean rank, median
+and worst ratio to the best (see variant_study.py), and each grid's wins
+among the grids and worst ratio to constant leaves.
 
-Usage: python benchmarks/leaf_shrinkage.py ../shared/data [--n-jobs 2]
+Usage: python benchmarks/leaf_shrinkage.py DATA_DIR [--n-jobs 2]
 """
 
 import argparse
+import sys
 from functools import partial
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import rankdata
 from sklearn.model_selection import KFold
+from variant_study import print_variant_table
 
 from mmit import MMITCV
 from mmit._evaluation import cross_validate_models
@@ -52,25 +54,20 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=None)
     args = parser.parse_args()
     folders = sorted(p for p in args.data_dir.iterdir() if (p / "folds.csv").exists())
-    print(f"{'data set':<30}" + "".join(f"{name:>10}" for name in GRIDS)
-          + f"{'constant':>10}")
-    table = []
+    by_set = {}
     for folder in folders:
         data = load_folder(folder)
-        row = test_mses(data, args.n_jobs)
-        table.append(row)
-        print(f"{data.name:<30}" + "".join(f"{value:>10.5f}" for value in row), flush=True)
-    table = np.array(table)
-    linear = table[:, :-1]
-    ranks = np.array([rankdata(row) for row in linear])
-    summary = {
-        "mean rank": ranks.mean(axis=0),
-        "wins": (ranks == 1).sum(axis=0),
-        "worst / best grid": (linear / linear.min(axis=1, keepdims=True)).max(axis=0),
-        "worst / constant": (linear / table[:, -1:]).max(axis=0),
+        by_set[data.name] = np.array(test_mses(data, args.n_jobs))
+        print(data.name, file=sys.stderr, flush=True)
+    mse = np.array(list(by_set.values()))
+    linear = mse[:, :-1]
+    extra = {  # the constant leaves' column: nan
+        "wins among the grids": np.r_[(linear == linear.min(axis=1, keepdims=True))
+                                      .sum(axis=0), np.nan],
+        "worst / constant": np.r_[(linear / mse[:, -1:]).max(axis=0), np.nan],
     }
-    for label, values in summary.items():
-        print(f"{label:<30}" + "".join(f"{value:>10.2f}" for value in values))
+    print_variant_table("test interval MSE of MMITCV by leaf_shrinkages grid", by_set,
+                        [*GRIDS, "constant"], extra, width=12)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 training range, with and without heavy-tailed features.
 
 Data: the data sets of DATA_DIR (each fold of folds.csv in turn is the test
-set) and the simulated shapes of forest_defaults.py; then the same again
+set) and the simulated shapes of variant_study.py; then the same again
 with five heavy-tailed features added to every row (log-normal with
 log-scale 3, like raw counts spanning many orders of magnitude; the first
 shifted by the standardised first feature so that it carries some signal).
@@ -29,17 +29,15 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import KFold
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forest_defaults import splits_of  # noqa: E402
-from variant_study import (  # noqa: E402
+from variant_study import (
     mean_test_mse,
     print_variant_table,
+    splits_of,
     transformed_splits,
 )
 
-from mmit import IntervalLinearRegressionCV  # noqa: E402
-from mmit.metrics import interval_mse  # noqa: E402
+from mmit import IntervalLinearRegressionCV
+from mmit.metrics import interval_mse
 
 VARIANTS = {
     "no clipping": (False, False),

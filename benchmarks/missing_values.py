@@ -2,7 +2,7 @@
 
 Missing values are put into the data sets of DATA_DIR (each fold of
 folds.csv in turn is the test set) and into the simulated shapes of
-forest_defaults.py, in two ways, at fit and predict time alike:
+variant_study.py, in two ways, at fit and predict time alike:
 
 - at random: 20% of every feature's values;
 - informative: in half of the features (chosen at random), the values above
@@ -27,17 +27,15 @@ import numpy as np
 from sklearn.impute import SimpleImputer
 from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forest_defaults import splits_of  # noqa: E402
-from variant_study import (  # noqa: E402
+from variant_study import (
     mean_test_mse,
     print_variant_table,
+    splits_of,
     transformed_splits,
 )
 
-from mmit import IntervalLinearRegressionCV  # noqa: E402
-from mmit.metrics import interval_mse  # noqa: E402
+from mmit import IntervalLinearRegressionCV
+from mmit.metrics import interval_mse
 
 IMPUTERS = {
     "mean": ("mean", False),

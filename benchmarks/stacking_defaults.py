@@ -1,7 +1,7 @@
 """Evidence for IntervalStackingRegressor's default members and its combiner.
 
 Data: the data sets of DATA_DIR (each fold of folds.csv in turn is the test
-set) and the simulated shapes of forest_defaults.py. On each training part,
+set) and the simulated shapes of variant_study.py. On each training part,
 every candidate family gives out-of-fold predictions (the stacking's folds:
 5-fold KFold, shuffled with seed 0) and, refitted on the whole training
 part, predictions of the test part; these are cached (``--cache DIR``) so
@@ -46,16 +46,13 @@ from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
+from models import IntervalKNN
 from scipy.optimize import minimize
-from scipy.stats import rankdata
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
 from sklearn.model_selection import KFold
-from sklearn.neighbors import NearestNeighbors
+from variant_study import SIMULATED_PREFIX, print_ranking, splits_of
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forest_defaults import splits_of  # noqa: E402
-
-from mmit import (  # noqa: E402
+from mmit import (
     MMIT,
     MMITCV,
     IntervalLinearRegression,
@@ -63,11 +60,9 @@ from mmit import (  # noqa: E402
     MMITBoost,
     MMITForest,
 )
-from mmit._base import IntervalRegressorMixin  # noqa: E402
-from mmit._combiner import combined_loss, simplex_weights  # noqa: E402
-from mmit._loss import LOSSES  # noqa: E402
-from mmit.baselines import ConstantRegressor  # noqa: E402
-from mmit.metrics import interval_mse  # noqa: E402
+from mmit._combiner import combined_loss, simplex_weights
+from mmit.baselines import ConstantRegressor
+from mmit.metrics import interval_mse
 
 N_FOLDS = 5
 FREE = {"forest": "out_of_bag", "linear": "cv_path"}  # family -> its free predictions
@@ -77,42 +72,6 @@ OPTIONAL = ("linear leaves", "boost, linear leaves", "boost 50", "boost 50, line
             "boost 50, half features", "boost 30", "tree, linear leaves, depth 3",
             "tree, linear leaves, 20 per leaf", "tree, linear leaves, depth 4, 10 per leaf",
             "MMIT", "kNN", "constant")
-
-
-class IntervalKNN(IntervalRegressorMixin, BaseEstimator):
-    """Prototype: the optimal constant (squared hinge, margin 0) of the
-    intervals of the k nearest training rows, features replaced by their
-    ranks (robust to heavy tails); k by leave-one-out."""
-
-    def __init__(self, n_neighbors=(5, 10, 20, 40)):
-        self.n_neighbors = n_neighbors
-
-    def _ranks(self, X):
-        return np.column_stack([np.searchsorted(column, X[:, j]) / len(column)
-                                for j, column in enumerate(self.sorted_.T)])
-
-    def _constants(self, neighbours, k):
-        ones = np.ones(k)
-        loss = LOSSES["squared_hinge"]
-        return np.array([loss.optimal_constant(self.lower_[row[:k]], self.upper_[row[:k]],
-                                               0.0, ones) for row in neighbours])
-
-    def fit(self, X, y):
-        self.sorted_ = np.sort(X, axis=0)
-        self.lower_, self.upper_ = np.ascontiguousarray(y[:, 0]), np.ascontiguousarray(
-            y[:, 1])
-        Z = self._ranks(X)
-        candidates = [k for k in self.n_neighbors if k < len(X)] or [max(1, len(X) - 1)]
-        self.index_ = NearestNeighbors().fit(Z)
-        neighbours = self.index_.kneighbors(Z, max(candidates) + 1,
-                                            return_distance=False)[:, 1:]
-        errors = [interval_mse(y, self._constants(neighbours, k)) for k in candidates]
-        self.k_ = candidates[int(np.argmin(errors))]
-        return self
-
-    def predict(self, X):
-        neighbours = self.index_.kneighbors(self._ranks(X), self.k_, return_distance=False)
-        return self._constants(neighbours, self.k_)
 
 
 def families(seed):
@@ -213,19 +172,13 @@ def stack(P_train, y_train, P_test, combiner):
 
 
 def print_table(title, rows, names, reference=None):
-    """rows: data set -> {method: test MSE}; prints mean rank and ratios."""
+    """rows: data set -> {method: test MSE}; the ranking of the methods, with
+    ratios to the best of ``reference`` (None: of ``names``) on each data
+    set and the number of data sets where that ratio is above 1.15."""
     mse = np.array([[rows[s][m] for m in names] for s in rows])
-    ranks = np.array([rankdata(row) for row in mse])
-    base = (mse.min(axis=1) if reference is None else
-            np.array([min(rows[s][m] for m in reference) for s in rows]))
-    ratio = mse / base[:, np.newaxis]
-    print(f"\n{title}")
-    print(f"{'':<34}{'mean rank':>10}{'median ratio':>14}{'worst ratio':>13}"
-          f"{'sets > 1.15':>13}")
-    for index in np.argsort(ranks.mean(axis=0)):
-        print(f"{names[index]:<34}{ranks[:, index].mean():>10.2f}"
-              f"{np.median(ratio[:, index]):>14.3f}{ratio[:, index].max():>13.2f}"
-              f"{int(np.sum(ratio[:, index] > 1.15)):>13}")
+    base = np.array([min(rows[s][m] for m in reference or names) for s in rows])
+    above = (mse / base[:, np.newaxis] > 1.15).sum(axis=0)
+    print_ranking(title, names, mse, base, extra={"sets > 1.15": above})
 
 
 def main():
@@ -246,7 +199,7 @@ def main():
         args.cache.mkdir(parents=True, exist_ok=True)
     names = list(dict.fromkeys([*BASE, *args.families, *args.members]))
     data = [(name, splits) for name, splits in splits_of(args.data_dir, quick=False)
-            if not (args.bundled_only and name.startswith("sim."))]
+            if not (args.bundled_only and name.startswith(SIMULATED_PREFIX))]
     predictions = {}
     for name, splits in data:
         start = time.perf_counter()

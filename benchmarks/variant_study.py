@@ -1,12 +1,60 @@
-"""What the evidence scripts that compare variants of one model share: the
-data sets with their features changed, the variants' mean test MSE over the
-splits, and the table they print (each variant's test interval MSE on each
-data set, then its mean rank, median and worst ratio to the best variant of
-each data set)."""
+"""What the studies that compare variants of a model share.
+
+The studies behind the defaults (``forest_defaults.py``,
+``boost_defaults.py``, ``stacking_defaults.py``, ``leaf_shrinkage.py``,
+``hist_accuracy.py``, ``linear_clipping.py``, ``missing_values.py``) fit
+each variant on the same splits and compare the test interval MSEs:
+
+- the splits (:func:`splits_of`): every data set folder of a directory
+  (the MMIT paper's protocol: each fold of ``folds.csv`` in turn is the
+  test set) and simulated shapes of ``make_interval_regression``;
+- the variants' mean test MSE over the splits, in parallel
+  (:func:`mean_test_mse`), optionally on transformed features
+  (:func:`transformed_splits`);
+- the comparison (:func:`ranking`): each variant's mean rank over the data
+  sets (1 = best), and the median and worst ratio of its test MSE to the
+  best variant's (or a reference's) on each data set; printed with each
+  data set's row (:func:`print_variant_table`) or one row per variant,
+  best first (:func:`print_ranking`).
+"""
+
+import itertools
 
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.stats import rankdata
+
+from mmit.datasets import load_folder, make_interval_regression
+
+# (n_samples, noise features, censoring) of the simulated shapes, each pattern
+SIMULATED_SHAPES = [
+    (50, 5, 0.0), (50, 100, 0.4), (200, 20, 0.2), (200, 100, 0.0),
+    (1000, 5, 0.4), (1000, 100, 0.2), (5000, 20, 0.0),
+]
+PATTERNS = ("linear", "sin", "abs")
+N_TEST = 2000
+SIMULATED_PREFIX = "sim."
+
+
+def splits_of(data_dir, quick=False):
+    """(data set name, list of (X_train, y_train, X_test, y_test)) of every
+    data set folder of ``data_dir`` (one split per fold) and of each
+    simulated shape (one split: ``N_TEST`` fresh test rows); names of the
+    simulated ones start with ``SIMULATED_PREFIX``. ``quick``: one fold per
+    folder and two shapes (a smoke test)."""
+    for folder in sorted(p for p in data_dir.iterdir() if (p / "folds.csv").exists()):
+        data = load_folder(folder)
+        folds = np.unique(data.folds)
+        yield data.name, [(data.data[data.folds != fold], data.target[data.folds != fold],
+                           data.data[data.folds == fold], data.target[data.folds == fold])
+                          for fold in (folds[:1] if quick else folds)]
+    shapes = SIMULATED_SHAPES[:2] if quick else SIMULATED_SHAPES
+    for (n, noise_features, censoring), pattern in itertools.product(shapes, PATTERNS):
+        X, y = make_interval_regression(n + N_TEST, noise_features + 1, pattern,
+                                        censoring=censoring,
+                                        random_state=n + noise_features)
+        yield (f"{SIMULATED_PREFIX}{pattern} n={n} p={noise_features + 1} cens={censoring}",
+               [(X[:n], y[:n], X[n:], y[n:])])
 
 
 def transformed_splits(splits, transform, rng):
@@ -27,17 +75,59 @@ def mean_test_mse(test_mse, variants, splits, n_jobs):
     return np.array(mse).reshape(len(variants), -1).mean(axis=1)
 
 
-def print_variant_table(title, by_set, names, width=18):
-    """``by_set``: data set name -> array of the variants' test MSEs, in the
-    order of ``names``."""
-    mse = np.array(list(by_set.values()))
-    ratio = mse / np.maximum(mse.min(axis=1, keepdims=True), 1e-300)
+def ranking(mse, base=None):
+    """Mean rank, median ratio and worst ratio of each variant.
+
+    Parameters
+    ----------
+    mse : ndarray of shape (n_data_sets, n_variants)
+        Test MSE of every variant on every data set.
+    base : ndarray of shape (n_data_sets,), default=None
+        What the ratios divide by on each data set; None: the best variant's
+        MSE there.
+
+    Returns
+    -------
+    dict of str to ndarray of shape (n_variants,)
+        "mean rank", "median ratio" and "worst ratio".
+    """
+    mse = np.asarray(mse, dtype=float)
+    base = mse.min(axis=1) if base is None else np.asarray(base, dtype=float)
+    ratio = mse / np.maximum(base, 1e-300)[:, np.newaxis]
     ranks = np.array([rankdata(row) for row in mse])
+    return {"mean rank": ranks.mean(axis=0), "median ratio": np.median(ratio, axis=0),
+            "worst ratio": ratio.max(axis=0)}
+
+
+def print_variant_table(title, by_set, names, extra=None, width=18):
+    """Each data set's row of test MSEs, then the :func:`ranking` rows.
+
+    ``by_set``: data set name -> array of the variants' test MSEs, in the
+    order of ``names``; ``extra``: more summary rows, label -> one value per
+    variant.
+    """
+    mse = np.array(list(by_set.values()))
+    summary = {**ranking(mse), **(extra or {})}
     print(f"\n{title}")
     print(f"{'data set':<42}" + "".join(f"{v:>{width}}" for v in names))
     for name, row in by_set.items():
         print(f"{name:<42}" + "".join(f"{v:>{width}.4g}" for v in row))
-    for label, values in (("mean rank", ranks.mean(axis=0)),
-                          ("median ratio", np.median(ratio, axis=0)),
-                          ("worst ratio", ratio.max(axis=0))):
+    for label, values in summary.items():
         print(f"{label:<42}" + "".join(f"{v:>{width}.2f}" for v in values))
+
+
+def print_ranking(title, names, mse, base=None, extra=None):
+    """One row per variant, by mean rank then worst ratio: its :func:`ranking`
+    and the ``extra`` columns (column name -> one cell per variant)."""
+    summary = ranking(mse, base)
+    extra = extra or {}
+    width = max(len(name) for name in names) + 2
+    order = np.lexsort((summary["worst ratio"], summary["mean rank"]))
+    print(f"\n{title}")
+    print(f"{'':<{width}}" + "".join(f"{label:>14}" for label in summary)
+          + "".join(f"{label:>{len(label) + 2}}" for label in extra))
+    for index in order:
+        print(f"{names[index]:<{width}}"
+              + "".join(f"{values[index]:>14.3f}" for values in summary.values())
+              + "".join(f"{str(cells[index]):>{len(label) + 2}}"
+                        for label, cells in extra.items()))

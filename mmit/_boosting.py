@@ -76,7 +76,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
     margin : float or "auto", default="auto"
         Margin of the hinges, see :class:`MMIT`. "auto": 0.3 times the
         (weighted) standard deviation of the finite training bounds (see
-        Notes).
+        Notes on the defaults).
     subsample : float, default=1.0
         Fraction of the rows, drawn without replacement at each stage, that
         grows its tree (stochastic gradient boosting); the others get a
@@ -155,23 +155,11 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
     Notes
     -----
     The defaults (100 stages, learning rate 0.05, depth 3,
-    ``min_samples_leaf=1``, squared hinge, ``margin="auto"``) come from
-    ``benchmarks/boost_defaults.py`` (the MMIT paper's 12 data sets with
-    their folds and 21 simulated shapes, as for MMITForest; 19 candidate
-    settings and ``MMITForest()``). They have the smallest worst-case ratio
-    to the best candidate of each data set (1.62) and the third mean rank
-    (7.2; the best, ``subsample=0.8``, has a worst case of 6.3), and beat
-    ``MMITForest()`` on 8 of the paper's 12 data sets. The previous defaults
-    (learning rate 0.1, ``min_samples_leaf=5``) ranked 16th (worst case 3.7)
-    and lost to the forest on 8 of 12: at rate 0.1 the test loss is lowest
-    after a median of 49 stages and 10% above that after 100 (overfitting),
-    while at 0.05 it is flat around 100 (5% above the best over 300
-    stages); leaves of one row help more than 5 (a stage's exact leaf values
-    are shrunk anyway). Early stopping on a held-out tenth of the rows (off
-    by default below 10 000 rows) did worse at these sizes: it trains on
-    fewer rows and its held-out loss is noisy. A margin of 0.3 times the
-    spread of the bounds beats margin 0 (mean rank 14.6, worst case 4.5):
-    shrinking the intervals keeps the stages from stopping at their edges.
+    ``min_samples_leaf=1``, squared hinge, ``margin="auto"``) learn slowly
+    enough that the test loss is flat around 100 stages, and the margin
+    shrinks the residual intervals so that the stages do not stop at their
+    edges. The measurements behind them are in the user guide
+    (:ref:`defaults`).
 
     Examples
     --------

@@ -1,8 +1,8 @@
 """Growing Maximum Margin Interval Trees.
 
 The builder grows a regression tree whose leaves predict the constant that
-minimises a loss (a :class:`~mmit._criterion.Criterion`) over their rows
-(DESIGN.md sections 3, 7 and 10), on training features shared by every tree
+minimises a loss (a :class:`~mmit._criterion.Criterion`) over their rows,
+on training features shared by every tree
 (:class:`~mmit._features.Features`), splitting nodes through a
 :class:`~mmit._splitter.Splitter` (the split search and the partitions).
 

@@ -160,7 +160,7 @@ class MMITForest(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEstima
         Number of trees.
     loss : {"linear_hinge", "squared_hinge"}, default="squared_hinge"
         Hinge applied to the distance outside the shrunk interval (see
-        Notes for the choice of the defaults).
+        Notes on the defaults).
     margin, max_depth, min_samples_split, min_samples_leaf, \
 max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         Parameters of each tree, see :class:`MMIT`. Linear leaves need a
@@ -238,30 +238,13 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
     Notes
     -----
     The defaults (``max_features=1.0``, ``loss="squared_hinge"``,
-    ``margin=0``, ``min_samples_leaf=1``, ``max_samples=None``) were chosen
-    by ``benchmarks/forest_defaults.py`` among 48 candidates (``max_features``
-    1.0, 1/3 or "sqrt"; both losses; margin 0 or a tenth of the spread of
-    the bounds; ``min_samples_leaf`` 1 or 5; all or 2/3 of the rows per
-    bootstrap sample), on the 12 data sets of the MMIT paper's benchmark
-    (its folds) and 21 simulated shapes (one signal feature among 5 to 100,
-    50 to 5000 rows, 0 to 40% censored bounds, three patterns). They have
-    the smallest worst-case ratio to the best candidate of each data set
-    (1.43; 1.48 for the linear hinge) and a mean rank of 13.8 of 48 (the
-    best: 12.1, with a worst case of 2.11). Evaluating every feature matters
-    most: with "sqrt", as in scikit-learn's classifiers, the test MSE was up
-    to 250 times the best where one feature carries the signal (a median of
-    5 times), because few nodes are offered that feature. On the paper's
-    real data sets the squared hinge was better than the linear one.
-
-    The predictive distributions' default (``distribution="spread"``) was
-    chosen by ``benchmarks/uncertainty.py`` (simulated heteroscedastic
-    data, 0 to 60% of the values censored by inspection times, fresh rows
-    scored on their true values, 5 draws each): its 50/80/90% intervals
-    cover within 3 points of their levels, and its mean pinball loss is
-    0.86-0.95 times that of the better of a constant spread and a tuned
-    Gaussian AFT model (XGBoost). With the forest's own leaves
-    ("location"), the intervals cover 74-81% for 80% and 84-89% for 90%,
-    and censored values give infinite quantiles.
+    ``margin=0``, ``min_samples_leaf=1``, ``max_samples=None``) offer every
+    feature to every node: where one feature carries the signal, a forest
+    that offers each node a few features (``"sqrt"``) rarely splits on it.
+    The measurements behind these defaults and behind
+    ``distribution="spread"`` are in the user guide (:ref:`defaults`), the
+    coverage and pinball loss of the predictive distributions on its
+    accuracy page (:ref:`accuracy`).
 
     Examples
     --------

@@ -76,9 +76,9 @@ class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEsti
         bounds, the squared and linear hinge,
         ``max_features`` 1.0 (all features), 1/3 and "sqrt",
         ``min_samples_leaf`` 1 and 5 (24 candidates, MMITForest's defaults
-        first: the candidates of ``benchmarks/forest_defaults.py`` that were
-        best on some data set). Parameters not in the grid keep
-        MMITForest's defaults.
+        first: the settings that were best on some data set of the study
+        behind those defaults, :ref:`defaults`). Parameters not in the grid
+        keep MMITForest's defaults.
     n_estimators : int, default=100
         Trees per forest; with the default bootstrap each row is out of bag
         for about 37% of them.

@@ -1,5 +1,5 @@
-"""The histogram split search: splits from binned features (DESIGN.md
-section 12), exact values in every node.
+"""The histogram split search: splits from binned features, exact values in
+every node.
 
 Each feature is binned once per fit (``mmit._binning``: at most 255 bins of
 present values and one bin for missing values, codes as uint8). A tree is

@@ -143,14 +143,8 @@ class MMITCV(IntervalRegressorMixin, BaseEstimator):
     leaf_models : list of {"constant", "linear"}, default=("constant",)
         Candidate leaf models (see :class:`MMIT`).
     leaf_shrinkages : array-like of float, default=(1.0, 10.0, 100.0)
-        Candidate ``leaf_shrinkage`` values of linear leaves. Chosen by
-        ``benchmarks/leaf_shrinkage.py`` on the 12 data sets of the MMIT
-        paper (their folds; squared hinge, constant leaves also in the
-        grid) among (0.1, 1, 10), (0.3, 3, 30), (1, 10, 100) and 10 alone:
-        it had the most wins (4 of 12), the smallest worst ratio to the best
-        grid (1.29; the others 1.49-1.51) and the only test MSE never above
-        the constant-leaf tree's (the others up to 1.10 and 1.50 times);
-        its mean rank was 2.6 of 4 (the best: 2.2).
+        Candidate ``leaf_shrinkage`` values of linear leaves (the
+        measurements behind the default: :ref:`defaults` in the user guide).
     max_depth, min_samples_split, min_samples_leaf, max_features, \
 max_leaf_nodes, min_cost_decrease
         Parameters of the trees, see :class:`MMIT`.

@@ -1,10 +1,10 @@
 """The split search of Maximum Margin Interval Trees, and node partitions.
 
-A :class:`Splitter` serves one tree build (DESIGN.md sections 3 and 7): it
-finds the best split of a node under the criterion (a
-:class:`~mmit._criterion.Criterion`) and partitions the node's rows and
-targets between its children. :class:`Splitter` holds what every split
-search shares; :class:`ExactSplitter`, described here, searches the values
+A :class:`Splitter` serves one tree build: it finds the best split of a
+node under the criterion (a :class:`~mmit._criterion.Criterion`) and
+partitions the node's rows and targets between its children.
+:class:`Splitter` holds what every split search shares;
+:class:`ExactSplitter`, described here, searches the values
 (``_histogram_splitter`` searches binned features).
 
 Split search. For a node and a candidate feature, the node's rows with the

@@ -34,8 +34,8 @@ OUT_OF_BAG, CV_PATH, FOLDS = "out of bag", "cv path", "folds"
 
 
 def default_estimators(random_state, n_jobs):
-    """The default members, each seeded from ``random_state``: see the Notes
-    of :class:`IntervalStackingRegressor` for the evidence."""
+    """The default members, each seeded from ``random_state`` (the study
+    behind them: ``benchmarks/stacking_defaults.py``)."""
     return [
         ("forest", MMITForest(n_jobs=n_jobs, random_state=draw_seed(random_state))),
         ("boost", MMITBoost(n_estimators=30, learning_rate=0.15,
@@ -211,49 +211,15 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     The rows are centred on the members' mean prediction first, so the
     weights do not depend on where the targets lie.
 
-    The choices below were measured by ``benchmarks/stacking_defaults.py``
-    on 33 data sets: the MMIT paper's 12 (each fold of their ``folds.csv``
-    the test set in turn) and 21 simulated shapes (50 to 5000 rows, 6 to
-    101 features, 0 to 40% censored bounds); test interval MSE, ratios to
-    the best single family of each data set, mean ranks among the variants
-    of one table.
-
-    - Combiner, on the default members' predictions as the stack makes
-      them: the convex weights have mean rank 3.17 of 7 (worst ratio to
-      the best member 1.86); picking the member with the lowest
-      out-of-fold error 3.92 (worst 1.86); the plain
-      average 5.00 (worst 37: a member far off is not switched off); an
-      unconstrained linear combiner with an intercept 3.21 (worst 2.01);
-      the convex weights plus an intercept 3.00 (worst 1.87), too close to
-      the plain convex weights to justify a prediction that is no longer a
-      mix of the members' predictions.
-    - Free out-of-fold predictions: with 5-fold predictions of every
-      member the convex stack has mean rank 4.29 of 10 (worst ratio to the
-      best member 1.69, 10 sets above 1.15); the forest's out-of-bag ones
-      instead, 4.52 (1.76, 11 sets); the linear model's CV path, 4.48
-      (1.83, 10 sets); both, as the stack does, 5.02 (1.86, 10 sets). The
-      loss is small and saves five forests and five linear CVs per fit,
-      which would make the stack cost about five forests instead of under
-      three.
-    - Members: the forest and the linear model alone have a worst ratio of
-      7.28 and 8 data sets above 1.15; with 30 boosting stages at rate
-      0.15, 2.14 and 4 sets, as with 50 stages at rate 0.1 (1.85 and 4
-      sets) at 60% of their cost. Boosting with half the features per node
-      loses (13 times the best on one set alone). Trees with linear leaves
-      (depth 3 or 4, or 20 rows per leaf) earn a weight above 0.05 on 4 to
-      7 of the 33 sets and leave 4 to 6 sets above 1.15; boosting with
-      linear leaves (100 stages) lowers those sets' errors a little but
-      costs 4 to 6 times the boosting member (11 when its leaves were
-      fitted in Python); trees with linear leaves chosen by
-      :class:`MMITCV` moved the stack's worst set (servo) only from
-      0.00072 to 0.00068, for 0.5 s per training part of the largest
-      set (3.2 s before its node models were compiled); a
-      k-nearest-neighbour model of the
-      intervals earned weight on 6 of 33 sets without changing the mean
-      rank: none of these is a default.
-    - Cost: one forest fit, one linear fit and six boosting fits (five
-      folds and all rows): 2.0 to 2.8 times the fit of ``MMITForest()`` on
-      the same threads (the README's table).
+    Each member's out-of-fold predictions are the cheapest it has: a
+    bagged forest's out-of-bag predictions and an
+    :class:`IntervalLinearRegressionCV`'s CV path (on the stack's folds)
+    come with their one fit; any other member is fitted on every fold,
+    then on all rows. With the
+    default members a fit is one forest fit, one linear fit and six
+    boosting fits (five folds and all rows). The default members, the
+    convex combiner and these free out-of-fold predictions were chosen by
+    measurement (:ref:`defaults` in the user guide).
 
     Missing values: ``X`` may hold NaN. Members that take NaN (the trees,
     forests and boosting) receive it; the others (the linear models, most
@@ -261,13 +227,8 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     by the feature's weighted training mean and adds a 0/1 column for each
     feature that had missing training values (:class:`MeanImputer`). A
     pipeline member is used as given: its own steps handle missing values.
-    ``benchmarks/missing_values.py`` chose it for the linear model on the 33
-    data sets: with 20% of the values missing at random the indicators cost
-    a little (mean rank 2.56 of 4 against 1.92 for the mean alone, worst
-    ratio 1.36 against 1.31); with values missing above a feature's 70th
-    percentile (a detection limit) they are what makes the model work
-    (mean rank 1.86 against 2.92, worst ratio 2.07 against 16.1); the
-    median instead of the mean does no better (2.65 and 1.95).
+    The indicator columns let the linear model use informative missing
+    values (a detection limit); :ref:`defaults` gives the measurements.
 
     References
     ----------
