@@ -329,9 +329,12 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         check_leaf_model_growth(tree_params, X_train.shape[0])
         leaf_model = LEAF_MODELS[self.leaf_model]
         if self.splitter == "hist" and leaf_model.reads_feature_values:
+            binned = " or ".join(f"leaf_model={name!r}"
+                                 for name, model in LEAF_MODELS.items()
+                                 if not model.reads_feature_values)
             raise ValueError(f"splitter='hist' grows trees on binned features, without "
                              f"the values that leaf_model={self.leaf_model!r} fits on: "
-                             "use constant leaves or splitter='exact'.")
+                             f"use {binned} or splitter='exact'.")
         loss = LOSSES[self.loss]
         n_threads = effective_n_jobs(self.n_jobs)
         train_objective = loss.objective(lower_train, upper_train, self.margin_,
