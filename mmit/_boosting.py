@@ -33,10 +33,13 @@ from ._fitting import (
     TrainingData,
     check_leaf_model_growth,
     draw_seed,
+    grow_tree,
     mean_feature_importances,
     prepare_features,
     resolve_max_features,
+    tree_builder,
 )
+from ._leaf_models import LEAF_MODELS, LEAF_PARAMETERS, leaf_params_of
 from ._loss import LOSSES
 from ._validation import bounds_spread, validate_training_data
 
@@ -183,8 +186,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         "max_features": TREE_PARAMETER_CONSTRAINTS["max_features"],
         "splitter": [StrOptions({"exact", "hist"})],
         "max_bins": [Interval(Integral, 2, 255, closed="both")],
-        "leaf_model": TREE_PARAMETER_CONSTRAINTS["leaf_model"],
-        "leaf_shrinkage": TREE_PARAMETER_CONSTRAINTS["leaf_shrinkage"],
+        **{name: TREE_PARAMETER_CONSTRAINTS[name] for name in ("leaf_model",
+                                                                *LEAF_PARAMETERS)},
         "early_stopping": [StrOptions({"auto"}), "boolean"],
         "validation_fraction": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
@@ -243,10 +246,11 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         self.warm_start = warm_start
 
     def _tree(self, seed):
+        """The (unfitted) MMIT of the stage grown from ``seed``."""
         return MMIT(margin=self.margin_, loss=self.loss, max_depth=self.max_depth,
                     min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
-                    max_leaf_nodes=self.max_leaf_nodes, leaf_model=self.leaf_model,
-                    leaf_shrinkage=self.leaf_shrinkage, random_state=seed)
+                    max_leaf_nodes=self.max_leaf_nodes, **leaf_params_of(self),
+                    random_state=seed)
 
     def _validation_rows(self, n_samples, random_state):
         """Boolean mask of the held-out rows (none without early stopping)."""
@@ -309,11 +313,16 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
             raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
                              f"number of stages already fitted ({len(self.estimators_)}) "
                              "when warm_start=True.")
-        template = self._tree(0)
-        check_leaf_model_growth(template.get_params(), X_train.shape[0])
-        if self.splitter == "hist" and self.leaf_model != "constant":
-            raise ValueError("splitter='hist' grows trees of constants: use "
-                             "leaf_model='constant' or splitter='exact'.")
+        tree_params = self._tree(None).get_params()
+        check_leaf_model_growth(tree_params, X_train.shape[0])
+        leaf_model = LEAF_MODELS[self.leaf_model]
+        if self.splitter == "hist" and leaf_model.reads_feature_values:
+            binned = " or ".join(f"leaf_model={name!r}"
+                                 for name, model in LEAF_MODELS.items()
+                                 if not model.reads_feature_values)
+            raise ValueError(f"splitter='hist' grows trees on binned features, without "
+                             f"the values that leaf_model={self.leaf_model!r} fits on: "
+                             f"use {binned} or splitter='exact'.")
         loss = LOSSES[self.loss]
         n_threads = effective_n_jobs(self.n_jobs)
         train_objective = loss.objective(lower_train, upper_train, self.margin_,
@@ -325,7 +334,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         features = (bin_features(X_train, weight_train, self.max_bins, n_threads=n_threads)
                     if self.splitter == "hist"
                     else prepare_features(X_train, self.max_features))
-        builder = template._builder(*X_train.shape)
+        builder = tree_builder(tree_params, *X_train.shape)
         names = getattr(self, "feature_names_in_", None)
         # skip the draws of the stages already fitted: the same as fitting at once
         for _ in self.estimators_:
@@ -339,8 +348,9 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
             train_scores = [-train_objective(train_prediction)]
             validation_scores = ([-held_objective(held_prediction)]
                                  if held_objective is not None else [])
-        # a constant leaf's value is the prediction of its training rows
-        row_values = np.empty(X_train.shape[0]) if self.leaf_model == "constant" else None
+        # the build gives each training row its leaf's value: its prediction,
+        # unless the leaves hold models of their own
+        row_values = np.empty(X_train.shape[0]) if leaf_model.predicts_leaf_values else None
         start = time.perf_counter()
         while len(self.estimators_) < self.n_estimators:
             seed, drawn = self._draw_stage(random_state, X_train.shape[0])
@@ -355,9 +365,9 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
                 np.subtract(upper_train, train_prediction,
                             out=buffers.empty("stage.upper", len(upper_train))),
                 self.margin_, buffers, n_threads))
-            tree = self._tree(seed)
-            tree._set_tree(tree._grown_tree(data, weight, seed, builder, row_values,
-                                            n_threads), X.shape[1], names)
+            tree = self._tree(seed)._set_tree(
+                grow_tree(tree_params, data, weight, seed, builder=builder,
+                          row_values=row_values, n_threads=n_threads), X.shape[1], names)
             self.estimators_.append(tree)
             self._advance(train_prediction, tree, X_train, weight, row_values)
             train_scores.append(-train_objective(train_prediction))

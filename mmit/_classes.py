@@ -10,13 +10,13 @@ from ._fitting import (
     TREE_PARAMETER_CONSTRAINTS,
     check_leaf_model_growth,
     draw_seed,
+    grow_tree,
+    grow_unpruned,
     resolve_max_features,
     set_fitted_attributes,
     training_data,
-    tree_builder,
 )
-from ._leaf_models import leaf_model_of
-from ._pruning import prune_at, pruning_sequence
+from ._pruning import pruning_sequence
 from ._validation import validate_training_data
 
 
@@ -184,9 +184,10 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             The fitted estimator.
         """
         data, sample_weight = self._training_data(X, y, sample_weight)
-        check_leaf_model_growth(self.get_params(), data.n_samples)
-        tree = self._grown_tree(data, sample_weight,
-                                draw_seed(check_random_state(self.random_state)))
+        params = self.get_params()
+        check_leaf_model_growth(params, data.n_samples)
+        tree = grow_tree(params, data, sample_weight,
+                         draw_seed(check_random_state(self.random_state)))
         return self._set_tree(tree, data.n_features,
                               getattr(self, "feature_names_in_", None))
 
@@ -194,47 +195,6 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         """Validated training data and weights."""
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         return training_data(X, lower, upper, self.margin, self.max_features), sample_weight
-
-    def _grown_tree(self, data, sample_weight, seed, builder=None, row_values=None,
-                    n_threads=1):
-        """The tree of these parameters grown on validated data, pruned: the
-        fit of every estimator made of MMITs (forests, boosting) once its
-        input is checked. Computes only (the estimator is left as it is).
-
-        Parameters
-        ----------
-        data : TrainingData
-            Features and targets, the targets' margin equal to ``margin``.
-        sample_weight : ndarray of shape (n_samples,)
-            Validated weights.
-        seed : int
-            Seed of the builder's feature order.
-        builder : TreeBuilder, default=None
-            The builder of these parameters (:meth:`_builder`), when the
-            caller grows many trees; made here if None.
-        row_values : ndarray of shape (n_samples,), default=None
-            If given, each row of positive weight gets its leaf's value,
-            which is the tree's prediction of it: only with constant leaves
-            and without pruning.
-        n_threads : int, default=1
-            Threads of a histogram split search (binned features).
-
-        Returns
-        -------
-        tree : Tree
-        """
-        if row_values is not None and (self.leaf_model != "constant"
-                                       or self.ccp_alpha > 0.0):
-            raise ValueError("row_values are the predictions only with constant "
-                             "leaves and without pruning.")
-        # every node needs its model when pruning may make it a leaf
-        tree = self._unpruned_tree(data, sample_weight, seed, self.ccp_alpha > 0.0,
-                                   builder, row_values, n_threads)
-        return prune_at(tree, self.ccp_alpha)
-
-    def _builder(self, n_samples, n_features):
-        """The TreeBuilder of these parameters, for data of this shape."""
-        return tree_builder(self.get_params(), n_samples, n_features)
 
     def _set_tree(self, tree, n_features, feature_names):
         """Hold ``tree`` as the fitted tree, with the fitted attributes that
@@ -245,23 +205,6 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         set_fitted_attributes(self, n_features, feature_names,
                               resolve_max_features(self.max_features, n_features))
         return self
-
-    def _unpruned_tree(self, data, sample_weight, seed, all_nodes, builder=None,
-                       row_values=None, n_threads=1):
-        """The grown tree with its leaves' models (linear ones in every node
-        if ``all_nodes``); the other parameters as for :meth:`_grown_tree`."""
-        tree = self._grow(data, sample_weight, seed, builder, row_values, n_threads)
-        params = {"leaf_model": self.leaf_model, "leaf_shrinkage": self.leaf_shrinkage}
-        return leaf_model_of(params).fit(tree, data.features, data.targets, sample_weight,
-                                         self.loss, all_nodes)
-
-    def _grow(self, data, sample_weight, seed, builder=None, row_values=None,
-              n_threads=1):
-        """The unpruned tree of constants."""
-        if builder is None:
-            builder = self._builder(data.n_samples, data.n_features)
-        return builder.build(data.features, data.targets, sample_weight, seed, row_values,
-                             n_threads)
 
     def predict(self, X):
         """Predicted value (of the leaf reached) for each sample.
@@ -342,9 +285,9 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         """
         model = clone(self)
         data, sample_weight = model._training_data(X, y, sample_weight)
-        tree = model._unpruned_tree(data, sample_weight,
-                                    draw_seed(check_random_state(model.random_state)),
-                                    all_nodes=True)
+        params = model.get_params()
+        (tree, _), = grow_unpruned(params, [params], data, sample_weight,
+                                   draw_seed(check_random_state(model.random_state)))
         total_weight = tree.weighted_n_node_samples[0]
         _, alphas, costs, full_cost = pruning_sequence(tree, total_weight)
         return Bunch(ccp_alphas=np.r_[0.0, alphas], costs=np.r_[full_cost, costs])

@@ -1,16 +1,24 @@
 """The fit path shared by every estimator made of MMITs.
 
 An estimator validates its input once
-(:func:`~mmit._validation.validate_training_data`),
-turns it into :class:`TrainingData` (features sorted as the trees need them,
-interval targets as sorted hinge breakpoints), and grows each tree through
-``MMIT._grown_tree(data, sample_weight, seed)``, which resolves the tree's
-parameters into one :class:`~mmit._builder.TreeBuilder`
-(:func:`tree_builder`) and fits the leaf model; ``MMIT._set_tree`` makes a
-fitted MMIT of the tree. Forests, boosting and model selection reuse the
-data across trees and stages instead of re-validating.
+(:func:`~mmit._validation.validate_training_data`), turns it into
+:class:`TrainingData` (features sorted as the trees need them, interval
+targets as sorted hinge breakpoints), and grows every tree through
+:func:`grow_tree` with explicit inputs (the tree's parameters, the data,
+the weights, a seed): the parameters resolved into one
+:class:`~mmit._builder.TreeBuilder` (:func:`tree_builder`), the tree built,
+its leaf model (:mod:`mmit._leaf_models`) fitted, the tree pruned.
+:func:`grow_unpruned` is its variant for pruning paths (``MMITCV``,
+``MMIT.cost_complexity_pruning_path``): one build, several leaf models
+fitted in every node, nothing pruned. ``MMIT._set_tree`` makes a fitted
+MMIT of a tree. Forests, boosting and model selection reuse the data across
+trees and stages instead of re-validating.
+
+The tree parameters' constraints are here; those of the leaf models'
+parameters come from the leaf models' declarations.
 """
 
+import time
 from dataclasses import dataclass
 from math import ceil
 from numbers import Integral, Real
@@ -21,8 +29,9 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from ._builder import TreeBuilder
 from ._criterion import HingeTargets
 from ._features import Features
-from ._leaf_models import LEAF_MODELS
+from ._leaf_models import LEAF_MODELS, LEAF_PARAMETERS, leaf_model_of
 from ._loss import LOSSES
+from ._pruning import prune_at
 
 # depth limit standing for "no limit"
 UNLIMITED_DEPTH = np.iinfo(np.int32).max
@@ -62,7 +71,7 @@ TREE_PARAMETER_CONSTRAINTS = {
     "min_cost_decrease": [Interval(Real, 0.0, None, closed="left")],
     "ccp_alpha": [Interval(Real, 0.0, np.inf, closed="both")],  # inf: the root alone
     "leaf_model": [StrOptions(set(LEAF_MODELS))],
-    "leaf_shrinkage": [Interval(Real, 0.0, None, closed="neither")],
+    **{name: parameter.constraint for name, parameter in LEAF_PARAMETERS.items()},
     "random_state": ["random_state"],
 }
 
@@ -79,17 +88,18 @@ def grows_until_leaves_fit(params, n_samples):
 
 
 def check_leaf_model_growth(params, n_samples):
-    """Refuse linear leaves on trees grown until every leaf fits its rows
-    (:func:`grows_until_leaves_fit`): they would silently be constant."""
-    if (LEAF_MODELS[params["leaf_model"]].limits_growth
-            and grows_until_leaves_fit(params, n_samples)):
+    """Refuse a leaf model that limits growth (linear leaves) on trees grown
+    until every leaf fits its rows (:func:`grows_until_leaves_fit`): they
+    would silently be constant."""
+    name = params["leaf_model"]
+    if LEAF_MODELS[name].limits_growth and grows_until_leaves_fit(params, n_samples):
         raise ValueError(
-            "leaf_model='linear' needs trees whose growth is limited: grown until "
+            f"leaf_model={name!r} needs trees whose growth is limited: grown until "
             "no split lowers a leaf's cost (max_depth=None, max_leaf_nodes=None, "
             "min_samples_leaf=1, min_samples_split=2, min_cost_decrease=0, "
-            "ccp_alpha=0), a leaf fits its rows, and its linear model is its "
+            "ccp_alpha=0), a leaf fits its rows, and its model is its "
             "constant. Limit the growth (for example min_samples_leaf=20, "
-            "max_depth=6 or ccp_alpha > 0) or use leaf_model='constant'.")
+            "max_depth=6 or ccp_alpha > 0) or use constant leaves.")
 
 
 def resolve_max_features(max_features, n_features):
@@ -192,6 +202,94 @@ def tree_builder(params, n_samples, n_features):
         params["min_cost_decrease"],
         presort_min_rows(n_features, max_features),
     )
+
+
+def grow_tree(params, data, sample_weight, seed, *, builder=None, row_values=None,
+              n_threads=1):
+    """The tree of an MMIT grown on training data: built, its leaf model
+    fitted, pruned. What every estimator made of MMITs fits a tree with,
+    once its input is checked; computes only.
+
+    Parameters
+    ----------
+    params : dict
+        The MMIT's parameters (``get_params()``; ``margin`` and
+        ``random_state`` are those of ``data`` and ``seed``).
+    data : TrainingData
+        Features and targets.
+    sample_weight : ndarray of shape (n_samples,)
+        Validated weights.
+    seed : int
+        Seed of the builder's feature order.
+    builder : TreeBuilder, default=None
+        The builder of ``params`` (:func:`tree_builder`), when the caller
+        grows many trees; made here if None.
+    row_values : ndarray of shape (n_samples,), default=None
+        If given, each row of positive weight gets its leaf's value, which
+        is the tree's prediction of it: only with a leaf model whose
+        predictions are the leaves' values (``predicts_leaf_values``) and
+        without pruning.
+    n_threads : int, default=1
+        Threads of a histogram split search (binned features).
+
+    Returns
+    -------
+    tree : Tree
+        Pruned at ``params["ccp_alpha"]``.
+    """
+    leaf_model = leaf_model_of(params)
+    ccp_alpha = params["ccp_alpha"]
+    if row_values is not None and (not leaf_model.predicts_leaf_values or ccp_alpha > 0.0):
+        raise ValueError(f"row_values are the predictions only with leaves that predict "
+                         f"their values (not leaf_model={params['leaf_model']!r}) and "
+                         "without pruning.")
+    tree = _build(params, data, sample_weight, seed, builder, row_values, n_threads)
+    # every node needs its model when pruning may make it a leaf
+    return prune_at(leaf_model.fit(tree, data.features, data.targets, sample_weight,
+                                   params["loss"], ccp_alpha > 0.0), ccp_alpha)
+
+
+def grow_unpruned(params, leaf_params, data, sample_weight, seed):
+    """The unpruned trees of :func:`grow_tree` for several leaf models, each
+    model fitted in every node, so that every pruned subtree (the pruning
+    path, :func:`~mmit._pruning.leaf_alphas`) has its leaves' models: one
+    tree built, then each leaf model fitted when the next tree is asked
+    for.
+
+    Parameters
+    ----------
+    params : dict
+        The growth's parameters, as for :func:`grow_tree` (its leaf-model
+        parameters and ``ccp_alpha`` unused).
+    leaf_params : list of dict
+        Each leaf model's parameters (``leaf_model`` and its parameters; other
+        entries are ignored).
+    data, sample_weight, seed
+        As for :func:`grow_tree`.
+
+    Yields
+    ------
+    tree : Tree
+        The tree with the models of ``leaf_params[k]``.
+    seconds : float
+        Time taken by the build and that leaf model's fit.
+    """
+    start = time.perf_counter()
+    grown = _build(params, data, sample_weight, seed)
+    build_seconds = time.perf_counter() - start
+    for leaf in leaf_params:
+        start = time.perf_counter()
+        tree = leaf_model_of(leaf).fit(grown, data.features, data.targets, sample_weight,
+                                       params["loss"], all_nodes=True)
+        yield tree, build_seconds + time.perf_counter() - start
+
+
+def _build(params, data, sample_weight, seed, builder=None, row_values=None, n_threads=1):
+    """The tree of constants of ``params`` (see :func:`grow_tree`)."""
+    if builder is None:
+        builder = tree_builder(params, data.n_samples, data.n_features)
+    return builder.build(data.features, data.targets, sample_weight, seed, row_values,
+                         n_threads)
 
 
 def draw_seed(random_state):

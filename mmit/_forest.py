@@ -20,6 +20,7 @@ from ._fitting import (
     MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
     check_leaf_model_growth,
+    grow_tree,
     mean_feature_importances,
     resolve_max_features,
     training_data,
@@ -69,9 +70,10 @@ class Bootstrap:
         return np.bincount(drawn, minlength=self.n_samples)
 
 
-def _fit_tree(index, tree, data, sample_weight, bootstrap):
-    """Grow one forest tree on its bootstrap counts (``bootstrap`` None: the
-    tree is grown on ``sample_weight``).
+def _fit_tree(index, params, random_state, data, sample_weight, bootstrap):
+    """Grow the forest tree of ``params`` and seed ``random_state`` on its
+    bootstrap counts (``bootstrap`` None: the tree is grown on
+    ``sample_weight``).
 
     Samples are drawn with probabilities proportional to ``sample_weight``
     and the tree weighs each sample by its count, as scikit-learn's forests
@@ -81,9 +83,9 @@ def _fit_tree(index, tree, data, sample_weight, bootstrap):
     be regenerated from it. (A Generator is set up ten times faster than a
     RandomState, and this runs with the GIL held, once per tree.)
     """
-    generator = np.random.default_rng(tree.random_state)
+    generator = np.random.default_rng(random_state)
     weight = _sample_of(generator, sample_weight, bootstrap)
-    return index, tree._grown_tree(data, weight, int(generator.integers(1, MAX_SEED)))
+    return index, grow_tree(params, data, weight, int(generator.integers(1, MAX_SEED)))
 
 
 def _sample_of(generator, sample_weight, bootstrap):
@@ -318,6 +320,7 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         self.distribution = distribution
 
     def _tree_params(self):
+        """The parameters of the trees' MMITs (their seeds aside)."""
         return {name: getattr(self, name) for name in TREE_PARAMETER_CONSTRAINTS
                 if name != "random_state"}
 
@@ -389,10 +392,9 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
             random_state = check_random_state(self.random_state)
             # skip the seeds of the trees already grown: the same forest as at once
             random_state.randint(MAX_SEED, size=len(self.estimators_))
-            seeds = random_state.randint(MAX_SEED, size=n_new)
-            trees = [self._tree(int(seed)) for seed in seeds]
+            seeds = [int(seed) for seed in random_state.randint(MAX_SEED, size=n_new)]
             data = training_data(X, lower, upper, self.margin, self.max_features)
-            self.estimators_.extend(self._grow(trees, data, sample_weight, bootstrap))
+            self.estimators_.extend(self._grow(seeds, data, sample_weight, bootstrap))
         X = np.ascontiguousarray(X)
         distribution = self.distribution
         out_of_bag = (self._out_of_bag_predictions(X, bootstrap)
@@ -408,17 +410,19 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
                                                     sample_weight, bootstrap, out_of_bag)
         return self
 
-    def _grow(self, trees, data, sample_weight, bootstrap):
-        progress = _Progress(len(trees), self.verbose)
+    def _grow(self, seeds, data, sample_weight, bootstrap):
+        """The fitted MMITs of the trees of ``seeds``."""
+        progress = _Progress(len(seeds), self.verbose)
+        params = self._tree_params()
         jobs = Parallel(n_jobs=self.n_jobs, prefer="threads",
                         return_as="generator_unordered")(
-            delayed(_fit_tree)(index, tree, data, sample_weight, bootstrap)
-            for index, tree in enumerate(trees)
+            delayed(_fit_tree)(index, params, seed, data, sample_weight, bootstrap)
+            for index, seed in enumerate(seeds)
         )
-        grown = [None] * len(trees)
+        grown = [None] * len(seeds)
         for index, tree in jobs:
-            grown[index] = trees[index]._set_tree(tree, self.n_features_in_,
-                                                  getattr(self, "feature_names_in_", None))
+            grown[index] = self._tree(seeds[index])._set_tree(
+                tree, self.n_features_in_, getattr(self, "feature_names_in_", None))
             progress.tree_done()
         return grown
 

@@ -15,18 +15,16 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
-from ._fitting import (
-    check_leaf_model_growth,
-    draw_seed,
-)
+from ._fitting import check_leaf_model_growth, draw_seed
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
+from ._leaf_models import LEAF_PARAMETERS
 from ._predictive import PredictiveDistributionMixin
 from ._scores import distance_outside
 from ._validation import bounds_spread, validate_training_data
 
 #: The MMITForest parameters MMITForestCV's grid may set.
 FOREST_GRID_PARAMETERS = ("margin", "loss", "max_features", "min_samples_leaf", "max_depth",
-                          "leaf_model", "leaf_shrinkage")
+                          "leaf_model", *LEAF_PARAMETERS)
 
 
 def default_forest_grid(lower, upper):

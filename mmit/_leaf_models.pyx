@@ -36,14 +36,20 @@ Two leaf models:
 Adding a leaf model: a :class:`NodeModels` subclass (its ``predict``,
 ``take``, ``describe``, ``state`` and a ``from_state`` registered in
 :data:`PAYLOADS`) and a :class:`LeafModel` registered in
-:data:`LEAF_MODELS`.
+:data:`LEAF_MODELS`, which declares its name, its parameters
+(:class:`LeafParameter`: default, constraint, cross-validation grid) and
+what the estimators need to know of it.
 """
 
 from libc.math cimport isnan
 from libc.stdint cimport int64_t
 from libc.string cimport memcpy
 
+import itertools
+from numbers import Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, make_constraint
 
 from scipy.linalg.cython_lapack cimport dposv
 
@@ -570,23 +576,93 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
 # The leaf models (the estimators' leaf_model options)
 # ---------------------------------------------------------------------------
 
+class LeafParameter:
+    """A parameter of a leaf model, as every tree estimator takes it.
+
+    Parameters
+    ----------
+    name : str
+        The estimators' parameter (in their ``__init__``).
+    default : object
+        Its default in every estimator.
+    constraint : list
+        Its scikit-learn parameter constraint.
+    grid_name : str
+        MMITCV's parameter holding the candidate values it tries.
+    grid_default : tuple
+        The default of ``grid_name``.
+    """
+
+    def __init__(self, name, default, constraint, grid_name, grid_default):
+        self.name = name
+        self.default = default
+        self.constraint = constraint
+        self.grid_name = grid_name
+        self.grid_default = grid_default
+
+    def grid_values(self, values):
+        """The candidate values of a grid (``values``, array-like), checked:
+        each of the default's type and satisfying the constraint."""
+        try:
+            checked = [type(self.default)(value) for value in np.ravel(values)]
+        except (TypeError, ValueError):
+            checked = []
+        constraints = [make_constraint(option) for option in self.constraint]
+        if not checked or not all(any(constraint.is_satisfied_by(value)
+                                      for constraint in constraints) for value in checked):
+            allowed = " or ".join(map(str, constraints))
+            raise ValueError(f"{self.grid_name} must be a non-empty list of {self.name} "
+                             f"values, each {allowed}, got {values!r}.")
+        return checked
+
+
 class LeafModel:
     """What a tree's leaves predict (abstract): one entry of LEAF_MODELS.
 
     ``fit(tree, features, targets, sample_weight, loss, all_nodes)`` returns
     the tree (grown on ``features``, a Features, and ``targets``, a
-    HingeTargets) with its nodes' models (the leaves', or every node's when pruning
-    may make any node a leaf), their costs in the tree's ``loss``.
-    ``limits_growth``: whether trees grown until every leaf fits its rows
-    are refused (their models would be their constants).
+    HingeTargets) with its nodes' models (the leaves', or every node's when
+    pruning may make any node a leaf), their costs in the tree's ``loss``.
+
+    A subclass declares:
+
+    - ``name``: its ``leaf_model`` option;
+    - ``parameters``: its :class:`LeafParameter` (what :meth:`from_params`
+      reads and MMITCV's grid tries);
+    - ``limits_growth``: whether trees grown until every leaf fits its rows
+      are refused (their models would be their constants);
+    - ``predicts_leaf_values``: whether the tree predicts its leaves' values
+      as the builder left them (a booster then takes its rows' predictions
+      from the build);
+    - ``reads_feature_values``: whether ``fit`` reads the features' values
+      (``features.rows``), which binned features do not keep.
     """
 
+    name = None
+    parameters = ()
     limits_growth = False
+    predicts_leaf_values = False
+    reads_feature_values = False
 
     @classmethod
     def from_params(cls, params):
         """The leaf model of an MMIT's parameters."""
-        return cls()
+        return cls(**{parameter.name: params[parameter.name]
+                      for parameter in cls.parameters})
+
+    @classmethod
+    def candidates(cls, grids):
+        """The leaf-model parameters MMITCV tries for this leaf model: one
+        per combination of its parameters' candidate values (``grids``: the
+        values by ``grid_name``), the other leaf models' parameters at their
+        defaults, in grid order."""
+        defaults = {name: parameter.default for name, parameter in LEAF_PARAMETERS.items()}
+        values = [parameter.grid_values(grids[parameter.grid_name])
+                  for parameter in cls.parameters]
+        return [{"leaf_model": cls.name, **defaults,
+                 **{parameter.name: value
+                    for parameter, value in zip(cls.parameters, combination, strict=True)}}
+                for combination in itertools.product(*values)]
 
     def fit(self, tree, features, targets, sample_weight, loss, all_nodes):
         raise NotImplementedError
@@ -594,6 +670,9 @@ class LeafModel:
 
 class ConstantLeaves(LeafModel):
     """The constant of the criterion that grew the tree: nothing to fit."""
+
+    name = "constant"
+    predicts_leaf_values = True
 
     def fit(self, tree, features, targets, sample_weight, loss, all_nodes):
         return tree
@@ -604,18 +683,20 @@ class LinearLeaves(LeafModel):
 
     Parameters
     ----------
-    shrinkage : float
+    leaf_shrinkage : float
         Positive strength of the ridge pull toward the constant.
     """
 
+    name = "linear"
+    parameters = (
+        LeafParameter("leaf_shrinkage", 10.0, [Interval(Real, 0.0, None, closed="neither")],
+                      "leaf_shrinkages", (1.0, 10.0, 100.0)),
+    )
     limits_growth = True
+    reads_feature_values = True
 
-    def __init__(self, shrinkage):
-        self.shrinkage = float(shrinkage)
-
-    @classmethod
-    def from_params(cls, params):
-        return cls(params["leaf_shrinkage"])
+    def __init__(self, leaf_shrinkage):
+        self.shrinkage = float(leaf_shrinkage)
 
     def fit(self, tree, features, targets, sample_weight, loss, all_nodes):
         """``tree`` (grown on ``features`` and ``targets``, a HingeTargets)
@@ -637,12 +718,24 @@ class LinearLeaves(LeafModel):
 
 
 #: The leaf models, by name: what estimators accept as ``leaf_model``.
-LEAF_MODELS = {"constant": ConstantLeaves, "linear": LinearLeaves}
+LEAF_MODELS = {model.name: model for model in (ConstantLeaves, LinearLeaves)}
+
+#: Every leaf model's parameters, by name: what every tree estimator takes
+#: besides ``leaf_model``.
+LEAF_PARAMETERS = {parameter.name: parameter for model in LEAF_MODELS.values()
+                   for parameter in model.parameters}
 
 
 def leaf_model_of(params):
-    """The LeafModel of an MMIT's parameters (``leaf_model``, ``leaf_shrinkage``)."""
+    """The LeafModel of an MMIT's parameters (``leaf_model`` and its
+    parameters)."""
     return LEAF_MODELS[params["leaf_model"]].from_params(params)
+
+
+def leaf_params_of(estimator):
+    """An estimator's leaf-model parameters (``leaf_model`` and every
+    :data:`LEAF_PARAMETERS` entry), by name."""
+    return {name: getattr(estimator, name) for name in ("leaf_model", *LEAF_PARAMETERS)}
 
 
 def feature_scale(X, sample_weight):

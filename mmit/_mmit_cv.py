@@ -21,10 +21,11 @@ from ._fitting import (
     TREE_PARAMETER_CONSTRAINTS,
     TrainingData,
     draw_seed,
+    grow_unpruned,
     grows_until_leaves_fit,
     prepare_features,
 )
-from ._leaf_models import LEAF_MODELS, leaf_model_of
+from ._leaf_models import LEAF_MODELS, LEAF_PARAMETERS
 from ._loss import LOSSES
 from ._pruning import leaf_alphas, prune_at, subtree_predictions
 from ._scores import interval_scores
@@ -32,18 +33,6 @@ from ._validation import check_margin, default_margins, validate_training_data
 
 # predictions scored at once: bounds the (n_validation, n_alphas) block in memory
 _PREDICTION_BLOCK = 2**22
-
-
-# the candidate parameters that leave a tree's growth unchanged
-LEAF_PARAMETERS = ("leaf_model", "leaf_shrinkage")
-
-
-def _checked_shrinkages(shrinkages):
-    shrinkages = np.ravel(np.asarray(shrinkages, dtype=np.float64))
-    if shrinkages.size == 0 or not np.all(shrinkages > 0.0) or not np.isfinite(
-            shrinkages).all():
-        raise ValueError(f"leaf_shrinkages must be positive numbers, got {shrinkages}.")
-    return [float(value) for value in shrinkages]
 
 
 class _FixedPredictions(RegressorMixin, BaseEstimator):
@@ -60,30 +49,27 @@ def _grow_with_paths(features, lower, upper, params, loss, margin, leaves, sampl
                      seed):
     """The unpruned trees of the candidates (loss, margin, leaf model) that
     share ``loss`` and ``margin``, as ``MMIT(..., random_state=seed)`` grows
-    them before pruning: one tree of constants grown once, then each leaf
-    model of ``leaves`` (linear ones in every node). For each: the tree, its
-    nodes' leaf alphas, its pruning path, seconds taken (the growth's
-    included)."""
+    them before pruning: one tree of constants grown once, then the leaf
+    model of each of ``leaves`` (the candidates' parameters) fitted in every
+    node (:func:`grow_unpruned`). For each: the tree, its nodes' leaf
+    alphas, its pruning path, seconds taken (the growth's included)."""
     start = time.perf_counter()
     data = TrainingData(features, HingeTargets(lower, upper, margin))
-    grower = MMIT(**params, loss=loss, margin=margin)
-    grown = grower._grow(data, sample_weight, draw_seed(check_random_state(seed)))
-    growth_seconds = time.perf_counter() - start
+    targets_seconds = time.perf_counter() - start
     results = []
-    for leaf in leaves:
-        start = time.perf_counter()
-        leaf_model = leaf_model_of(leaf)
-        tree = leaf_model.fit(grown, features, data.targets, sample_weight, loss,
-                              all_nodes=True)
+    for leaf, (tree, seconds) in zip(leaves, grow_unpruned(
+            {**params, "loss": loss}, leaves, data, sample_weight,
+            draw_seed(check_random_state(seed))), strict=True):
         leaf_alpha, ccp_alphas = leaf_alphas(tree)
-        if leaf_model.limits_growth and grows_until_leaves_fit(params, len(lower)):
-            # the unpruned tree's linear leaves are its constants: MMIT.fit
-            # refuses that candidate, a duplicate of constant leaves
+        if (LEAF_MODELS[leaf["leaf_model"]].limits_growth
+                and grows_until_leaves_fit(params, len(lower))):
+            # the unpruned tree's models are its constants: MMIT.fit refuses
+            # that candidate, a duplicate of constant leaves
             ccp_alphas = ccp_alphas[ccp_alphas > 0.0]
         # +inf: the root alone in every fold, whose own path may end later
         # (with linear leaves the root alone is the linear model, often the best)
         results.append((tree, leaf_alpha, np.r_[ccp_alphas, np.inf],
-                        growth_seconds + time.perf_counter() - start))
+                        targets_seconds + seconds))
     return results
 
 
@@ -207,7 +193,7 @@ max_leaf_nodes, min_cost_decrease
         "margins": ["array-like", None],
         "losses": [list, tuple],
         "leaf_models": [list, tuple],
-        "leaf_shrinkages": ["array-like"],
+        **{parameter.grid_name: ["array-like"] for parameter in LEAF_PARAMETERS.values()},
         "cv": ["cv_object"],
         "scoring": [StrOptions({"neg_interval_mse", "interval_accuracy"}), callable, None],
         "n_jobs": [Integral, None],
@@ -257,17 +243,14 @@ max_leaf_nodes, min_cost_decrease
             if loss not in LOSSES:
                 raise ValueError(f"losses must be among {tuple(LOSSES)}, got {loss!r}.")
         leaves = []
+        grids = {parameter.grid_name: getattr(self, parameter.grid_name)
+                 for parameter in LEAF_PARAMETERS.values()}
         for leaf_model in self.leaf_models:
-            if leaf_model == "constant":
-                # the shrinkage of constant leaves does nothing: MMIT's default
-                leaves.append({"leaf_model": "constant",
-                               "leaf_shrinkage": MMIT().leaf_shrinkage})
-            elif leaf_model == "linear":
-                leaves += [{"leaf_model": "linear", "leaf_shrinkage": shrinkage}
-                           for shrinkage in _checked_shrinkages(self.leaf_shrinkages)]
-            else:
+            if leaf_model not in LEAF_MODELS:
                 raise ValueError(f"leaf_models must be among {tuple(LEAF_MODELS)}, "
                                  f"got {leaf_model!r}.")
+            # the parameters of the other leaf models do nothing: their defaults
+            leaves += LEAF_MODELS[leaf_model].candidates(grids)
         if not leaves:
             raise ValueError("leaf_models must not be empty.")
         if self.margins is None:
@@ -312,8 +295,7 @@ max_leaf_nodes, min_cost_decrease
         parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
 
         # the candidates sharing a loss and margin share their trees' growth
-        groups = [(loss, margin, [{name: candidate[name] for name in LEAF_PARAMETERS}
-                                  for candidate in group])
+        groups = [(loss, margin, list(group))
                   for (loss, margin), group in itertools.groupby(
                       candidates, key=lambda candidate: (candidate["loss"],
                                                          candidate["margin"]))]

@@ -1,6 +1,7 @@
 """Trees with linear leaves: the node-model solver against scipy, the
 predictions against their formula, pruning, model selection, model files."""
 
+import inspect
 import json
 
 import numpy as np
@@ -20,7 +21,14 @@ from mmit import (
     load_model,
     save_model,
 )
-from mmit._leaf_models import LinearNodeModels, ridge_hinge_newton
+from mmit._fitting import TREE_PARAMETER_CONSTRAINTS, grow_tree, training_data
+from mmit._leaf_models import (
+    LEAF_MODELS,
+    LEAF_PARAMETERS,
+    LinearNodeModels,
+    leaf_model_of,
+    ridge_hinge_newton,
+)
 from mmit._persistence import VERSION
 from mmit._tree import Tree
 
@@ -200,6 +208,63 @@ def test_invalid_leaf_parameters_are_refused():
         MMITCV(leaf_models=["linear"], leaf_shrinkages=[-1.0], cv=2).fit(X, y)
     with pytest.raises(ValueError, match="leaf_models"):
         MMITCV(leaf_models=["cubic"], cv=2).fit(X, y)
+
+
+@pytest.mark.parametrize("estimator", [MMIT, MMITForest, MMITBoost])
+def test_tree_estimators_take_every_declared_leaf_parameter(estimator):
+    """The leaf models declare their parameters; every tree estimator takes
+    each with its declared default and constraint."""
+    signature = inspect.signature(estimator).parameters
+    assert LEAF_PARAMETERS  # the linear leaves' shrinkage at least
+    assert estimator._parameter_constraints["leaf_model"] is \
+        TREE_PARAMETER_CONSTRAINTS["leaf_model"]
+    for name, parameter in LEAF_PARAMETERS.items():
+        assert signature[name].default == parameter.default
+        assert estimator._parameter_constraints[name] is parameter.constraint
+        assert getattr(estimator(), name) == parameter.default
+
+
+def test_the_cross_validation_grids_are_the_declared_ones():
+    signature = inspect.signature(MMITCV).parameters
+    for parameter in LEAF_PARAMETERS.values():
+        assert signature[parameter.grid_name].default == parameter.grid_default
+        assert parameter.grid_name in MMITCV._parameter_constraints
+        # every default grid value is a valid parameter value
+        assert parameter.grid_values(parameter.grid_default) == list(
+            parameter.grid_default)
+    defaults = {name: parameter.default for name, parameter in LEAF_PARAMETERS.items()}
+    grids = {"leaf_shrinkages": [3, 0.5]}
+    assert LEAF_MODELS["constant"].candidates(grids) == [
+        {"leaf_model": "constant", **defaults}]
+    linear = LEAF_MODELS["linear"].candidates(grids)
+    assert linear == [{"leaf_model": "linear", "leaf_shrinkage": 3.0},
+                      {"leaf_model": "linear", "leaf_shrinkage": 0.5}]
+    assert all(type(candidate["leaf_shrinkage"]) is float for candidate in linear)
+    assert leaf_model_of(linear[1]).shrinkage == 0.5
+
+
+@pytest.mark.parametrize("shrinkages", [[], [-1.0], [0.0, 1.0], [np.inf], [np.nan],
+                                        ["strong"]])
+def test_invalid_grid_values_are_refused(shrinkages):
+    X, y, _ = linear_problem(n=30)
+    with pytest.raises(ValueError, match="leaf_shrinkages must be a non-empty list of "
+                                         "leaf_shrinkage values"):
+        MMITCV(leaf_models=["linear"], leaf_shrinkages=shrinkages, cv=2).fit(X, y)
+
+
+def test_row_values_only_where_the_leaves_predict_their_values():
+    """A booster's rows take their predictions from the build only when the
+    tree predicts its leaves' values: constant leaves, nothing pruned."""
+    X, y, _ = linear_problem(n=50)
+    data = training_data(np.asfortranarray(X), np.ascontiguousarray(y[:, 0]),
+                         np.ascontiguousarray(y[:, 1]), 0.0, None)
+    params = MMIT(max_depth=2).get_params()
+    row_values = np.empty(50)
+    tree = grow_tree(params, data, np.ones(50), 1, row_values=row_values)
+    np.testing.assert_array_equal(row_values, tree.predict(X))
+    for changes in ({"leaf_model": "linear"}, {"ccp_alpha": 0.01}):
+        with pytest.raises(ValueError, match="row_values are the predictions only"):
+            grow_tree({**params, **changes}, data, np.ones(50), 1, row_values=row_values)
 
 
 @pytest.mark.parametrize("model", [
