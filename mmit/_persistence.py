@@ -19,6 +19,7 @@ distributions), those of version 1 sending a missing value to the heavier
 child (their trees were grown without missing values).
 """
 
+import dataclasses
 import json
 import zipfile
 
@@ -31,10 +32,15 @@ from sklearn.utils.validation import check_is_fitted
 from ._boosting import MMITBoost
 from ._classes import MMIT
 from ._fitting import set_fitted_attributes
-from ._forest import Bootstrap, MMITForest, TreeSamples
+from ._forest import MMITForest, TreeSamples
 from ._imputation import MeanImputer
 from ._linear import IntervalLinearRegression, IntervalLinearRegressionCV
-from ._predictive import ForestDistribution, LeafSamples
+from ._predictive import (
+    ForestDistribution,
+    LeafSamples,
+    LocationDistribution,
+    SpreadDistribution,
+)
 from ._stacking import IntervalStackingRegressor
 from ._tree import Tree
 
@@ -71,6 +77,10 @@ def _json_value(name, value):
         return value
     if isinstance(value, (list, tuple, np.ndarray)):
         return [_json_value(name, v) for v in np.asarray(value).tolist()]
+    if type(value) in (SpreadDistribution, LocationDistribution):
+        return {type(value).__name__: {field.name: _json_value(field.name,
+                                                              getattr(value, field.name))
+                                       for field in dataclasses.fields(value)}}
     if type(value) is KFold and (value.random_state is None
                                  or isinstance(value.random_state, int)):
         return {"KFold": {"n_splits": value.n_splits, "shuffle": value.shuffle,
@@ -78,9 +88,16 @@ def _json_value(name, value):
     raise TypeError(f"cannot save the parameter {name}={value!r} (use plain values).")
 
 
+_PARAMETER_OBJECTS = {"KFold": KFold, "SpreadDistribution": SpreadDistribution,
+                      "LocationDistribution": LocationDistribution}
+
+
 def _parameter(value):
-    if isinstance(value, dict) and set(value) == {"KFold"}:
-        return KFold(**value["KFold"])
+    """A parameter value from JSON (an object from its settings)."""
+    if isinstance(value, dict) and len(value) == 1 and set(value) <= set(
+            _PARAMETER_OBJECTS):
+        [(name, settings)] = value.items()
+        return _PARAMETER_OBJECTS[name](**settings)
     return value
 
 
@@ -151,7 +168,8 @@ def _describe_trees(model, name, prefix, arrays):
                 arrays[f"{prefix}tree{k}_{name}"] = array
     distribution = getattr(model, "distribution_", None)
     if distribution is not None:
-        description["distribution"] = _describe_distribution(distribution, prefix, arrays)
+        description["distribution"] = _describe_distribution(distribution.fitted(model),
+                                                             prefix, arrays)
     return description
 
 
@@ -337,7 +355,7 @@ def _build_trees(metadata, prefix, arrays):
         tree = Tree(n_features)
         tree.__setstate__({"max_depth": 0, **state})
         trees.append(tree)
-    model = cls(**metadata["params"])
+    model = cls(**{key: _parameter(value) for key, value in metadata["params"].items()})
     seeds = [None] if cls is MMIT else metadata["tree_random_states"]
     if not trees or len(seeds) != len(trees):
         raise ValueError("the number of trees does not match")
@@ -381,11 +399,9 @@ def _build_distribution(model, description, prefix, arrays):
             or np.any(np.isnan(lower) | np.isnan(upper) | (lower > upper))
             or np.any(~(weight >= 0)) or not np.any(weight > 0)):
         raise ValueError("the predictive distributions' arrays are inconsistent")
-    n_draws = weighting._n_samples_bootstrap(weight)
-    bootstrap = None if n_draws is None else Bootstrap.of(weight, n_draws)
     seeds = tuple(tree.random_state for tree in weighting.estimators_)
     samples = LeafSamples(leaves, node_counts, lower, upper,
-                          TreeSamples(seeds, weight, bootstrap))
+                          TreeSamples(seeds, weight, weighting._bootstrap(weight)))
     location = None
     if kind == "spread":
         location = np.asarray(arrays[f"{prefix}distribution_location"], dtype=np.float64)
