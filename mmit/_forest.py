@@ -22,11 +22,14 @@ from ._fitting import (
     check_leaf_model_growth,
     mean_feature_importances,
     resolve_max_features,
+    seeded_trees_from_state,
+    seeded_trees_state,
     training_data,
 )
 from ._predictive import (
     DISTRIBUTIONS,
     DeferredDistribution,
+    ForestDistribution,
     LeafSamples,
     LocationDistribution,
     PredictiveDistributionMixin,
@@ -452,10 +455,15 @@ LocationDistribution or None, default="auto"
         leaves = np.empty((X.shape[0], len(trees)), dtype=np.int32)
         for t, tree in enumerate(trees):
             leaves[:, t] = tree.apply(X)
+        return self._samples_in_leaves(leaves, lower, upper, sample_weight)
+
+    def _samples_in_leaves(self, leaves, lower, upper, sample_weight):
+        """``LeafSamples`` of the training rows in ``leaves`` (their leaf in
+        every tree)."""
         samples = TreeSamples(tuple(tree.random_state for tree in self.estimators_),
                               sample_weight, self._bootstrap(sample_weight))
-        return LeafSamples(leaves, [tree.node_count for tree in trees], lower, upper,
-                           samples)
+        return LeafSamples(leaves, [tree.tree_.node_count for tree in self.estimators_],
+                           lower, upper, samples)
 
     def _out_of_bag_predictions(self, X, sample_weight):
         """Each training row's mean prediction of the trees whose sample left it
@@ -488,6 +496,24 @@ LocationDistribution or None, default="auto"
 
     def _distribution_owner(self):
         return self
+
+    def _export_state(self, writer):
+        """The trees and the predictive distributions (made now if not yet),
+        for a model file (``mmit._persistence``)."""
+        state = {"max_features": self.max_features_,
+                 **seeded_trees_state(writer, self.estimators_)}
+        if self.distribution_ is not None:
+            state["distribution"] = self.distribution_.fitted(self)._export_state(writer)
+        return state
+
+    def _import_state(self, state, reader):
+        """The fitted forest of a model file (``n_features_in_`` and
+        ``feature_names_in_`` set)."""
+        self.estimators_ = seeded_trees_from_state(self, state, reader)
+        self.max_features_ = int(state["max_features"])
+        self.distribution_ = (ForestDistribution._from_state(self, state["distribution"],
+                                                             reader)
+                              if "distribution" in state else None)
 
     def predict(self, X):
         """Mean prediction of the trees.

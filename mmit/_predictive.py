@@ -185,6 +185,46 @@ class ForestDistribution:
         """Itself (a distribution read from a model file is made already)."""
         return self
 
+    def _export_state(self, writer):
+        """The training rows' leaves, intervals and weights, and the forest
+        that weighs them when it is not the forest itself, for a model file
+        (``mmit._persistence``)."""
+        writer.array("distribution_leaves", self.samples.leaves)
+        writer.array("distribution_lower", self.samples.lower)
+        writer.array("distribution_upper", self.samples.upper)
+        writer.array("distribution_weight", self.samples.tree_weights.sample_weight)
+        state = {"kind": self.kind}
+        if self.kind == "spread":
+            writer.array("distribution_location", self.out_of_bag_location)
+            state["weighting"] = writer.model("spread", self.weighting)
+        return state
+
+    @classmethod
+    def _from_state(cls, forest, state, reader):
+        """The distribution of ``forest`` read from a model file, checked."""
+        kind = state["kind"]
+        if kind not in ("location", "spread"):
+            raise ValueError(f"unknown distribution {kind!r}")
+        weighting = (forest if kind == "location"
+                     else reader.model("spread", state["weighting"]))
+        if weighting.n_features_in_ != forest.n_features_in_:
+            raise ValueError("the spread forest has the wrong number of features")
+        leaves = reader.array("distribution_leaves", np.int32,
+                              (None, len(weighting.estimators_)))
+        n_samples = leaves.shape[0]
+        lower, upper, weight = (reader.array(f"distribution_{name}", np.float64,
+                                             (n_samples,))
+                                for name in ("lower", "upper", "weight"))
+        node_counts = np.array([tree.tree_.node_count for tree in weighting.estimators_])
+        if (np.any(leaves < 0) or np.any(leaves >= node_counts)
+                or np.any(np.isnan(lower) | np.isnan(upper) | (lower > upper))
+                or np.any(~(weight >= 0)) or not np.any(weight > 0)):
+            raise ValueError("the predictive distributions' arrays are inconsistent")
+        location = (reader.array("distribution_location", np.float64, (n_samples,))
+                    if kind == "spread" else None)
+        return cls(kind, weighting,
+                   weighting._samples_in_leaves(leaves, lower, upper, weight), location)
+
     def readout(self, forest, X, points, quantiles, n_threads):
         """Quantiles or CDF values (see ``LeafSamples.readout``) at validated
         ``X`` (float64, C-contiguous)."""
