@@ -416,14 +416,15 @@ LocationDistribution or None, default="auto"
             trees = [self._tree(int(seed)) for seed in seeds]
             data = training_data(X, lower, upper, self.margin, self.max_features)
             self.estimators_.extend(self._grow(trees, data, sample_weight, bootstrap))
-        X = np.array(X, order="C")  # a copy: the distributions are made from it later
+        X = np.array(X, order="C")  # copies (as of y and the weights): the
         out_of_bag = (self._out_of_bag_predictions(X, sample_weight) if self.oob_score
                       else None)
         if self.oob_score:
             self._set_oob_score(out_of_bag, np.column_stack([lower, upper]), sample_weight)
-        # made on the first request: a forest never asked for one does not pay it
+        # distributions are made from them on the first request, which a forest
+        # never asked for one does not pay
         self.distribution_ = None if distribution is None else DeferredDistribution(
-            distribution, TrainingRows(X, lower, upper, sample_weight,
+            distribution, TrainingRows(X, lower.copy(), upper.copy(), sample_weight.copy(),
                                        None if bootstrap is None else bootstrap.n_draws,
                                        out_of_bag))
         return self

@@ -271,11 +271,13 @@ def test_the_spread_forest_s_settings_are_parameters():
 
 
 def test_distributions_are_made_on_the_first_request_from_a_copy_of_the_rows():
-    X, y, _ = heteroscedastic(300, 13, 0.3)
-    expected = MMITForest(10, random_state=0).fit(X, y).predict_quantiles(X)
-    changed = X.copy()
-    forest = MMITForest(10, random_state=0).fit(changed, y)
-    changed[:] = 0.0  # after the fit: the distributions do not see it
+    X, _, y = heteroscedastic(300, 13)  # exact values: y itself holds the bounds
+    weight = np.random.default_rng(13).integers(1, 3, len(X)).astype(float)
+    expected = MMITForest(10, random_state=0).fit(X, y, weight).predict_quantiles(X)
+    changed = [X.copy(), y.copy(), weight.copy()]
+    forest = MMITForest(10, random_state=0).fit(*changed)
+    for array in changed:  # after the fit: the distributions do not see it
+        array[:] = 0.0
     restored = pickle.loads(pickle.dumps(forest))  # before the first request
     np.testing.assert_array_equal(restored.predict_quantiles(X), expected)
     # made once, whichever thread asks first
