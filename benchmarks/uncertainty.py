@@ -49,9 +49,21 @@ covered and certainly missed by its 80% intervals
 (:func:`mmit.metrics.interval_coverage`).
 
 ``--spread-leaves 20 40 60 80``: the default forest's pinball loss with
-the "spread" forest's leaves of each size (its ``min_samples_leaf``), as a
-ratio to the first size's on the same draws, with the coverage: the
-evidence for the default (40).
+the "spread" forest's leaves of each size
+(``SpreadDistribution(min_samples_leaf=...)``), as a ratio to the first
+size's on the same draws, with the coverage: the evidence for the default
+(40).
+
+``--fit-cost``: what the distributions add to a fit, at 2e4 rows and 20
+features (bench_tree.py's data, 100 trees, ``max_features="sqrt"``,
+``n_jobs=2``), timed in turn with scikit-learn's RandomForestRegressor
+on the Interval-CART rows (as bench_forest.py): MMITForest() (its
+distributions made on the first request), with ``distribution=None`` and
+"location", and MMITForest() followed by its first request
+(``predict_quantiles`` of one row: the "spread" forest grown then);
+``--baseline DIR`` adds the default forest of another checkout (e.g. the
+previous main, which made its distributions in ``fit``). Medians of
+``--repeats`` rounds; the ratios are to scikit-learn's fit.
 
 ``--speed``: predict_quantiles (3 levels) on 1e4 rows of a 100-tree forest
 fitted on 1e4 rows (p = 20) against its predict, timed in turn, with 0, 60
@@ -60,8 +72,8 @@ the first call's making of every leaf's estimate, once per forest.
 
 Usage: python benchmarks/uncertainty.py [--shapes step linear shared skewed
        homoscedastic] [--censored 0 0.3 0.6] [--repeats 5]
-       [--data-dir ../shared/data] [--speed] [--spread-leaves 20 40]
-       [--n-jobs 2]
+       [--data-dir DIR] [--speed] [--spread-leaves 20 40]
+       [--fit-cost [--baseline DIR]] [--n-jobs 2]
 """
 
 import argparse
@@ -74,10 +86,11 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import interleaved_medians, xgboost_available  # noqa: E402
+from bench_tree import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
+from sklearn.ensemble import RandomForestRegressor  # noqa: E402
+from timing import BaselineProcess, interleaved_medians, xgboost_available  # noqa: E402
 
-import mmit._forest as forest_module  # noqa: E402
-from mmit import MMITForest  # noqa: E402
+from mmit import MMITForest, SpreadDistribution  # noqa: E402
 from mmit._predictive import LeafSamples  # noqa: E402
 from mmit.datasets import load_folder  # noqa: E402
 from mmit.metrics import interval_coverage, pinball_loss  # noqa: E402
@@ -214,33 +227,30 @@ def spread_leaves(leaf_sizes, shapes, censored_shares, repeats, n_jobs):
     the same draws (mean over the draws), with the intervals' coverage."""
     print(f"\n{'shape':<14} {'cens':>4} "
           + " ".join(f"{f'leaf {size}':>28}" for size in leaf_sizes))
-    default = dict(forest_module.SPREAD_FOREST)
-    try:
-        for shape in shapes:
-            for censored in censored_shares:
-                losses = {size: [] for size in leaf_sizes}
-                covered = {size: [] for size in leaf_sizes}
-                for repeat in range(repeats):
-                    rng = np.random.default_rng([SHAPES.index(shape), int(100 * censored),
-                                                 repeat])
-                    X, y, _ = simulate(3000, shape, rng, censored)
-                    X_test, _, value = simulate(5000, shape, rng, 0.0)
-                    for size in leaf_sizes:
-                        forest_module.SPREAD_FOREST["min_samples_leaf"] = size
-                        forest = MMITForest(random_state=0, n_jobs=n_jobs).fit(X, y)
-                        q = forest.predict_quantiles(X_test, LEVELS)
-                        losses[size].append(pinball_loss(value, q, LEVELS))
-                        covered[size].append(list(interval_covered(value, q).values()))
-                first = np.array(losses[leaf_sizes[0]])
-                cells = []
+    for shape in shapes:
+        for censored in censored_shares:
+            losses = {size: [] for size in leaf_sizes}
+            covered = {size: [] for size in leaf_sizes}
+            for repeat in range(repeats):
+                rng = np.random.default_rng([SHAPES.index(shape), int(100 * censored),
+                                             repeat])
+                X, y, _ = simulate(3000, shape, rng, censored)
+                X_test, _, value = simulate(5000, shape, rng, 0.0)
                 for size in leaf_sizes:
-                    cov = np.mean(covered[size], axis=0)
-                    ratio = np.mean(np.array(losses[size]) / first)
-                    cells.append(f"{ratio:.4f} ({cov[0]:.3f}/{cov[1]:.3f}/{cov[2]:.3f})")
-                print(f"{shape:<14} {censored:>4.1f} "
-                      + " ".join(f"{cell:>28}" for cell in cells), flush=True)
-    finally:
-        forest_module.SPREAD_FOREST.update(default)
+                    forest = MMITForest(
+                        distribution=SpreadDistribution(min_samples_leaf=size),
+                        random_state=0, n_jobs=n_jobs).fit(X, y)
+                    q = forest.predict_quantiles(X_test, LEVELS)
+                    losses[size].append(pinball_loss(value, q, LEVELS))
+                    covered[size].append(list(interval_covered(value, q).values()))
+            first = np.array(losses[leaf_sizes[0]])
+            cells = []
+            for size in leaf_sizes:
+                cov = np.mean(covered[size], axis=0)
+                ratio = np.mean(np.array(losses[size]) / first)
+                cells.append(f"{ratio:.4f} ({cov[0]:.3f}/{cov[1]:.3f}/{cov[2]:.3f})")
+            print(f"{shape:<14} {censored:>4.1f} "
+                  + " ".join(f"{cell:>28}" for cell in cells), flush=True)
 
 
 def bundled(data_dir, n_jobs):
@@ -292,6 +302,39 @@ def speed(n_jobs):
                   f"ratio {quantiles / predict:.2f}", flush=True)
 
 
+def fit_cost(repeats, baseline_dir, n=20_000, p=20):
+    """Fit times of the default forest and its options against scikit-learn's
+    forest, timed in turn (see the module doc)."""
+    X, y = benchmark_data(n, p)
+    X_rows, targets = interval_cart_data(X, y, MARGIN)
+    params = dict(n_estimators=100, margin=MARGIN, max_features="sqrt", n_jobs=2,
+                  random_state=0)
+
+    def first_request():
+        MMITForest(**params).fit(X, y).predict_quantiles(X[:1])
+
+    fits = {
+        "RandomForestRegressor": partial(RandomForestRegressor(
+            100, max_features="sqrt", n_jobs=2, random_state=0).fit, X_rows, targets),
+        "MMITForest()": partial(MMITForest(**params).fit, X, y),
+        "distribution=None": partial(MMITForest(**params, distribution=None).fit, X, y),
+        "distribution='location'": partial(MMITForest(**params,
+                                                      distribution="location").fit, X, y),
+        "MMITForest() + first request": first_request,
+    }
+    baseline = BaselineProcess(baseline_dir) if baseline_dir else None
+    if baseline:
+        fits[f"{baseline_dir}: MMITForest()"] = baseline.fitter((n, p), "MMITForest",
+                                                                params)
+    times = interleaved_medians(list(fits.values()), repeats)
+    if baseline:
+        baseline.close()
+    print(f"\nfit at n={n}, p={p} (100 trees, max_features='sqrt', n_jobs=2), medians of "
+          f"{repeats}:")
+    for name, seconds in zip(fits, times, strict=True):
+        print(f"{name:<40} {seconds:>7.2f} s {seconds / times[0]:>6.2f}x", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", nargs="*", default=list(SHAPES), choices=SHAPES)
@@ -300,6 +343,8 @@ def main():
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--spread-leaves", type=int, nargs="+")
+    parser.add_argument("--fit-cost", action="store_true")
+    parser.add_argument("--baseline", type=Path)
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args()
     with_xgboost = xgboost_available("rows")
@@ -309,6 +354,8 @@ def main():
         bundled(args.data_dir, args.n_jobs)
     if args.speed:
         speed(args.n_jobs)
+    if args.fit_cost:
+        fit_cost(args.repeats, args.baseline)
     if args.spread_leaves:
         spread_leaves(args.spread_leaves, args.shapes or list(SHAPES), args.censored,
                       args.repeats, args.n_jobs)

@@ -10,6 +10,7 @@ from ._linear import IntervalLinearRegression, IntervalLinearRegressionCV
 from ._mmit_cv import MMITCV
 from ._optimal_costs import compute_optimal_costs
 from ._persistence import load_model, save_model
+from ._predictive import LocationDistribution, SpreadDistribution
 from ._stacking import IntervalStackingRegressor
 from ._survival import intervals_from_survival
 
@@ -20,6 +21,7 @@ __all__ = [
     "IntervalLinearRegression",
     "IntervalLinearRegressionCV",
     "IntervalStackingRegressor",
+    "LocationDistribution",
     "MMIT",
     "MMITBoost",
     "MMITCV",
@@ -27,6 +29,7 @@ __all__ = [
     "MMITForestCV",
     "MaxMarginIntervalTree",
     "MeanImputer",
+    "SpreadDistribution",
     "compute_optimal_costs",
     "export_text",
     "intervals_from_survival",

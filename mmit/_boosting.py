@@ -37,6 +37,8 @@ from ._fitting import (
     mean_feature_importances,
     prepare_features,
     resolve_max_features,
+    seeded_trees_from_state,
+    seeded_trees_state,
     tree_builder,
 )
 from ._leaf_models import LEAF_MODELS, LEAF_PARAMETERS, leaf_params_of
@@ -424,6 +426,27 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         if validation_scores:
             line += f", validation loss {-validation_scores[-1]:.5g}"
         print(f"{line}, {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+
+    def _export_state(self, writer):
+        """The stages and the fitted values, for a model file
+        (``mmit._persistence``)."""
+        return {"max_features": self.max_features_,
+                **seeded_trees_state(writer, self.estimators_),
+                "boosting": {"baseline_prediction_": self.baseline_prediction_,
+                             "margin_": self.margin_, "train_score_": self.train_score_,
+                             "validation_score_": self.validation_score_}}
+
+    def _import_state(self, state, reader):
+        """The fitted model of a model file (``n_features_in_`` and
+        ``feature_names_in_`` set)."""
+        boosting = state["boosting"]
+        self.baseline_prediction_ = float(boosting["baseline_prediction_"])
+        self.margin_ = float(boosting["margin_"])  # the stages' trees have it
+        self.train_score_ = np.array(boosting["train_score_"], dtype=np.float64)
+        self.validation_score_ = np.array(boosting["validation_score_"], dtype=np.float64)
+        self.estimators_ = seeded_trees_from_state(self, state, reader)
+        self.n_iter_ = len(self.estimators_)
+        self.max_features_ = int(state["max_features"])
 
     def _raw_predict(self, X):
         prediction = np.full(X.shape[0], self.baseline_prediction_)

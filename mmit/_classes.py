@@ -206,6 +206,19 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
                               resolve_max_features(self.max_features, n_features))
         return self
 
+    def _export_state(self, writer):
+        """The fitted tree, for a model file (``mmit._persistence``)."""
+        return writer.trees([self.tree_])
+
+    def _import_state(self, state, reader):
+        """Hold the tree of a model file (``n_features_in_`` and
+        ``feature_names_in_`` set)."""
+        trees = reader.trees(state, self.n_features_in_)
+        if len(trees) != 1:
+            raise ValueError("the number of trees does not match")
+        self._set_tree(trees[0], self.n_features_in_,
+                       getattr(self, "feature_names_in_", None))
+
     def predict(self, X):
         """Predicted value (of the leaf reached) for each sample.
 

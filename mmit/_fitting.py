@@ -308,6 +308,26 @@ def set_fitted_attributes(estimator, n_features, feature_names, max_features=Non
         estimator.feature_names_in_ = feature_names
 
 
+def seeded_trees_state(writer, estimators):
+    """The state of an ensemble's trees (fitted MMITs seeded by ints) for a
+    model file: their arrays and seeds."""
+    return {**writer.trees([tree.tree_ for tree in estimators]),
+            "tree_random_states": [tree.random_state for tree in estimators]}
+
+
+def seeded_trees_from_state(ensemble, state, reader):
+    """The fitted MMITs of an ensemble (``ensemble._tree(seed)``, its
+    ``n_features_in_`` and ``feature_names_in_`` set) from
+    :func:`seeded_trees_state`."""
+    trees = reader.trees(state, ensemble.n_features_in_)
+    seeds = state["tree_random_states"]
+    if len(seeds) != len(trees):
+        raise ValueError("the number of trees does not match")
+    names = getattr(ensemble, "feature_names_in_", None)
+    return [ensemble._tree(seed)._set_tree(tree, ensemble.n_features_in_, names)
+            for seed, tree in zip(seeds, trees, strict=True)]
+
+
 def mean_feature_importances(trees):
     """Mean of the normalised importances of fitted MMITs, normalised."""
     importances = np.mean([tree.tree_.compute_feature_importances() for tree in trees],

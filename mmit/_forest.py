@@ -23,24 +23,23 @@ from ._fitting import (
     grow_tree,
     mean_feature_importances,
     resolve_max_features,
+    seeded_trees_from_state,
+    seeded_trees_state,
     training_data,
 )
-from ._predictive import ForestDistribution, LeafSamples, PredictiveDistributionMixin
+from ._predictive import (
+    DISTRIBUTIONS,
+    DeferredDistribution,
+    ForestDistribution,
+    LeafSamples,
+    LocationDistribution,
+    PredictiveDistributionMixin,
+    SpreadDistribution,
+    TrainingRows,
+)
 from ._tree import add_predictions
 from ._validation import validate_training_data
 from .metrics import interval_mse
-
-# The forest whose leaves weigh the residuals of distribution="spread"
-# (benchmarks/uncertainty.py): SPREAD_TREE_SHARE as many trees as the
-# forest, feature-subsampled, of large leaves, each on at most SPREAD_MAX_DRAWS
-# bootstrap draws (its leaves hold 40 rows or more: a hundred thousand rows
-# place them finely enough); with the defaults, about a seventh of the
-# forest's fit. Leaves of 40 rather than 20 rows: a lower pinball loss on
-# all 15 simulated cells (0.1-0.4%); 60 or 80 lose on the "shared" shape
-# (uncertainty.py --spread-leaves).
-SPREAD_FOREST = {"min_samples_leaf": 40, "max_features": "sqrt"}
-SPREAD_MAX_DRAWS = 100_000
-SPREAD_TREE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -191,23 +190,29 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
     warm_start : bool, default=False
         Keep the fitted trees and add trees up to ``n_estimators``; the
         forest equals one fitted at once with the same ``random_state``.
-    distribution : {"auto", "spread", "location"} or None, default="auto"
+    distribution : {"auto", "spread", "location"}, SpreadDistribution, \
+LocationDistribution or None, default="auto"
         What the predictive distributions (:meth:`predict_quantiles`,
-        :meth:`predict_interval`, :meth:`predict_cdf` and their out-of-bag
-        versions) are made of: the average over the trees of the weighted
-        nonparametric maximum-likelihood estimates (Turnbull's, for
-        censored rows) of the training intervals in a sample's leaves.
-        "spread": the forest's prediction plus its out-of-bag residual
-        intervals, in the leaves of a second forest of half as many trees
+        :meth:`predict_interval`, :meth:`predict_cdf`,
+        :meth:`predict_survival` and their out-of-bag versions) are made
+        of: the average over the trees of the weighted nonparametric
+        maximum-likelihood estimates (Turnbull's, for censored rows) of the
+        training intervals in a sample's leaves. They are made on the first
+        request (or by :func:`save_model`), from the training rows the fit
+        keeps: a forest never asked for one fits as fast as with None.
+        "spread" (:class:`SpreadDistribution` with its defaults): the
+        forest's prediction plus its out-of-bag residual intervals, in the
+        leaves of a second forest of half as many trees
         (``min_samples_leaf=40``, ``max_features="sqrt"``) grown on the
         residuals' sizes, so that the spread follows the features that
-        change it (needs ``bootstrap``; about a seventh more fit time).
-        "location": the training intervals in the forest's own leaves
-        (quantile regression forest; nothing more to fit), whose spread
-        follows only what the splits chosen for the
+        change it (needs ``bootstrap``; the first request takes about a
+        seventh of the forest's fit). "location"
+        (:class:`LocationDistribution`): the training intervals in the
+        forest's own leaves (quantile regression forest; nothing more to
+        fit), whose spread follows only what the splits chosen for the
         location see. "auto": "spread" when some rows are out of bag
-        (``bootstrap``), else "location". None: no distributions. See
-        Notes.
+        (``bootstrap``), else "location". None: no distributions (nor the
+        copy of the training rows). See Notes.
 
     Attributes
     ----------
@@ -227,9 +232,9 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
     oob_score_ : float
         Negative interval MSE of ``oob_prediction_`` (the samples with one),
         like :meth:`score`; with ``oob_score=True``.
-    distribution_ : ForestDistribution or None
-        What the predictive distributions read from (None with
-        ``distribution=None``).
+    distribution_ : object or None
+        What the predictive distributions read from, made on the first
+        request (None with ``distribution=None``).
 
     See Also
     --------
@@ -247,6 +252,17 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
     ``distribution="spread"`` are in the user guide (:ref:`defaults`), the
     coverage and pinball loss of the predictive distributions on its
     accuracy page (:ref:`accuracy`).
+
+    The distributions are made on the first request rather than in ``fit``
+    (``benchmarks/uncertainty.py --fit-cost``: 2e4 rows, 20 features, 100
+    trees, ``max_features="sqrt"``, 2 jobs, timed in turn with
+    scikit-learn's RandomForestRegressor, two runs): the default forest
+    fits in 0.63 times its time, as with ``distribution=None`` (0.65-0.67),
+    where making "spread" in ``fit`` took 0.81-0.82; the fit and the first
+    request together take 0.79-0.88. They are the same distributions
+    either way, of the same held-out quality; making them lazily keeps a
+    copy of the training rows (``n_samples * n_features`` floats) until
+    then, and the first request pays what the fit no longer does.
 
     Examples
     --------
@@ -271,7 +287,8 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
-        "distribution": [StrOptions({"auto", "spread", "location"}), None],
+        "distribution": [StrOptions({"auto", "spread", "location"}), SpreadDistribution,
+                         LocationDistribution, None],
     }
 
     def __init__(
@@ -370,12 +387,12 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out-of-bag estimates need bootstrap=True.")
-        if self.distribution == "spread" and not self.bootstrap:
+        distribution = DISTRIBUTIONS.get(self.distribution, self.distribution)
+        if isinstance(distribution, SpreadDistribution) and not self.bootstrap:
             raise ValueError("distribution='spread' needs bootstrap=True (out-of-bag "
                              "residuals); use distribution='location'.")
         check_leaf_model_growth(self._tree_params(), X.shape[0])
-        n_draws = self._n_samples_bootstrap(sample_weight)
-        bootstrap = None if n_draws is None else Bootstrap.of(sample_weight, n_draws)
+        bootstrap = self._bootstrap(sample_weight)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         if not self.warm_start or not hasattr(self, "estimators_"):
             self.estimators_ = []
@@ -395,19 +412,19 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
             seeds = [int(seed) for seed in random_state.randint(MAX_SEED, size=n_new)]
             data = training_data(X, lower, upper, self.margin, self.max_features)
             self.estimators_.extend(self._grow(seeds, data, sample_weight, bootstrap))
-        X = np.ascontiguousarray(X)
-        distribution = self.distribution
-        out_of_bag = (self._out_of_bag_predictions(X, bootstrap)
-                      if self.oob_score or distribution in ("auto", "spread") and bootstrap
+        # the distributions are made from copies of the rows (of y's bounds and
+        # the weights too, below) on the first request
+        X = np.ascontiguousarray(X) if distribution is None else np.array(X, order="C")
+        out_of_bag = (self._out_of_bag_predictions(X, sample_weight) if self.oob_score
                       else None)
-        if distribution == "auto":
-            distribution = ("spread" if out_of_bag is not None
-                            and np.any(~np.isnan(out_of_bag) & (sample_weight > 0))
-                            else "location")
         if self.oob_score:
             self._set_oob_score(out_of_bag, np.column_stack([lower, upper]), sample_weight)
-        self.distribution_ = self._fit_distribution(distribution, X, lower, upper,
-                                                    sample_weight, bootstrap, out_of_bag)
+        # distributions are made from them on the first request, which a forest
+        # never asked for one does not pay
+        self.distribution_ = None if distribution is None else DeferredDistribution(
+            distribution, TrainingRows(X, lower.copy(), upper.copy(), sample_weight.copy(),
+                                       None if bootstrap is None else bootstrap.n_draws,
+                                       out_of_bag))
         return self
 
     def _grow(self, seeds, data, sample_weight, bootstrap):
@@ -426,19 +443,33 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
             progress.tree_done()
         return grown
 
-    def _leaf_samples(self, X, lower, upper, sample_weight, bootstrap):
-        """Where the training rows fall in every tree (``LeafSamples``)."""
+    def _bootstrap(self, sample_weight):
+        """How every tree draws its sample from rows of ``sample_weight``
+        (``Bootstrap``; None without bootstrap)."""
+        n_draws = self._n_samples_bootstrap(sample_weight)
+        return None if n_draws is None else Bootstrap.of(sample_weight, n_draws)
+
+    def _leaf_samples(self, X, lower, upper, sample_weight):
+        """Where the training rows ``X`` (of ``sample_weight``) fall in every
+        tree, with their intervals (``LeafSamples``)."""
         trees = [tree.tree_ for tree in self.estimators_]
         leaves = np.empty((X.shape[0], len(trees)), dtype=np.int32)
         for t, tree in enumerate(trees):
             leaves[:, t] = tree.apply(X)
-        seeds = tuple(tree.random_state for tree in self.estimators_)
-        return LeafSamples(leaves, [tree.node_count for tree in trees], lower, upper,
-                           TreeSamples(seeds, sample_weight, bootstrap))
+        return self._samples_in_leaves(leaves, lower, upper, sample_weight)
 
-    def _out_of_bag_predictions(self, X, bootstrap):
+    def _samples_in_leaves(self, leaves, lower, upper, sample_weight):
+        """``LeafSamples`` of the training rows in ``leaves`` (their leaf in
+        every tree)."""
+        samples = TreeSamples(tuple(tree.random_state for tree in self.estimators_),
+                              sample_weight, self._bootstrap(sample_weight))
+        return LeafSamples(leaves, [tree.tree_.node_count for tree in self.estimators_],
+                           lower, upper, samples)
+
+    def _out_of_bag_predictions(self, X, sample_weight):
         """Each training row's mean prediction of the trees whose sample left it
         out (NaN if none did)."""
+        bootstrap = self._bootstrap(sample_weight)
         n_samples = X.shape[0]
         total = np.zeros(n_samples)
         n_predictions = np.zeros(n_samples)
@@ -464,44 +495,26 @@ max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
         self.oob_score_ = -interval_mse(y[scored], out_of_bag[scored],
                                         sample_weight=sample_weight[scored])
 
-    def _fit_distribution(self, distribution, X, lower, upper, sample_weight, bootstrap,
-                          out_of_bag):
-        """The ForestDistribution of ``distribution`` (None without)."""
-        if distribution is None:
-            return None
-        if distribution == "location":
-            return ForestDistribution("location", self, self._leaf_samples(
-                X, lower, upper, sample_weight, bootstrap))
-        # residual intervals of the rows with an out-of-bag prediction
-        held = ~np.isnan(out_of_bag) & (sample_weight > 0)
-        if not held.any():
-            raise ValueError("distribution='spread' needs rows out of bag: use more "
-                             "samples or more trees, or distribution='location'.")
-        location = np.where(held, out_of_bag, 0.0)
-        residual_lower = np.where(held, lower - location, 0.0)
-        residual_upper = np.where(held, upper - location, 0.0)
-        # the residuals' sizes: |y - f| over y in the interval
-        size_lower = np.where((residual_lower <= 0) & (residual_upper >= 0), 0.0,
-                              np.minimum(np.abs(residual_lower), np.abs(residual_upper)))
-        size_upper = np.maximum(np.abs(residual_lower), np.abs(residual_upper))
-        weight = np.where(held, sample_weight, 0.0)
-        seed = int(np.random.default_rng(self.estimators_[0].random_state).integers(
-            MAX_SEED))
-        n_draws = self._n_samples_bootstrap(sample_weight)
-        spread = MMITForest(max(1, round(SPREAD_TREE_SHARE * len(self.estimators_))),
-                            **SPREAD_FOREST,
-                            max_samples=(min(n_draws, SPREAD_MAX_DRAWS)
-                                         if n_draws > SPREAD_MAX_DRAWS else None),
-                            loss=self.loss, n_jobs=self.n_jobs, random_state=seed,
-                            distribution=None)
-        spread.fit(X, np.column_stack([size_lower, size_upper]), weight)
-        spread_bootstrap = Bootstrap.of(weight, spread._n_samples_bootstrap(weight))
-        return ForestDistribution("spread", spread, spread._leaf_samples(
-            X, residual_lower, residual_upper, weight, spread_bootstrap),
-            np.where(held, out_of_bag, np.nan))
-
     def _distribution_owner(self):
         return self
+
+    def _export_state(self, writer):
+        """The trees and the predictive distributions (made now if not yet),
+        for a model file (``mmit._persistence``)."""
+        state = {"max_features": self.max_features_,
+                 **seeded_trees_state(writer, self.estimators_)}
+        if self.distribution_ is not None:
+            state["distribution"] = self.distribution_.fitted(self)._export_state(writer)
+        return state
+
+    def _import_state(self, state, reader):
+        """The fitted forest of a model file (``n_features_in_`` and
+        ``feature_names_in_`` set)."""
+        self.estimators_ = seeded_trees_from_state(self, state, reader)
+        self.max_features_ = int(state["max_features"])
+        self.distribution_ = (ForestDistribution._from_state(self, state["distribution"],
+                                                             reader)
+                              if "distribution" in state else None)
 
     def predict(self, X):
         """Mean prediction of the trees.

@@ -77,6 +77,26 @@ class MeanImputer(TransformerMixin, BaseEstimator):
         self.indicator_features_ = np.flatnonzero(missing[weight > 0].any(axis=0))
         return self
 
+    def _export_state(self, writer):
+        """The fill values and the features with an indicator, for a model
+        file (``mmit._persistence``)."""
+        writer.array("fill_values", self.fill_values_)
+        writer.array("indicator_features", self.indicator_features_)
+        return {}
+
+    def _import_state(self, state, reader):
+        """The fitted imputer of a model file (``n_features_in_`` set),
+        checked: a fill value per feature, indicators of distinct features
+        in order."""
+        n_features = self.n_features_in_
+        self.fill_values_ = reader.array("fill_values", np.float64, (n_features,))
+        indicators = reader.array("indicator_features", shape=(None,))
+        if not np.issubdtype(indicators.dtype, np.integer) or (
+                indicators.size and (indicators.min() < 0 or indicators.max() >= n_features
+                                     or np.any(np.diff(indicators) <= 0))):
+            raise ValueError("invalid indicator features")
+        self.indicator_features_ = indicators
+
     def transform(self, X):
         """Fill the missing values and append the indicators.
 

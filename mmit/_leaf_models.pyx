@@ -8,7 +8,8 @@ arrays, predicting in the tree's walk without the GIL
 (``NodeModels.predict``), restricted to a pruned subtree's nodes
 (:meth:`NodeModels.take`), described for ``export_text``
 (:meth:`NodeModels.describe`) and stored as arrays in pickles and model files
-(:meth:`NodeModels.state`, :func:`node_models_from_state`). The node costs
+(:meth:`NodeModels.state`, :func:`node_models_from_state`), under the key
+``"node_models"`` of the tree's state. The node costs
 it leaves in the tree are its models' losses, which pruning uses. The tree,
 pruning, export and model files treat the payload as opaque.
 
@@ -34,9 +35,9 @@ Two leaf models:
   columns: Woodbury). O(m (p + 1)^2) per step for a node of m rows.
 
 Adding a leaf model: a :class:`NodeModels` subclass (its ``predict``,
-``take``, ``describe``, ``state`` and a ``from_state`` registered in
-:data:`PAYLOADS`) and a :class:`LeafModel` registered in
-:data:`LEAF_MODELS`, which declares its name, its parameters
+``take``, ``describe``, ``state`` and a ``from_state``, registered in
+:data:`NODE_MODELS` under its ``kind``) and a :class:`LeafModel` registered
+in :data:`LEAF_MODELS`, which declares its name, its parameters
 (:class:`LeafParameter`: default, constraint, cross-validation grid) and
 what the estimators need to know of it.
 """
@@ -87,7 +88,8 @@ cdef class NodeModels:
         return value
 
     def state(self):
-        """The models as arrays, by name (for pickles and model files)."""
+        """The models as arrays by name, and their ``"kind"`` (a key of
+        :data:`NODE_MODELS`): for pickles and model files."""
         raise NotImplementedError
 
     def take(self, nodes):
@@ -187,9 +189,11 @@ cdef class LinearNodeModels(NodeModels):
                 prediction += slope[j] * (x - self.model_center[j])
         return prediction
 
+    kind = "linear"
+
     def state(self):
-        return {"models": self._models.copy(), "slopes": self._slopes.copy(),
-                "center": self._center.copy()}
+        return {"kind": self.kind, "models": self._models.copy(),
+                "slopes": self._slopes.copy(), "center": self._center.copy()}
 
     @classmethod
     def from_state(cls, state):
@@ -212,20 +216,30 @@ cdef class LinearNodeModels(NodeModels):
         return " ".join(terms)
 
 
-#: The payload classes, by the arrays that mark their state.
-PAYLOADS = {"models": LinearNodeModels}
+#: The payload classes, by their ``kind``.
+NODE_MODELS = {cls.kind: cls for cls in (LinearNodeModels,)}
+
+# the arrays of linear models, at the top of a tree's state in pickles and
+# model files written before format 6
+_FLAT_LINEAR_STATE = ("models", "slopes", "center")
 
 
-def node_models_from_state(state, intp_t n_nodes, intp_t n_features):
-    """The payload of a tree state (a pickle's or a model file's arrays), or
-    None for a tree of constants; raises ValueError for a damaged one."""
-    for key, cls in PAYLOADS.items():
-        if key in state:
-            models = cls.from_state(state)
-            if models.n_nodes != n_nodes or models.n_features != n_features:
-                raise ValueError("Tree state has linear models of the wrong shape or type.")
-            return models
-    return None
+def node_models_from_state(tree_state, intp_t n_nodes, intp_t n_features):
+    """The payload of a tree's state (its ``"node_models"``, or the flat
+    arrays of linear models of earlier pickles and model files), or None
+    for a tree of constants; raises ValueError for a damaged one."""
+    state = tree_state.get("node_models")
+    if state is None and "models" in tree_state:
+        state = {"kind": LinearNodeModels.kind,
+                 **{name: tree_state[name] for name in _FLAT_LINEAR_STATE}}
+    if state is None:
+        return None
+    if not isinstance(state, dict) or state.get("kind") not in NODE_MODELS:
+        raise ValueError("Tree state has node models of an unknown kind.")
+    models = NODE_MODELS[state["kind"]].from_state(state)
+    if models.n_nodes != n_nodes or models.n_features != n_features:
+        raise ValueError("Tree state has node models of the wrong shape or type.")
+    return models
 
 
 # ---------------------------------------------------------------------------

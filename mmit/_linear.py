@@ -123,8 +123,32 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
         tags.input_tags.allow_nan = False  # a linear model needs every feature
         return tags
 
+    #: the fitted arrays and values a model file holds
+    _state_arrays = ("coef_", "data_min_", "data_max_")
+    _state_values = ("intercept_", "n_iter_")
+
     def _set_feature_range(self, X, sample_weight):
         self.data_min_, self.data_max_ = feature_range(X, sample_weight)
+
+    def _export_state(self, writer):
+        """The fitted arrays and values, for a model file
+        (``mmit._persistence``)."""
+        for name in self._state_arrays:
+            writer.array(name.rstrip("_"), getattr(self, name))
+        return {"values": {name: getattr(self, name) for name in self._state_values}}
+
+    def _import_state(self, state, reader):
+        """The fitted model of a model file (``n_features_in_`` set), checked:
+        finite coefficients and feature range, one per feature."""
+        for name in self._state_arrays:
+            setattr(self, name, reader.array(name.rstrip("_")))
+        for name in self._state_values:
+            setattr(self, name, state["values"][name])
+        for name in ("coef_", "data_min_", "data_max_"):
+            array = reader.array(name.rstrip("_"), np.float64, (self.n_features_in_,))
+            if not np.all(np.isfinite(array)):
+                raise ValueError("a linear model's arrays are not finite")
+        self.intercept_ = float(self.intercept_)
 
     def predict(self, X):
         """Predicted value of each sample.
@@ -389,6 +413,8 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         "store_cv_predictions": ["boolean"],
         "n_jobs": [Integral, None],
     }
+    _state_arrays = (*_LinearPredictor._state_arrays, "alphas_", "margins_", "mse_path_")
+    _state_values = (*_LinearPredictor._state_values, "alpha_", "margin_")
 
     def __init__(self, *, l1_ratio=1.0, n_alphas=100, eps=1e-3, alphas=None, margins=None,
                  cv=None, tol=1e-4, max_iter=100_000, clip_features=True,

@@ -2,75 +2,88 @@
 
 A model file is a NumPy ``.npz`` archive holding a JSON document
 (``metadata``: format name and version, then the model's description) and
-the model's arrays. A description names the estimator class, its
-parameters and fitted values; its arrays are stored under a prefix (empty
-for the saved model itself), so that a model made of models (a stack, a
-pipeline) describes each member under its own prefix. Loading never
-unpickles anything, and checks every part before building the estimator.
+the model's arrays. A description names the estimator class (its kind,
+one of :data:`MODEL_KINDS`), its parameters, its features and its fitted
+state, which the estimator itself exports (``_export_state(writer)``,
+returning the JSON part and writing its arrays through a
+:class:`StateWriter`) and imports (``_import_state(state, reader)``,
+reading them through a :class:`StateReader`, which checks what it reads).
+Arrays are stored under a prefix (empty for the saved model itself), so
+that a model made of models (a stack, a pipeline, a forest's spread
+forest) describes each member under its own prefix. This module knows
+only the file: the header, the versions, the parameters as JSON, the
+trees' arrays, and damaged files. Loading never unpickles anything, and
+checks every part before building the estimator.
 
-Format versions: 5 adds the predictive distributions of forests (the
-training rows' leaves and intervals, and the forest that weighs them); 4
-adds the linear models, pipelines of the imputer and a model, and stacks
-(a version-4 file of a tree model is laid out as in version 3); 3 stores
-the linear models of trees with linear leaves (each node's model row, the
-slopes and the center); 2 (mmit 0.2) stores where each node sends missing
-values; files of versions 1 to 4 still load (forests without
-distributions), those of version 1 sending a missing value to the heavier
-child (their trees were grown without missing values).
+Format versions: 6 nests the node models of a tree (linear leaves) under
+``tree<k>_node_models_``, their kind in the description
+(``tree_node_models``), instead of beside its nodes; 5 adds the predictive
+distributions of forests (the training rows' leaves and intervals, and the
+forest that weighs them); 4 adds the linear models, pipelines of the
+imputer and a model, and stacks (a version-4 file of a tree model is laid
+out as in version 3); 3 stores the linear models of trees with linear
+leaves (each node's model row, the slopes and the center); 2 (mmit 0.2)
+stores where each node sends missing values; files of versions 1 to 5
+still load (forests without distributions before 5), those of version 1
+sending a missing value to the heavier child (their trees were grown
+without missing values).
 """
 
+import dataclasses
 import json
+import os
+import tempfile
 import zipfile
+from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline
-from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
 from ._boosting import MMITBoost
 from ._classes import MMIT
 from ._fitting import set_fitted_attributes
-from ._forest import Bootstrap, MMITForest, TreeSamples
+from ._forest import MMITForest
 from ._imputation import MeanImputer
 from ._linear import IntervalLinearRegression, IntervalLinearRegressionCV
-from ._predictive import ForestDistribution, LeafSamples
+from ._predictive import LocationDistribution, SpreadDistribution
 from ._stacking import IntervalStackingRegressor
 from ._tree import Tree
 
 __all__ = ["save_model", "load_model"]
 
 FORMAT = "mmit-model"
-VERSION = 5
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
-_TREE_MODELS = {"MMIT": MMIT, "MMITForest": MMITForest, "MMITBoost": MMITBoost}
-# the fitted attributes of a boosted model besides its trees (plain values)
-_BOOSTING_ATTRIBUTES = ("baseline_prediction_", "margin_", "train_score_",
-                        "validation_score_")
-# the fitted attributes of the other models: (arrays, plain values)
-_FITTED = {
-    "IntervalLinearRegression": (IntervalLinearRegression, (
-        "coef_", "data_min_", "data_max_"), ("intercept_", "n_iter_")),
-    "IntervalLinearRegressionCV": (IntervalLinearRegressionCV, (
-        "coef_", "data_min_", "data_max_", "alphas_", "margins_", "mse_path_"), (
-        "intercept_", "n_iter_", "alpha_", "margin_")),
-    "MeanImputer": (MeanImputer, ("fill_values_", "indicator_features_"), ()),
-    "IntervalStackingRegressor": (IntervalStackingRegressor, (
-        "weights_", "cv_predictions_", "cv_scores_"), ()),
-}
+VERSION = 6
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
+#: The estimators a model file holds, by the name it records; each exports
+#: and imports its own fitted state.
+MODEL_KINDS = {cls.__name__: cls for cls in (
+    MMIT, MMITForest, MMITBoost, IntervalLinearRegression, IntervalLinearRegressionCV,
+    MeanImputer, IntervalStackingRegressor)}
+#: The objects a parameter may hold, saved as their settings.
+PARAMETER_KINDS = {cls.__name__: cls for cls in (
+    KFold, SpreadDistribution, LocationDistribution)}
 SAVED_MODELS = ("MMIT, MMITForest, MMITBoost, IntervalLinearRegression(CV), "
                 "IntervalStackingRegressor, or a Pipeline of mmit's MeanImputer and one "
                 "of them")
 
 
 def _json_value(name, value):
-    """A parameter value as JSON (a KFold as its settings)."""
+    """A parameter or state value as JSON (an object of PARAMETER_KINDS as its
+    settings)."""
     if isinstance(value, np.generic):
         return value.item()
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple, np.ndarray)):
         return [_json_value(name, v) for v in np.asarray(value).tolist()]
+    if isinstance(value, dict):
+        return {key: _json_value(key, v) for key, v in value.items()}
+    kind = type(value).__name__
+    if PARAMETER_KINDS.get(kind) is type(value) and dataclasses.is_dataclass(value):
+        return {kind: {field.name: _json_value(field.name, getattr(value, field.name))
+                       for field in dataclasses.fields(value)}}
     if type(value) is KFold and (value.random_state is None
                                  or isinstance(value.random_state, int)):
         return {"KFold": {"n_splits": value.n_splits, "shuffle": value.shuffle,
@@ -79,25 +92,107 @@ def _json_value(name, value):
 
 
 def _parameter(value):
-    if isinstance(value, dict) and set(value) == {"KFold"}:
-        return KFold(**value["KFold"])
+    """A parameter value from JSON (an object of PARAMETER_KINDS from its
+    settings)."""
+    if isinstance(value, dict) and len(value) == 1 and set(value) <= set(PARAMETER_KINDS):
+        [(kind, settings)] = value.items()
+        return PARAMETER_KINDS[kind](**settings)
     return value
 
 
-def _params(model, skip=()):
-    return {key: _json_value(key, value)
-            for key, value in model.get_params(deep=False).items() if key not in skip}
+class StateWriter:
+    """Where an estimator's ``_export_state`` puts its arrays: under the
+    writer's prefix, beside those of the other models of the file."""
+
+    def __init__(self, arrays, prefix=""):
+        self._arrays = arrays
+        self._prefix = prefix
+
+    def array(self, name, value):
+        """Store ``value`` as the array ``name``."""
+        self._arrays[f"{self._prefix}{name}"] = np.asarray(value)
+
+    def trees(self, trees):
+        """Store the arrays of ``trees`` (``Tree`` objects); returns the JSON
+        part of their state: their number and each one's node-model kind."""
+        kinds = []
+        for k, tree in enumerate(trees):
+            state = tree.__getstate__()
+            self.array(f"tree{k}_nodes", state["nodes"])
+            self.array(f"tree{k}_values", state["values"])
+            node_models = state["node_models"] or {"kind": None}
+            kinds.append(node_models["kind"])
+            for name, array in node_models.items():
+                if name != "kind":
+                    self.array(f"tree{k}_node_models_{name}", array)
+        return {"n_trees": len(trees), "tree_node_models": kinds}
+
+    def model(self, name, model):
+        """The description of a member ``model`` (its arrays under ``name``)."""
+        return _describe(model, StateWriter(self._arrays, f"{self._prefix}{name}_"))
 
 
-def _features(model):
-    names = getattr(model, "feature_names_in_", None)
-    return {"n_features_in": int(model.n_features_in_),
-            "feature_names_in": None if names is None else [str(f) for f in names]}
+class StateReader:
+    """What an estimator's ``_import_state`` reads its arrays from; every read
+    is checked, a damaged file raising ValueError (KeyError for a missing
+    array)."""
+
+    def __init__(self, arrays, version, prefix=""):
+        self._arrays = arrays
+        self.version = version
+        self._prefix = prefix
+
+    def array(self, name, dtype=None, shape=None):
+        """The array ``name``, checked to be of ``dtype`` and ``shape`` when
+        given (None in ``shape``: any length)."""
+        array = np.asarray(self._arrays[f"{self._prefix}{name}"])
+        if dtype is not None and array.dtype != dtype:
+            raise ValueError(f"the array {name} has the wrong type")
+        if shape is not None and (array.ndim != len(shape) or any(
+                size is not None and size != actual
+                for size, actual in zip(shape, array.shape, strict=True))):
+            raise ValueError(f"the array {name} has the wrong shape")
+        return array
+
+    def _arrays_under(self, prefix):
+        start = f"{self._prefix}{prefix}"
+        return {key[len(start):]: array for key, array in self._arrays.items()
+                if key.startswith(start)}
+
+    def trees(self, state, n_features):
+        """The trees stored by :meth:`StateWriter.trees` (at least one), for
+        ``n_features`` features."""
+        n_trees = int(state["n_trees"])
+        if n_trees < 1:
+            raise ValueError("the number of trees does not match")
+        if self.version < 6:  # node models beside the nodes (Tree reads them)
+            tree_states = [self._arrays_under(f"tree{k}_") for k in range(n_trees)]
+        else:
+            kinds = state["tree_node_models"]
+            if len(kinds) != n_trees:
+                raise ValueError("the number of trees does not match")
+            tree_states = [{
+                "nodes": self.array(f"tree{k}_nodes"),
+                "values": self.array(f"tree{k}_values"),
+                "node_models": None if kind is None else {
+                    "kind": kind, **self._arrays_under(f"tree{k}_node_models_")},
+            } for k, kind in enumerate(kinds)]
+        trees = []
+        for tree_state in tree_states:
+            tree = Tree(n_features)
+            tree.__setstate__({**tree_state, "max_depth": 0})  # depth recomputed
+            trees.append(tree)
+        return trees
+
+    def model(self, name, description):
+        """The member model described by ``description`` (its arrays under
+        ``name``)."""
+        return _build(description, StateReader(self._arrays, self.version,
+                                               f"{self._prefix}{name}_"))
 
 
-def _describe(model, prefix, arrays):
-    """The JSON description of a fitted model; its arrays go to ``arrays``
-    under ``prefix``."""
+def _describe(model, writer):
+    """The JSON description of a fitted model; its arrays go to ``writer``."""
     model = getattr(model, "best_estimator_", model)
     name = type(model).__name__
     if isinstance(model, Pipeline) and name == "Pipeline":
@@ -105,75 +200,50 @@ def _describe(model, prefix, arrays):
         for k, (step_name, step) in enumerate(model.steps):
             if step is None or step == "passthrough":
                 raise TypeError("cannot save a pipeline with 'passthrough' steps.")
-            steps.append({"name": step_name,
-                          **_describe(step, f"{prefix}step{k}_", arrays)})
+            steps.append({"name": step_name, **writer.model(f"step{k}", step)})
         return {"estimator": "Pipeline", "steps": steps}
-    check_is_fitted(model)
-    if name in _TREE_MODELS and type(model) is _TREE_MODELS[name]:
-        return _describe_trees(model, name, prefix, arrays)
-    if name not in _FITTED or type(model) is not _FITTED[name][0]:
+    if MODEL_KINDS.get(name) is not type(model):
         raise TypeError(f"save_model saves {SAVED_MODELS}; not {name}.")
-    _, array_names, value_names = _FITTED[name]
-    description = {"estimator": name, **_features(model),
-                   "values": {v: _json_value(v, getattr(model, v)) for v in value_names}}
-    for array in array_names:
-        arrays[f"{prefix}{array.rstrip('_')}"] = np.asarray(getattr(model, array))
-    if isinstance(model, IntervalStackingRegressor):
-        description["params"] = _params(model, skip=("estimators",))
-        description["default_members"] = model.estimators is None
-        description["members"] = [
-            {"name": member, **_describe(estimator, f"{prefix}member{k}_", arrays)}
-            for k, (member, estimator) in enumerate(model.named_estimators_.items())]
-    else:
-        description["params"] = _params(model)
-    return description
-
-
-def _describe_trees(model, name, prefix, arrays):
-    trees = [model.tree_] if isinstance(model, MMIT) else [
-        tree.tree_ for tree in model.estimators_]
-    description = {
+    check_is_fitted(model)
+    # parameters holding models are part of the state (a stack's members)
+    members = getattr(model, "_member_parameters", ())
+    names = getattr(model, "feature_names_in_", None)
+    return {
         "estimator": name,
-        "params": _params(model),
-        **_features(model),
-        "max_features": int(model.max_features_),
-        "n_trees": len(trees),
-        "tree_random_states": (None if name == "MMIT" else
-                               [tree.random_state for tree in model.estimators_]),
+        "params": {key: _json_value(key, value)
+                   for key, value in model.get_params(deep=False).items()
+                   if key not in members},
+        "n_features_in": int(model.n_features_in_),
+        "feature_names_in": None if names is None else [str(f) for f in names],
+        **_json_value(name, model._export_state(writer)),
     }
-    if name == "MMITBoost":
-        description["boosting"] = {
-            attribute: np.asarray(getattr(model, attribute)).tolist()
-            for attribute in _BOOSTING_ATTRIBUTES}
-    for k, tree in enumerate(trees):
-        for name, array in tree.__getstate__().items():
-            if name != "max_depth":  # recomputed on loading
-                arrays[f"{prefix}tree{k}_{name}"] = array
-    distribution = getattr(model, "distribution_", None)
-    if distribution is not None:
-        description["distribution"] = _describe_distribution(distribution, prefix, arrays)
-    return description
 
 
-def _describe_distribution(distribution, prefix, arrays):
-    """A forest's predictive distributions: the rows' leaves and intervals,
-    the weights of the weighting forest's rows, and that forest (when it is
-    not the forest itself)."""
-    samples = distribution.samples
-    arrays[f"{prefix}distribution_leaves"] = samples.leaves
-    arrays[f"{prefix}distribution_lower"] = samples.lower
-    arrays[f"{prefix}distribution_upper"] = samples.upper
-    arrays[f"{prefix}distribution_weight"] = samples.tree_weights.sample_weight
-    description = {"kind": distribution.kind}
-    if distribution.kind == "spread":
-        arrays[f"{prefix}distribution_location"] = distribution.out_of_bag_location
-        description["weighting"] = _describe_trees(distribution.weighting, "MMITForest",
-                                                   f"{prefix}spread_", arrays)
-    return description
+def _build(description, reader):
+    """The fitted model of a description, its arrays read by ``reader``."""
+    name = description["estimator"]
+    if name == "Pipeline":
+        return Pipeline([(step["name"], reader.model(f"step{k}", step))
+                         for k, step in enumerate(description["steps"])])
+    cls = MODEL_KINDS[name]
+    model = cls(**{key: _parameter(value) for key, value in description["params"].items()})
+    model._validate_params()
+    n_features = int(description["n_features_in"])
+    names = description["feature_names_in"]
+    if names is not None and len(names) != n_features:
+        raise ValueError("the number of feature names does not match")
+    set_fitted_attributes(model, n_features,
+                          None if names is None else np.array(names, dtype=object))
+    model._import_state(description, reader)
+    return model
 
 
 def save_model(model, path):
     """Save a fitted model as arrays and JSON.
+
+    The file is written beside ``path`` and then renamed to it: an existing
+    file is replaced whole or not at all. A forest's predictive
+    distributions are saved made (made now if they were not yet).
 
     Parameters
     ----------
@@ -205,10 +275,19 @@ def save_model(model, path):
     True
     """
     arrays = {}
-    metadata = {"format": FORMAT, "version": VERSION, **_describe(model, "", arrays)}
+    metadata = {"format": FORMAT, "version": VERSION,
+                **_describe(model, StateWriter(arrays))}
     arrays["metadata"] = np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8)
-    with open(path, "wb") as file:
-        np.savez_compressed(file, **arrays)
+    path = Path(path)
+    file = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.",
+                                       suffix=".tmp", delete=False)
+    try:
+        with file:
+            np.savez_compressed(file, **arrays)
+        os.replace(file.name, path)
+    except BaseException:
+        os.unlink(file.name)
+        raise
 
 
 def load_model(path):
@@ -242,153 +321,12 @@ def load_model(path):
         raise ValueError(f"{path} is not an mmit model file (no metadata).") from None
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         raise ValueError(f"{path} is not an mmit model file.")
-    if metadata.get("version") not in READABLE_VERSIONS:
-        raise ValueError(f"{path} has model format version {metadata.get('version')!r}; "
+    version = metadata.get("version")
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
+        raise ValueError(f"{path} has model format version {version!r}; "
                          f"this mmit reads versions "
                          f"{', '.join(map(str, READABLE_VERSIONS))}.")
     try:
-        return _build(metadata, "", arrays)
+        return _build(metadata, StateReader(arrays, version))
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         raise ValueError(f"{path} is a damaged mmit model file ({error}).") from None
-
-
-def _feature_names(description):
-    n_features = int(description["n_features_in"])
-    names = description["feature_names_in"]
-    if names is not None and len(names) != n_features:
-        raise ValueError("the number of feature names does not match")
-    return n_features, None if names is None else np.array(names, dtype=object)
-
-
-def _build(description, prefix, arrays):
-    name = description["estimator"]
-    if name == "Pipeline":
-        steps = [(step["name"], _build(step, f"{prefix}step{k}_", arrays))
-                 for k, step in enumerate(description["steps"])]
-        return Pipeline(steps)
-    if name in _TREE_MODELS:
-        return _build_trees(description, prefix, arrays)
-    cls, array_names, value_names = _FITTED[name]
-    params = {key: _parameter(value) for key, value in description["params"].items()}
-    if cls is IntervalStackingRegressor:
-        members = [(member["name"], _build(member, f"{prefix}member{k}_", arrays))
-                   for k, member in enumerate(description["members"])]
-        params["estimators"] = None if description["default_members"] else members
-    model = cls(**params)
-    model._validate_params()
-    n_features, names = _feature_names(description)
-    set_fitted_attributes(model, n_features, names)
-    for array in array_names:
-        setattr(model, array, arrays[f"{prefix}{array.rstrip('_')}"])
-    for value in value_names:
-        setattr(model, value, description["values"][value])
-    _check_fitted_arrays(model, n_features)
-    if cls is IntervalStackingRegressor:
-        model.estimators_ = [member for _, member in members]
-        model.named_estimators_ = Bunch(**dict(members))
-        for member_name, member in members:
-            if _input_features(member) != n_features:
-                raise ValueError(f"member {member_name!r} has the wrong number of features")
-        if model.weights_.shape != (len(members),):
-            raise ValueError("the number of weights does not match the members")
-    return model
-
-
-def _input_features(model):
-    return (model[0] if isinstance(model, Pipeline) else model).n_features_in_
-
-
-def _check_fitted_arrays(model, n_features):
-    """Shapes, types and values that prediction relies on."""
-    def vector(value, length, dtype=np.float64):
-        array = np.asarray(value)
-        if array.dtype != dtype or array.shape != (length,):
-            raise ValueError("a fitted array has the wrong shape or type")
-        return array
-
-    if isinstance(model, (IntervalLinearRegression, IntervalLinearRegressionCV)):
-        for array in (model.coef_, model.data_min_, model.data_max_):
-            if not np.all(np.isfinite(vector(array, n_features))):
-                raise ValueError("a linear model's arrays are not finite")
-        model.intercept_ = float(model.intercept_)
-    elif isinstance(model, MeanImputer):
-        vector(model.fill_values_, n_features)
-        indicators = model.indicator_features_
-        if indicators.ndim != 1 or not np.issubdtype(indicators.dtype, np.integer) or (
-                indicators.size and (indicators.min() < 0 or indicators.max() >= n_features
-                                     or np.any(np.diff(indicators) <= 0))):
-            raise ValueError("invalid indicator features")
-    elif isinstance(model, IntervalStackingRegressor):
-        weights = model.weights_
-        if weights.ndim != 1 or weights.dtype != np.float64 or np.any(weights < 0) or (
-                abs(weights.sum() - 1.0) > 1e-9):
-            raise ValueError("the weights are not convex")
-
-
-def _build_trees(metadata, prefix, arrays):
-    cls = _TREE_MODELS[metadata["estimator"]]
-    n_features, names = _feature_names(metadata)
-    trees = []
-    for k in range(int(metadata["n_trees"])):
-        # the tree's state: its arrays, whatever its node models store
-        tree_prefix = f"{prefix}tree{k}_"
-        state = {key[len(tree_prefix):]: array for key, array in arrays.items()
-                 if key.startswith(tree_prefix)}
-        tree = Tree(n_features)
-        tree.__setstate__({"max_depth": 0, **state})
-        trees.append(tree)
-    model = cls(**metadata["params"])
-    seeds = [None] if cls is MMIT else metadata["tree_random_states"]
-    if not trees or len(seeds) != len(trees):
-        raise ValueError("the number of trees does not match")
-    if cls is MMITBoost:
-        boosting = metadata["boosting"]
-        model.baseline_prediction_ = float(boosting["baseline_prediction_"])
-        model.margin_ = float(boosting["margin_"])  # the stages' trees have it
-        model.train_score_ = np.array(boosting["train_score_"], dtype=np.float64)
-        model.validation_score_ = np.array(boosting["validation_score_"],
-                                           dtype=np.float64)
-    if cls is MMIT:
-        return model._set_tree(trees[0], n_features, names)
-    model.estimators_ = [model._tree(seed)._set_tree(tree, n_features, names)
-                         for seed, tree in zip(seeds, trees, strict=True)]
-    if cls is MMITBoost:
-        model.n_iter_ = len(model.estimators_)
-    set_fitted_attributes(model, n_features, names, int(metadata["max_features"]))
-    if cls is MMITForest:
-        model.distribution_ = (_build_distribution(model, metadata["distribution"], prefix,
-                                                   arrays)
-                               if "distribution" in metadata else None)
-    return model
-
-
-def _build_distribution(model, description, prefix, arrays):
-    kind = description["kind"]
-    if kind not in ("location", "spread"):
-        raise ValueError(f"unknown distribution {kind!r}")
-    weighting = (model if kind == "location" else
-                 _build_trees(description["weighting"], f"{prefix}spread_", arrays))
-    leaves = np.asarray(arrays[f"{prefix}distribution_leaves"])
-    lower, upper, weight = (np.asarray(arrays[f"{prefix}distribution_{name}"])
-                            for name in ("lower", "upper", "weight"))
-    node_counts = np.array([tree.tree_.node_count for tree in weighting.estimators_])
-    n_samples = leaves.shape[0]
-    if (leaves.dtype != np.int32 or leaves.ndim != 2
-            or leaves.shape[1] != len(weighting.estimators_)
-            or any(a.dtype != np.float64 or a.shape != (n_samples,)
-                   for a in (lower, upper, weight))
-            or np.any(leaves < 0) or np.any(leaves >= node_counts)
-            or np.any(np.isnan(lower) | np.isnan(upper) | (lower > upper))
-            or np.any(~(weight >= 0)) or not np.any(weight > 0)):
-        raise ValueError("the predictive distributions' arrays are inconsistent")
-    n_draws = weighting._n_samples_bootstrap(weight)
-    bootstrap = None if n_draws is None else Bootstrap.of(weight, n_draws)
-    seeds = tuple(tree.random_state for tree in weighting.estimators_)
-    samples = LeafSamples(leaves, node_counts, lower, upper,
-                          TreeSamples(seeds, weight, bootstrap))
-    location = None
-    if kind == "spread":
-        location = np.asarray(arrays[f"{prefix}distribution_location"], dtype=np.float64)
-        if location.shape != (n_samples,):
-            raise ValueError("the out-of-bag locations do not match the rows")
-    return ForestDistribution(kind, weighting, samples, location)

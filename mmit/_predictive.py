@@ -1,4 +1,7 @@
-"""Predictive distributions from a forest's leaves (DESIGN.md section 13).
+"""Predictive distributions from a forest's leaves: what ``MMITForest(distribution=...)``
+takes (:class:`SpreadDistribution`, :class:`LocationDistribution`), what they
+make (:class:`ForestDistribution`), and the estimators' methods that read
+them (:class:`PredictiveDistributionMixin`).
 
 Each tree puts a query ``x`` in a leaf, whose training rows each weigh
 their weight in the tree's sample over the leaf's total. The predictive
@@ -23,6 +26,11 @@ average (50/80/90%: 0.502/0.783/0.874 against 0.481/0.762/0.853 on the
 step shape, 60% censored), while ``predict_quantiles`` takes 2x
 ``predict`` instead of 7-39x (1e4 rows, 100 trees).
 
+The distributions are made on the first request, from the training rows
+the fit keeps (:class:`DeferredDistribution`): a forest never asked for
+one costs no more to fit than without (``benchmarks/uncertainty.py
+--fit-cost``).
+
 Cost: every leaf's estimate on first use, O(m log m + iterations * m) for
 a leaf of m rows, on threads; then per query O(T) leaf look-ups and one
 sweep over its leaves' Turnbull intervals, ordered by the ranks of their
@@ -30,9 +38,15 @@ ends: O(intervals + distinct values / 64); queries run in parallel
 threads, each with O(distinct values) working memory.
 """
 
+import threading
+from dataclasses import dataclass
+from numbers import Integral, Real
+
 import numpy as np
 from joblib import effective_n_jobs
+from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 
+from ._fitting import MAX_SEED, TREE_PARAMETER_CONSTRAINTS
 from ._npmle import forest_readout, leaf_estimates
 
 # The NPMLE stops when the mean log-likelihood is within this of its maximum
@@ -167,6 +181,50 @@ class ForestDistribution:
         self.samples = samples
         self.out_of_bag_location = out_of_bag_location
 
+    def fitted(self, forest):
+        """Itself (a distribution read from a model file is made already)."""
+        return self
+
+    def _export_state(self, writer):
+        """The training rows' leaves, intervals and weights, and the forest
+        that weighs them when it is not the forest itself, for a model file
+        (``mmit._persistence``)."""
+        writer.array("distribution_leaves", self.samples.leaves)
+        writer.array("distribution_lower", self.samples.lower)
+        writer.array("distribution_upper", self.samples.upper)
+        writer.array("distribution_weight", self.samples.tree_weights.sample_weight)
+        state = {"kind": self.kind}
+        if self.kind == "spread":
+            writer.array("distribution_location", self.out_of_bag_location)
+            state["weighting"] = writer.model("spread", self.weighting)
+        return state
+
+    @classmethod
+    def _from_state(cls, forest, state, reader):
+        """The distribution of ``forest`` read from a model file, checked."""
+        kind = state["kind"]
+        if kind not in ("location", "spread"):
+            raise ValueError(f"unknown distribution {kind!r}")
+        weighting = (forest if kind == "location"
+                     else reader.model("spread", state["weighting"]))
+        if weighting.n_features_in_ != forest.n_features_in_:
+            raise ValueError("the spread forest has the wrong number of features")
+        leaves = reader.array("distribution_leaves", np.int32,
+                              (None, len(weighting.estimators_)))
+        n_samples = leaves.shape[0]
+        lower, upper, weight = (reader.array(f"distribution_{name}", np.float64,
+                                             (n_samples,))
+                                for name in ("lower", "upper", "weight"))
+        node_counts = np.array([tree.tree_.node_count for tree in weighting.estimators_])
+        if (np.any(leaves < 0) or np.any(leaves >= node_counts)
+                or np.any(np.isnan(lower) | np.isnan(upper) | (lower > upper))
+                or np.any(~(weight >= 0)) or not np.any(weight > 0)):
+            raise ValueError("the predictive distributions' arrays are inconsistent")
+        location = (reader.array("distribution_location", np.float64, (n_samples,))
+                    if kind == "spread" else None)
+        return cls(kind, weighting,
+                   weighting._samples_in_leaves(leaves, lower, upper, weight), location)
+
     def readout(self, forest, X, points, quantiles, n_threads):
         """Quantiles or CDF values (see ``LeafSamples.readout``) at validated
         ``X`` (float64, C-contiguous)."""
@@ -184,6 +242,179 @@ class ForestDistribution:
                                    points, quantiles, n_threads)
         out[np.isnan(shift)] = np.nan
         return out
+
+
+@dataclass(frozen=True)
+class LocationDistribution:
+    """``MMITForest(distribution=LocationDistribution())``, or "location":
+    the training intervals in the forest's own leaves (Meinshausen's
+    quantile regression forest; the leaves' NPMLEs averaged for censored
+    rows). Nothing more to fit; its spread follows only what the splits
+    chosen for the location see.
+    """
+
+    def fit(self, forest, rows):
+        """The ForestDistribution of a fitted ``forest`` and its
+        ``TrainingRows``."""
+        return ForestDistribution("location", forest, forest._leaf_samples(
+            rows.X, rows.lower, rows.upper, rows.sample_weight))
+
+
+@dataclass(frozen=True)
+class SpreadDistribution:
+    """``MMITForest(distribution=SpreadDistribution(...))``, or "spread": the
+    forest's prediction plus its out-of-bag residual intervals, in the
+    leaves of a second forest grown on the residuals' sizes ``|y - f(x)|``,
+    so that the spread follows the features that change it. Needs
+    ``bootstrap`` (out-of-bag residuals).
+
+    The defaults: a second forest of half as many trees, feature-subsampled,
+    of large leaves, each on at most 100 000 bootstrap draws, is about a
+    seventh of the forest's fit. Leaves of 40 rather than 20 rows: a lower
+    pinball loss on all 15 simulated cells of ``benchmarks/uncertainty.py``
+    (0.1-0.4%); 60 or 80 lose on the "shared" shape (``uncertainty.py
+    --spread-leaves``).
+
+    Parameters
+    ----------
+    tree_share : float, default=0.5
+        Trees of the second forest, as a share of the forest's (at least 1).
+    min_samples_leaf : int or float, default=40
+        Its trees' ``min_samples_leaf``.
+    max_features : int, float, {"sqrt", "log2"} or None, default="sqrt"
+        Its trees' ``max_features``.
+    max_draws : int or None, default=100_000
+        Bootstrap draws of each of its trees at most (its ``max_samples``
+        when the forest draws more); None: as many as the forest's.
+
+    Examples
+    --------
+    >>> from mmit import MMITForest, SpreadDistribution
+    >>> forest = MMITForest(distribution=SpreadDistribution(min_samples_leaf=60))
+    >>> forest.distribution.min_samples_leaf
+    60
+    """
+
+    tree_share: float = 0.5
+    min_samples_leaf: int | float = 40
+    max_features: int | float | str | None = "sqrt"
+    max_draws: int | None = 100_000
+
+    _parameter_constraints = {
+        "tree_share": [Interval(Real, 0.0, None, closed="neither")],
+        "min_samples_leaf": TREE_PARAMETER_CONSTRAINTS["min_samples_leaf"],
+        "max_features": TREE_PARAMETER_CONSTRAINTS["max_features"],
+        "max_draws": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __post_init__(self):
+        validate_parameter_constraints(
+            self._parameter_constraints,
+            {name: getattr(self, name) for name in self._parameter_constraints},
+            caller_name=type(self).__name__)
+
+    def fit(self, forest, rows):
+        """The ForestDistribution of a fitted ``forest`` and its
+        ``TrainingRows``: grows the second forest."""
+        lower, upper, sample_weight = rows.lower, rows.upper, rows.sample_weight
+        out_of_bag = rows.out_of_bag_predictions(forest)
+        # residual intervals of the rows with an out-of-bag prediction
+        held = ~np.isnan(out_of_bag) & (sample_weight > 0)
+        if not held.any():
+            raise ValueError("distribution='spread' needs rows out of bag: use more "
+                             "samples or more trees, or distribution='location'.")
+        location = np.where(held, out_of_bag, 0.0)
+        residual_lower = np.where(held, lower - location, 0.0)
+        residual_upper = np.where(held, upper - location, 0.0)
+        # the residuals' sizes: |y - f| over y in the interval
+        size_lower = np.where((residual_lower <= 0) & (residual_upper >= 0), 0.0,
+                              np.minimum(np.abs(residual_lower), np.abs(residual_upper)))
+        size_upper = np.maximum(np.abs(residual_lower), np.abs(residual_upper))
+        weight = np.where(held, sample_weight, 0.0)
+        seed = int(np.random.default_rng(forest.estimators_[0].random_state).integers(
+            MAX_SEED))
+        capped = self.max_draws is not None and rows.n_draws > self.max_draws
+        spread = type(forest)(
+            max(1, round(self.tree_share * len(forest.estimators_))),
+            min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
+            max_samples=self.max_draws if capped else None, loss=forest.loss,
+            n_jobs=forest.n_jobs, random_state=seed, distribution=None)
+        spread.fit(rows.X, np.column_stack([size_lower, size_upper]), weight)
+        return ForestDistribution("spread", spread, spread._leaf_samples(
+            rows.X, residual_lower, residual_upper, weight),
+            np.where(held, out_of_bag, np.nan))
+
+
+#: The distributions ``MMITForest(distribution=...)`` names by a string.
+DISTRIBUTIONS = {"spread": SpreadDistribution(), "location": LocationDistribution()}
+
+
+@dataclass(frozen=True)
+class TrainingRows:
+    """What a forest's fit keeps to make its distributions on request:
+    validated ``X`` (a copy, float64, C-contiguous), the bounds, the
+    sample weights, the draws per bootstrap sample (None without bootstrap)
+    and the out-of-bag predictions when the fit made them."""
+
+    X: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    sample_weight: np.ndarray
+    n_draws: int | None
+    out_of_bag: np.ndarray | None
+
+    def out_of_bag_predictions(self, forest):
+        """The forest's out-of-bag predictions of the rows (NaN where none)."""
+        if self.out_of_bag is not None:
+            return self.out_of_bag
+        return forest._out_of_bag_predictions(self.X, self.sample_weight)
+
+
+class DeferredDistribution:
+    """A forest's predictive distributions, made from its training rows on the
+    first request (:meth:`fitted`), once, whichever thread asks first.
+
+    Parameters
+    ----------
+    strategy : SpreadDistribution, LocationDistribution or "auto"
+        "auto": "spread" when some rows of positive weight are out of bag
+        (``bootstrap``), else "location".
+    rows : TrainingRows
+    """
+
+    def __init__(self, strategy, rows):
+        self.strategy = strategy
+        self.rows = rows
+        self._fitted = None
+        self._lock = threading.Lock()
+
+    def fitted(self, forest):
+        """The ForestDistribution, made now if not yet (the training rows are
+        then released)."""
+        with self._lock:
+            if self._fitted is None:
+                self._fitted = self._resolved(forest).fit(forest, self.rows)
+                self.rows = None
+            return self._fitted
+
+    def _resolved(self, forest):
+        if self.strategy != "auto":
+            return self.strategy
+        if forest.bootstrap:
+            out_of_bag = self.rows.out_of_bag_predictions(forest)
+            if np.any(~np.isnan(out_of_bag) & (self.rows.sample_weight > 0)):
+                return DISTRIBUTIONS["spread"]
+        return DISTRIBUTIONS["location"]
+
+    def __getstate__(self):
+        with self._lock:
+            return {"strategy": self.strategy, "rows": self.rows, "fitted": self._fitted}
+
+    def __setstate__(self, state):
+        self.strategy = state["strategy"]
+        self.rows = state["rows"]
+        self._fitted = state["fitted"]
+        self._lock = threading.Lock()
 
 
 def check_levels(quantiles):
@@ -228,7 +459,7 @@ class PredictiveDistributionMixin:
                              "(fitted with distribution=None, or loaded from a model "
                              "file of format version 4 or earlier): fit it with "
                              "distribution='auto', 'spread' or 'location'.")
-        return owner, owner.distribution_
+        return owner, owner.distribution_.fitted(owner)
 
     def _readout(self, X, points, quantiles):
         owner, distribution = self._distribution()

@@ -257,6 +257,8 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
+    # the parameter whose models a model file holds in the stack's state
+    _member_parameters = ("estimators",)
 
     def __init__(self, estimators=None, *, cv=5, n_jobs=None, random_state=None,
                  verbose=0):
@@ -421,6 +423,38 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
                                                           strict=True)),
                   file=sys.stderr, flush=True)
         return self
+
+    def _export_state(self, writer):
+        """The weights, the out-of-fold predictions and scores, and the fitted
+        members (their descriptions), for a model file
+        (``mmit._persistence``)."""
+        writer.array("weights", self.weights_)
+        writer.array("cv_predictions", self.cv_predictions_)
+        writer.array("cv_scores", self.cv_scores_)
+        return {"default_members": self.estimators is None,
+                "members": [{"name": name, **writer.model(f"member{k}", member)}
+                            for k, (name, member)
+                            in enumerate(self.named_estimators_.items())]}
+
+    def _import_state(self, state, reader):
+        """The fitted stack of a model file (``n_features_in_`` and
+        ``feature_names_in_`` set), checked: convex weights, one per member,
+        members of the stack's features."""
+        members = [(member["name"], reader.model(f"member{k}", member))
+                   for k, member in enumerate(state["members"])]
+        self.estimators = None if state["default_members"] else members
+        self._validate_params()
+        self.weights_ = reader.array("weights", np.float64, (len(members),))
+        if np.any(self.weights_ < 0) or abs(self.weights_.sum() - 1.0) > 1e-9:
+            raise ValueError("the weights are not convex")
+        self.cv_predictions_ = reader.array("cv_predictions")
+        self.cv_scores_ = reader.array("cv_scores")
+        for name, member in members:
+            model = member[0] if isinstance(member, Pipeline) else member
+            if model.n_features_in_ != self.n_features_in_:
+                raise ValueError(f"member {name!r} has the wrong number of features")
+        self.estimators_ = [member for _, member in members]
+        self.named_estimators_ = Bunch(**dict(members))
 
     def _progress(self):
         """A function reporting each fit on stderr (with ``verbose``)."""

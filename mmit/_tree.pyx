@@ -229,7 +229,7 @@ cdef class Tree:
         state = self.__getstate__()
         state["nodes"]["cost"] = cost
         state["values"] = np.asarray(values, dtype=np.float64)
-        state.update(node_models.state())
+        state["node_models"] = node_models.state()
         tree = Tree(self.n_features)
         tree.__setstate__(state)
         return tree
@@ -350,18 +350,18 @@ cdef class Tree:
         # which would make pickles and model files differ from run to run
         nodes = np.zeros(self.node_count, dtype=NODE_DTYPE)
         nodes[:] = self._node_array[:self.node_count]
-        state = {
+        return {
             "max_depth": self.max_depth,
             "nodes": nodes,
             "values": self._value_array[:self.node_count].copy(),
+            "node_models": None if self.node_models is None else self.node_models.state(),
         }
-        if self.node_models is not None:
-            state.update(self.node_models.state())
-        return state
 
     def __setstate__(self, state):
         """Restore a tree after checking it is one: the arrays may come from a
-        file, and prediction indexes nodes without bounds checks."""
+        file, and prediction indexes nodes without bounds checks. The node
+        models' state is nested under ``"node_models"``; earlier pickles'
+        flat arrays of linear models are read too."""
         nodes = upgrade_nodes(state["nodes"])
         values = np.asarray(state["values"])
         if nodes.dtype != NODE_DTYPE or nodes.ndim != 1 or nodes.shape[0] == 0:

@@ -3,6 +3,7 @@ predictions against their formula, pruning, model selection, model files."""
 
 import inspect
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -180,7 +181,7 @@ def test_model_files_keep_the_linear_models(tmp_path, make):
     save_model(model, path)
     with np.load(path) as archive:
         assert json.loads(bytes(archive["metadata"]).decode())["version"] == VERSION
-        assert "tree0_slopes" in archive.files
+        assert "tree0_node_models_slopes" in archive.files
     X_test = X.copy()
     X_test[::5, 2] = np.nan
     np.testing.assert_array_equal(load_model(path).predict(X_test), model.predict(X_test))
@@ -189,13 +190,38 @@ def test_model_files_keep_the_linear_models(tmp_path, make):
 def test_damaged_linear_models_are_refused():
     X, y, _ = linear_problem(seed=9)
     state = MMIT(max_depth=2, leaf_model="linear").fit(X, y).tree_.__getstate__()
+    models = state["node_models"]
     for damage, message in [
-        (dict(models=np.full(len(state["models"]), 99)), "invalid linear models"),
-        (dict(slopes=state["slopes"][:, :2]), "wrong shape"),
+        (dict(models=np.full(len(models["models"]), 99)), "invalid linear models"),
+        (dict(slopes=models["slopes"][:, :2]), "wrong shape"),
         (dict(center=np.full(3, np.inf)), "invalid linear models"),
+        (dict(kind="quadratic"), "unknown kind"),
     ]:
         with pytest.raises(ValueError, match=message):
-            Tree(3).__setstate__({**state, **damage})
+            Tree(3).__setstate__({**state, "node_models": {**models, **damage}})
+        # the flat layout of earlier pickles is checked alike
+        flat = {**{key: value for key, value in state.items() if key != "node_models"},
+                **{key: value for key, value in {**models, **damage}.items()
+                   if key != "kind"}}
+        if "kind" not in damage:
+            with pytest.raises(ValueError, match=message):
+                Tree(3).__setstate__(flat)
+
+
+def test_pickles_of_trees_with_flat_linear_models_load():
+    """Before model format 6 a tree's state held its linear models' arrays
+    beside its nodes; they now nest under "node_models"."""
+    X, y, _ = linear_problem(seed=10)
+    tree = MMIT(max_depth=2, leaf_model="linear").fit(X, y).tree_
+    state = tree.__getstate__()
+    assert set(state["node_models"]) == {"kind", "models", "slopes", "center"}
+    flat = {key: value for key, value in state.items() if key != "node_models"}
+    flat.update({key: value for key, value in state["node_models"].items()
+                 if key != "kind"})
+    restored = Tree(3)
+    restored.__setstate__(flat)
+    np.testing.assert_array_equal(restored.predict(X), tree.predict(X))
+    assert pickle.dumps(restored.__getstate__()) == pickle.dumps(state)
 
 
 def test_invalid_leaf_parameters_are_refused():

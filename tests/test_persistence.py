@@ -16,9 +16,11 @@ from mmit import (
     IntervalLinearRegression,
     IntervalLinearRegressionCV,
     IntervalStackingRegressor,
+    LocationDistribution,
     MeanImputer,
     MMITBoost,
     MMITForest,
+    SpreadDistribution,
     load_model,
     save_model,
 )
@@ -148,28 +150,41 @@ def test_damaged_stacks_and_linear_models_are_refused(tmp_path):
 
 
 MODEL_FILES = sorted((Path(__file__).resolve().parent / "data").glob("models-*"))
+QUANTILE_LEVELS = (0.05, 0.5, 0.95)  # those of tests/data/make_model_files.py
 
 
 @pytest.mark.parametrize("folder", MODEL_FILES, ids=[f.name for f in MODEL_FILES])
 def test_model_files_of_earlier_releases_predict_as_written(folder):
-    """Files written by tests/data/make_model_files.py with an earlier mmit."""
+    """Files written by tests/data/make_model_files.py with an earlier mmit
+    (format version 4 in models-0.2.0.dev0, 5 in models-0.2.0.dev0-format5):
+    their predictions, and their forests' quantiles, as written."""
     with np.load(folder / "expected.npz") as archive:
         expected = {key: archive[key] for key in archive.files}
     rows = expected.pop("X")
+    quantiles = {key.removesuffix("__quantiles"): expected.pop(key)
+                 for key in list(expected) if key.endswith("__quantiles")}
     assert len(expected) >= 8
     for name, predictions in expected.items():
         model = load_model(folder / f"{name}.npz")
         X = np.nan_to_num(rows) if name.startswith("linear") else rows
         np.testing.assert_array_equal(model.predict(X), predictions, err_msg=name)
+        if name in quantiles:
+            np.testing.assert_array_equal(model.predict_quantiles(X, QUANTILE_LEVELS),
+                                          quantiles[name], err_msg=name)
+    assert folder.name == "models-0.2.0.dev0" or {"forest", "forest_location"} <= set(
+        quantiles)
 
 
-@pytest.mark.parametrize("distribution", ["spread", "location", None])
+@pytest.mark.parametrize("distribution", ["spread", "location", None,
+                                          SpreadDistribution(min_samples_leaf=10),
+                                          LocationDistribution()])
 def test_saved_forests_keep_their_predictive_distributions(tmp_path, distribution):
     data = load_dataset("servo")
     forest = MMITForest(n_estimators=8, distribution=distribution,
                         random_state=0).fit(data.data, data.target)
-    save_model(forest, tmp_path / "forest.npz")
+    save_model(forest, tmp_path / "forest.npz")  # made now: not yet asked for
     restored = load_model(tmp_path / "forest.npz")
+    assert restored.get_params() == forest.get_params()
     if distribution is None:
         assert restored.distribution_ is None
         with pytest.raises(ValueError, match="no predictive distributions"):
@@ -266,3 +281,43 @@ def rewrite(path, target, change):
     with open(target, "wb") as file:
         np.savez(file, **arrays)
     return target
+
+
+def test_a_file_is_replaced_whole_or_not_at_all(tmp_path):
+    X, y = make_interval_regression(60, 2, random_state=3)
+    path = tmp_path / "model.npz"
+    save_model(MMIT(max_depth=2).fit(X, y), path)
+    written = path.read_bytes()
+    stack = IntervalStackingRegressor([("ridge", Ridge())], cv=3).fit(X, X[:, 0])
+    with pytest.raises(TypeError, match="not Ridge"):
+        save_model(stack, path)
+    assert path.read_bytes() == written
+    save_model(MMIT(max_depth=3).fit(X, y), path)
+    assert path.read_bytes() != written
+    assert [file.name for file in tmp_path.iterdir()] == ["model.npz"]  # no leftovers
+
+
+def test_node_models_are_nested_in_the_file_and_checked(tmp_path):
+    X, y = make_interval_regression(80, 3, random_state=4)
+    path = tmp_path / "model.npz"
+    model = MMIT(max_depth=2, leaf_model="linear").fit(X, y)
+    save_model(model, path)
+    with np.load(path) as archive:
+        metadata = json.loads(bytes(archive["metadata"]).decode())
+        assert metadata["tree_node_models"] == ["linear"]
+        assert {"tree0_node_models_models", "tree0_node_models_slopes",
+                "tree0_node_models_center"} <= set(archive.files)
+    np.testing.assert_array_equal(load_model(path).predict(X), model.predict(X))
+
+    def kind(metadata, arrays):
+        metadata["tree_node_models"] = ["quadratic"]
+
+    def missing(metadata, arrays):
+        del arrays["tree0_node_models_slopes"]
+
+    def count(metadata, arrays):
+        metadata["tree_node_models"] = ["linear", None]
+
+    for change in (kind, missing, count):
+        with pytest.raises(ValueError, match="damaged"):
+            load_model(rewritten(path, tmp_path / f"{change.__name__}.npz", change))

@@ -2,12 +2,23 @@
 distribution in the simplest case, the shape of quantiles and CDFs,
 censored mass, weights, out of bag, and the checks of the inputs."""
 
+import pickle
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import FrozenInstanceError
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 
-from mmit import MMITForest, MMITForestCV, intervals_from_survival
+from mmit import (
+    LocationDistribution,
+    MMITForest,
+    MMITForestCV,
+    SpreadDistribution,
+    intervals_from_survival,
+)
 from mmit._npmle import weighted_npmle
 from mmit._predictive import NPMLE_TOLERANCE
 from mmit.metrics import interval_coverage, pinball_loss
@@ -204,3 +215,76 @@ def test_bad_inputs():
         without.predict_interval(X)
     with pytest.raises(ValueError, match="bootstrap=True"):
         MMITForest(5, bootstrap=False, distribution="spread").fit(X, y)
+    with pytest.raises(ValueError, match="bootstrap=True"):
+        MMITForest(5, bootstrap=False, distribution=SpreadDistribution()).fit(X, y)
+    # too few rows for any to be out of bag: the first request names the parameter
+    few = MMITForest(1, max_samples=1.0, random_state=0, distribution="spread").fit(
+        X[:1], y[:1])
+    with pytest.raises(ValueError, match="distribution='location'"):
+        few.predict_quantiles(X[:1])
+
+
+def test_the_string_options_are_shorthands_of_the_distribution_objects():
+    X, y, _ = heteroscedastic(150, 11, 0.3)
+    for name, strategy in (("spread", SpreadDistribution()),
+                           ("location", LocationDistribution())):
+        by_name = MMITForest(10, random_state=0, distribution=name).fit(X, y)
+        by_object = MMITForest(10, random_state=0, distribution=strategy).fit(X, y)
+        np.testing.assert_array_equal(by_name.predict_quantiles(X[:20]),
+                                      by_object.predict_quantiles(X[:20]))
+    # "auto": the spread with bootstrap, else the location
+    spread = MMITForest(10, random_state=0, distribution="spread").fit(X, y)
+    np.testing.assert_array_equal(
+        MMITForest(10, random_state=0).fit(X, y).predict_quantiles(X[:20]),
+        spread.predict_quantiles(X[:20]))
+    without_bootstrap = MMITForest(2, bootstrap=False, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(
+        without_bootstrap.predict_quantiles(X[:20]),
+        MMITForest(2, bootstrap=False, random_state=0, distribution="location")
+        .fit(X, y).predict_quantiles(X[:20]))
+
+
+def test_the_spread_forest_s_settings_are_parameters():
+    X, y, _ = heteroscedastic(400, 12)
+    strategy = SpreadDistribution(tree_share=1.0, min_samples_leaf=10, max_features=None,
+                                  max_draws=100)
+    forest = MMITForest(8, random_state=0, distribution=strategy)
+    clone(forest).fit(X, y)
+    assert forest.get_params()["distribution"] is strategy
+    assert clone(forest).get_params()["distribution"] == strategy
+    default = MMITForest(8, random_state=0).fit(X, y).predict_quantiles(X[:50])
+    other = forest.fit(X, y).predict_quantiles(X[:50])
+    assert not np.array_equal(default, other)
+    weighting = forest.distribution_.fitted(forest).weighting
+    assert len(weighting.estimators_) == 8 and weighting.min_samples_leaf == 10
+    assert weighting.max_features is None and weighting.max_samples == 100
+    with pytest.raises(FrozenInstanceError):
+        strategy.min_samples_leaf = 5
+    for invalid, message in (({"tree_share": 0.0}, "tree_share"),
+                              ({"min_samples_leaf": 0}, "min_samples_leaf"),
+                              ({"max_features": "all"}, "max_features"),
+                              ({"max_draws": 0.5}, "max_draws")):
+        with pytest.raises(ValueError, match=message):
+            SpreadDistribution(**invalid)
+    with pytest.raises(ValueError, match="distribution"):
+        MMITForest(distribution="wide").fit(X, y)
+
+
+def test_distributions_are_made_on_the_first_request_from_a_copy_of_the_rows():
+    X, _, y = heteroscedastic(300, 13)  # exact values: y itself holds the bounds
+    weight = np.random.default_rng(13).integers(1, 3, len(X)).astype(float)
+    expected = MMITForest(10, random_state=0).fit(X, y, weight).predict_quantiles(X)
+    changed = [X.copy(), y.copy(), weight.copy()]
+    forest = MMITForest(10, random_state=0).fit(*changed)
+    for array in changed:  # after the fit: the distributions do not see it
+        array[:] = 0.0
+    restored = pickle.loads(pickle.dumps(forest))  # before the first request
+    np.testing.assert_array_equal(restored.predict_quantiles(X), expected)
+    # made once, whichever thread asks first
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: forest.predict_quantiles(X), range(4)))
+    for quantiles in results:
+        np.testing.assert_array_equal(quantiles, expected)
+    assert forest.distribution_.rows is None  # the training rows let go once made
+    copied = pickle.loads(pickle.dumps(forest))  # after it
+    np.testing.assert_array_equal(copied.oob_cdf([0.0]), forest.oob_cdf([0.0]))

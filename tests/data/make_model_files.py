@@ -4,11 +4,15 @@ Run from the repository root with the release installed::
 
     python tests/data/make_model_files.py
 
-It writes ``tests/data/models-<version>/``: one model file per saved model
-kind, fitted on the bundled servo data with NaN in X, and ``expected.npz``
-with the rows they predict on and what each file predicted when written.
+It writes ``tests/data/models-<version>-format<format version>/``: one
+model file per saved model kind, fitted on the bundled servo data with NaN
+in X, and ``expected.npz`` with the rows they predict on and what each file
+predicted when written (``<name>``), and for a forest with predictive
+distributions its quantiles at QUANTILE_LEVELS (``<name>__quantiles``).
 ``tests/test_persistence.py`` loads every such folder and checks that the
 predictions are unchanged. Keep the fits small: the files are committed.
+(``models-0.2.0.dev0``, without the format in its name, holds version-4
+files.)
 """
 
 from pathlib import Path
@@ -25,7 +29,10 @@ from mmit import (
     MMITForest,
     save_model,
 )
+from mmit import _persistence as persistence
 from mmit.datasets import load_dataset
+
+QUANTILE_LEVELS = (0.05, 0.5, 0.95)
 
 
 def models():
@@ -34,6 +41,8 @@ def models():
         "tree_linear_leaves": MMIT(max_depth=2, leaf_model="linear", loss="squared_hinge",
                                    random_state=0),
         "forest": MMITForest(n_estimators=3, max_depth=4, random_state=0),
+        "forest_location": MMITForest(n_estimators=3, max_depth=4, random_state=0,
+                                      distribution="location"),
         "boost": MMITBoost(n_estimators=5, max_depth=2, random_state=0),
         "boost_linear_leaves": MMITBoost(n_estimators=3, max_depth=2, leaf_model="linear",
                                          random_state=0),
@@ -52,7 +61,8 @@ def main():
     X = data.data.copy()
     X[::5, 1] = np.nan
     rows = X[:40]
-    folder = Path(__file__).resolve().parent / f"models-{mmit.__version__}"
+    folder = (Path(__file__).resolve().parent
+              / f"models-{mmit.__version__}-format{persistence.VERSION}")
     folder.mkdir(exist_ok=True)
     expected = {"X": rows}
     for name, model in models().items():
@@ -63,6 +73,8 @@ def main():
         save_model(model, folder / f"{name}.npz")
         expected[name] = model.predict(np.nan_to_num(rows) if needs_complete_rows
                                        else rows)
+        if getattr(model, "distribution", None) is not None:
+            expected[f"{name}__quantiles"] = model.predict_quantiles(rows, QUANTILE_LEVELS)
     np.savez_compressed(folder / "expected.npz", **expected)
 
 
