@@ -10,7 +10,15 @@
 from libc.math cimport INFINITY
 from libc.stdint cimport int64_t
 
-from ._pieces cimport NO_SLOT, HingeSolver, clear_if_zero_piece, step_left, step_right
+from ._pieces cimport (
+    MAY_MOVE_LEFT,
+    MAY_MOVE_RIGHT,
+    NO_SLOT,
+    HingeSolver,
+    clear_if_zero_piece,
+    step_left,
+    step_right,
+)
 from ._typedefs cimport check_index, intp_t
 
 
@@ -53,8 +61,7 @@ cdef inline void track_insert(HingeSolver* solver, intp_t slot, double weight,
         solver.slope_left -= weight * (slot >= solver.ptr)
 
 
-cdef inline intp_t restore(HingeSolver* solver, bint check_right,
-                           bint check_left) noexcept nogil:
+cdef inline intp_t restore(HingeSolver* solver, int sides) noexcept nogil:
     """Move to the leftmost piece whose slope is >= 0 (within tolerance).
 
     Both sides are always checked. A right move leaves ``slope_left`` equal

@@ -14,6 +14,10 @@ from ._typedefs cimport intp_t
 cdef enum:
     NO_SLOT = -1            # "no such slot": no piece to that side, infinite bound
 
+cdef enum:                  # sides the minimum may have moved to after an insertion
+    MAY_MOVE_RIGHT = 1
+    MAY_MOVE_LEFT = 2
+
 ctypedef struct Slot:
     double jump               # change of the piece coefficient when crossing rightwards
     int64_t count_jump        # change of the count of non-zero hinges, crossing rightwards

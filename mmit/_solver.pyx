@@ -81,7 +81,7 @@ from ._loss cimport (
     walk_moves_right,
 )
 from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
-from ._pieces cimport NO_SLOT, HingeSolver, Slot
+from ._pieces cimport NO_SLOT, HingeSolver, Slot, MAY_MOVE_RIGHT, MAY_MOVE_LEFT
 from ._sorting cimport (
     dropped_bits,
     index_mask_for,
@@ -227,39 +227,44 @@ cdef inline bint insert_hinge(HingeSolver* solver, intp_t slot, double position,
     return split
 
 
-cdef inline bint insert_interval(HingeSolver* solver,
-                                 intp_t lower_slot, double lower_position,
-                                 intp_t upper_slot, double upper_position,
-                                 double weight, const Loss* loss) noexcept nogil:
-    """Insert both hinges of an interval; return whether the upper one split
-    the current piece."""
-    cdef bint upper_split = False
+cdef inline int insert_interval(HingeSolver* solver,
+                                intp_t lower_slot, double lower_position,
+                                intp_t upper_slot, double upper_position,
+                                double weight, const Loss* loss) noexcept nogil:
+    """Insert both hinges of an interval; return the sides the minimum may
+    have moved to (``MAY_MOVE_RIGHT``, ``MAY_MOVE_LEFT``): a lower hinge only
+    lowers derivatives, so the minimum can only move right; an upper hinge
+    only raises them, so it can only move left, or right when its
+    breakpoint split the current piece."""
+    cdef int sides = 0
     if solver.n_hinges == 0:
         solver.center = lower_position if lower_slot != NO_SLOT else upper_position
     if lower_slot != NO_SLOT:
         insert_hinge(solver, lower_slot, lower_position, weight, False, loss)
         solver.n_hinges += 1
+        sides = MAY_MOVE_RIGHT
     if upper_slot != NO_SLOT:
-        upper_split = insert_hinge(solver, upper_slot, upper_position, weight, True,
-                                   loss)
+        if insert_hinge(solver, upper_slot, upper_position, weight, True, loss):
+            sides = MAY_MOVE_RIGHT
+        sides |= MAY_MOVE_LEFT
         solver.n_hinges += 1
     solver.max_weight = weight if weight > solver.max_weight else solver.max_weight
     solver.tolerance = flat_tolerance(solver.n_hinges, solver.max_weight)
-    return upper_split
+    return sides
 
 
 cdef inline intp_t add_interval(HingeSolver* solver,
                                 intp_t lower_slot, double lower_position,
                                 intp_t upper_slot, double upper_position,
                                 double weight, const Loss* loss) noexcept nogil:
-    """solver_add for a loss known at compile time."""
-    cdef bint upper_split
+    """Insert an interval's hinges and move the pointer back to the piece
+    holding the minimum; return the moves."""
     cdef intp_t moves = 0
     if lower_slot != NO_SLOT or upper_slot != NO_SLOT:
-        upper_split = insert_interval(solver, lower_slot, lower_position, upper_slot,
-                                      upper_position, weight, loss)
-        moves = piece_restore(solver, lower_slot != NO_SLOT or upper_split,
-                              upper_slot != NO_SLOT, loss)
+        moves = piece_restore(solver, insert_interval(solver, lower_slot, lower_position,
+                                                      upper_slot, upper_position, weight,
+                                                      loss),
+                              loss)
     return moves
 
 

@@ -9,7 +9,15 @@
 
 from libc.stdint cimport int64_t
 
-from ._pieces cimport NO_SLOT, HingeSolver, clear_if_zero_piece, step_left, step_right
+from ._pieces cimport (
+    MAY_MOVE_LEFT,
+    MAY_MOVE_RIGHT,
+    NO_SLOT,
+    HingeSolver,
+    clear_if_zero_piece,
+    step_left,
+    step_right,
+)
 from ._typedefs cimport check_index, intp_t
 
 
@@ -53,8 +61,7 @@ cdef inline void track_insert(HingeSolver* solver, intp_t slot, double weight,
     pass
 
 
-cdef inline intp_t restore(HingeSolver* solver, bint check_right,
-                           bint check_left) noexcept nogil:
+cdef inline intp_t restore(HingeSolver* solver, int sides) noexcept nogil:
     """Move until the derivative changes sign within the current piece.
 
     A piece next to a zero-cost piece is left for it (the zero-cost piece is
@@ -68,6 +75,8 @@ cdef inline intp_t restore(HingeSolver* solver, bint check_right,
     """
     cdef double offset, derivative
     cdef intp_t moves = 0
+    cdef bint check_right = (sides & MAY_MOVE_RIGHT) != 0
+    cdef bint check_left = (sides & MAY_MOVE_LEFT) != 0
     # common case first, with a single branch: no move on either side
     cdef bint right = check_right & (solver.nxt != NO_SLOT)
     cdef bint left = check_left & (solver.ptr != NO_SLOT)
