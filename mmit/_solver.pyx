@@ -81,7 +81,7 @@ from ._loss cimport (
     walk_moves_right,
 )
 from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
-from ._pieces cimport NO_SLOT, HingeSolver, Slot, MAY_MOVE_RIGHT, MAY_MOVE_LEFT
+from ._pieces cimport MAY_MOVE_LEFT, MAY_MOVE_RIGHT, NO_SLOT, HingeSolver, Slot
 from ._sorting cimport (
     dropped_bits,
     index_mask_for,

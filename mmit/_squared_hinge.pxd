@@ -65,13 +65,10 @@ cdef inline intp_t restore(HingeSolver* solver, int sides) noexcept nogil:
     """Move until the derivative changes sign within the current piece.
 
     A piece next to a zero-cost piece is left for it (the zero-cost piece is
-    the whole set of minimisers). A lower hinge only lowers derivatives, so
-    the minimum can only move right; an upper hinge only raises them, so it
-    can only move left, or right when its breakpoint split the piece: the
-    caller says which sides need a check. After a move the
-    coefficients are expanded around the crossed breakpoint, so the
-    derivative there is the very value that triggered the move and the
-    pointer never moves back.
+    the whole set of minimisers). Only the ``sides`` the insertion may have
+    moved the minimum to are checked. After a move the coefficients are
+    expanded around the crossed breakpoint, so the derivative there is the
+    very value that triggered the move and the pointer never moves back.
     """
     cdef double offset, derivative
     cdef intp_t moves = 0
