@@ -3,11 +3,18 @@
 Set ``MMIT_DEBUG=1`` to compile with bounds, wraparound, initialisation and
 None checks turned back on, and index checks on raw-pointer accesses.
 
+The Cython templates (``mmit/*.tp``) are expanded first with the list of
+losses in ``mmit/_loss_list.py`` (``Cython.Tempita``, as scikit-learn
+expands its ``*.tp`` files): ``mmit/_loss.pxd.tp`` gives ``mmit/_loss.pxd``.
+A generated file is rewritten only when its text changes, so that an
+unchanged one does not rebuild its dependents.
+
 The modules with parallel loops (``prange``) are compiled with OpenMP when
 the C++ compiler supports it (checked by compiling a small program);
 without it, or with ``MMIT_OPENMP=0``, they build and run on one thread.
 """
 import os
+import runpy
 import shlex
 import subprocess
 import sysconfig
@@ -16,8 +23,10 @@ from pathlib import Path
 
 import numpy as np
 from Cython.Build import cythonize
+from Cython.Tempita import sub as expand_template
 from setuptools import Extension, setup
 
+ROOT = Path(__file__).resolve().parent
 DEBUG = os.environ.get("MMIT_DEBUG", "0") not in ("", "0")
 
 directives = {
@@ -57,6 +66,19 @@ def openmp_flag():
 
 
 OPENMP = openmp_flag()
+
+
+def expand_templates():
+    """Write each ``mmit/X.tp`` to ``mmit/X``, expanded with ``losses``."""
+    losses = runpy.run_path(str(ROOT / "mmit" / "_loss_list.py"))["LOSS_LIST"]
+    for template in sorted((ROOT / "mmit").glob("*.tp")):
+        target = template.with_suffix("")
+        text = expand_template(template.read_text(), name=str(template), losses=losses)
+        if not target.exists() or target.read_text() != text:
+            target.write_text(text)
+
+
+expand_templates()
 
 
 def extension(name):

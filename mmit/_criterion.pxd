@@ -6,7 +6,8 @@
 from libc.stdint cimport int32_t
 
 from ._loss cimport LossTag
-from ._solver cimport HingeEntry, HingeSolver, Interval, SolverWorkspace
+from ._pieces cimport HingeSolver
+from ._solver cimport HingeEntry, Interval, SolverWorkspace
 from ._typedefs cimport intp_t
 
 
@@ -49,7 +50,7 @@ cdef class Criterion:
 cdef class HingeCriterion(Criterion):
     # The criterion of every hinge loss: per-row breakpoints and weights, the
     # node's breakpoints as dense solver slots, the interval solver.
-    cdef readonly LossTag loss                # the loss's solver tag (see _loss.pxd)
+    cdef readonly LossTag loss                # the loss's tag (see _loss.pxd)
     cdef Interval* intervals                  # per row: breakpoints, weight, node's slots
     cdef HingeEntry* hinges                   # positive-weight rows' finite hinges, by node
     cdef HingeEntry* scratch                  # partition buffer

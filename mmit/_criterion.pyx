@@ -1,7 +1,9 @@
 """The split criterion of Maximum Margin Interval Trees, and its interface.
 
-:class:`Criterion` is what the tree builder asks of a loss (DESIGN.md
-sections 2-3), in the manner of scikit-learn's ``Criterion``:
+:class:`Criterion` is what the tree builder asks of a loss, in the manner
+of scikit-learn's ``Criterion`` (the builder grows every tree through it
+and knows no loss; a criterion answers for the rows of one node at a
+time):
 
 - ``node_init``: prepare the node (for the hinge losses: give its
   breakpoints dense solver slots in one walk of its sorted breakpoint list);
@@ -29,10 +31,10 @@ from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
 
 import numpy as np
 
-from ._loss cimport N_LOSS_TAGS, LossTag, tagged_derivatives, tagged_interval_loss
+from ._loss cimport LossTag, check_loss_tag, tagged_derivatives, tagged_interval_loss
 from ._partition cimport stable_partition
+from ._pieces cimport NO_SLOT
 from ._solver cimport (
-    NO_SLOT,
     HingeEntry,
     Interval,
     SolverWorkspace,
@@ -182,8 +184,9 @@ cdef class HingeCriterion(Criterion):
     targets : HingeTargets
     sample_weight : ndarray of shape (n_samples,)
         Non-negative weights; rows of weight 0 take no part.
-    loss : LossTag
-        The loss's solver tag (``mmit._loss.LOSSES[name].tag``).
+    loss : int
+        The loss's tag (``mmit._loss.LOSSES[name].tag``); a ValueError
+        names an unknown one.
     sweeps : bool, default=True
         Whether rows are swept through the solver (``node_init``, ``add``,
         ``sweep``, ``minimum``): without, its slots are not allocated.
@@ -201,8 +204,7 @@ cdef class HingeCriterion(Criterion):
         cdef int32_t hinge
         cdef double weight
         check_same_length("sample_weight", sample_weight, "the targets", n)
-        if not 0 <= loss < N_LOSS_TAGS:
-            raise ValueError(f"unknown loss tag {loss!r}")
+        check_loss_tag(loss)
         self.loss = <LossTag> loss
         cdef int block_threads = threads_for(n_all, PARALLEL_MIN_ROWS, n_threads)
         cdef int row_threads = threads_for(n, PARALLEL_MIN_ROWS, n_threads)

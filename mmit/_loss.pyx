@@ -7,21 +7,20 @@ breaking at ``lower + margin`` and an upper hinge at ``upper - margin``
 bound has no hinge), and a row of weight ``w`` costs ``w * (h(lower + margin
 - f) + h(f - upper + margin))``, ``h(d) = 0`` for ``d <= 0``.
 
-Each loss is one :class:`IntervalLoss` in :data:`LOSSES`, holding its
-name, the tag of the interval solver's variant compiled for it
-(``_solver``), and its value, gradient and curvature (in ``_loss.pxd``,
-for the compiled kernels; as numpy functions here). Everything else is
+Each loss is one :class:`IntervalLoss` in :data:`LOSSES`, made from its
+item of ``_loss_list.LOSS_LIST`` (its position there is its tag): its
+name, its tag, and whether it is differentiable. Its algebra is compiled
+(``mmit/_<name>.pxd``, reached through ``_loss.pxd``); everything else is
 derived from the entry: the estimators' ``loss`` options, the tree's split
-criterion (:meth:`IntervalLoss.criterion`), the Python-side objective of
-the boosting stages, the linear model and the node models
-(:meth:`IntervalLoss.objective`) and the optimal constant
-(:meth:`IntervalLoss.optimal_constant`).
+criterion (:meth:`IntervalLoss.criterion`, on the solver variant compiled
+for the loss), the solver's optima (:meth:`IntervalLoss.optimal_costs`,
+:meth:`IntervalLoss.optimal_constant`), its value, gradient and curvature
+as numpy functions, and the Python-side objective of the boosting stages,
+the linear model and the node models (:meth:`IntervalLoss.objective`).
 
-Adding a loss: a struct in the ``Loss`` fused type and a tag in
-``_loss.pxd`` (with its value, slope and curvature there, and a branch in
-its two run-time dispatchers), its specialisation of the solver's piece
-updates (``_solver.pyx``: ``if Loss is ...``, and one branch in each of its
-four dispatchers), and one entry here.
+This module sits above the solver and the criterion (it imports both; they
+only ``cimport`` the compiled algebra of ``_loss.pxd``, which needs no
+module at run time). How a loss is added: ``docs/development.rst``.
 """
 
 from cython.parallel cimport prange
@@ -30,6 +29,8 @@ from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
 
 import numpy as np
 
+from ._criterion import HingeCriterion
+from ._loss_list import LOSS_LIST
 from ._solver import hinge_positions, optimal_constant, optimal_costs
 
 
@@ -40,8 +41,7 @@ def derivatives(const double[::1] lower, const double[::1] upper,
     cdef Py_ssize_t n = prediction.shape[0], i
     if lower.shape[0] != n or upper.shape[0] != n:
         raise ValueError("lower, upper and prediction must have the same length.")
-    if not 0 <= tag < N_LOSS_TAGS:
-        raise ValueError(f"unknown loss tag {tag!r}")
+    check_loss_tag(tag)
     out_array = np.empty((3, n))
     cdef double[:, ::1] out = out_array
     with nogil:
@@ -68,8 +68,7 @@ def weighted_loss(const double[::1] lower, const double[::1] upper,
     cdef double total = 0.0, part
     if lower.shape[0] != n or upper.shape[0] != n or weight.shape[0] != n:
         raise ValueError("lower, upper, prediction and weight must have the same length.")
-    if not 0 <= tag < N_LOSS_TAGS:
-        raise ValueError(f"unknown loss tag {tag!r}")
+    check_loss_tag(tag)
     n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
     sums_array = np.empty(max(n_blocks, 1))
     cdef double[::1] sums = sums_array
@@ -93,12 +92,13 @@ class IntervalLoss:
     ----------
     name : str
         The name estimators take as ``loss``.
-    tag : LossTag
-        The solver variant compiled for the loss.
+    tag : int
+        The loss's tag (its position in ``_loss_list.LOSS_LIST``): which
+        variant of the compiled kernels serves it.
     differentiable : bool
-        Whether the loss has a gradient everywhere (the linear hinge has a
-        kink at each breakpoint and no curvature: a Newton step cannot fit a
-        leaf, the solver must).
+        Whether the loss has a gradient everywhere and a curvature (the
+        linear hinge has a kink at each breakpoint and no curvature: a Newton
+        step cannot fit it, the solver must).
 
     Examples
     --------
@@ -113,8 +113,9 @@ class IntervalLoss:
     """
 
     def __init__(self, name, tag, differentiable):
+        check_loss_tag(tag)
         self.name = name
-        self.tag = LossTag(tag)
+        self.tag = tag
         self.differentiable = differentiable
 
     def __repr__(self):
@@ -149,8 +150,6 @@ class IntervalLoss:
         through the solver (``targets_minimum`` and the gradients); its
         working arrays in ``buffers`` when given (``_buffers``), made on
         ``n_threads`` threads."""
-        from ._criterion import HingeCriterion
-
         return HingeCriterion(targets, sample_weight, self.tag, sweeps, buffers, n_threads)
 
     def objective(self, lower, upper, margin, sample_weight, n_threads=1):
@@ -236,6 +235,6 @@ def get_loss(name):
 
 #: The losses, by name: what estimators accept as ``loss``.
 LOSSES = {
-    "linear_hinge": IntervalLoss("linear_hinge", LINEAR_HINGE_TAG, differentiable=False),
-    "squared_hinge": IntervalLoss("squared_hinge", SQUARED_HINGE_TAG, differentiable=True),
+    spec.name: IntervalLoss(spec.name, tag, spec.differentiable)
+    for tag, spec in enumerate(LOSS_LIST)
 }

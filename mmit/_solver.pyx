@@ -36,11 +36,17 @@ arbitrary minimisers.)
 
 Losses
 ------
-The loss is a type (``Loss``, ``_loss.pxd``): every function taking a
-``const Loss*`` is compiled once per loss. The entry points callers use
-(``solver_insert``, ``solver_sweep``, ``solver_minimum``, ``optimal_costs``)
-take the loss's tag (``LossTag``) and dispatch once per call to the
-variant compiled for it.
+The function's state (slots, bitset, current piece) and the walk between
+pieces are in ``_pieces.pxd``, with no loss in them; what a loss does to a
+piece (a hinge's terms, the restore step after an insertion, the
+minimiser, the flatness test) is in its own module (``_linear_hinge.pxd``,
+``_squared_hinge.pxd``), reached through the fused functions of
+``_loss.pxd``: every function here taking a ``const Loss*`` is compiled
+once per loss. The entry points callers use (``solver_insert``,
+``solver_sweep``, ``solver_minimum``, ``sorted_minimum``,
+``optimal_costs``) take the loss's tag (``LossTag``) and dispatch once per
+call to the variant compiled for it; those dispatchers are generated from
+the list of losses (``_solver_dispatch.pxi``, included at the end).
 
 Minimiser conventions
 ---------------------
@@ -52,7 +58,7 @@ cost is 0 and there is no minimiser (the caller chooses a fallback).
 
 from cython.parallel cimport prange
 from libc.float cimport DBL_EPSILON
-from libc.math cimport INFINITY, isfinite
+from libc.math cimport INFINITY, NAN, isfinite
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memset
 
@@ -62,17 +68,21 @@ from ._buffers import empty
 from ._validation import check_row_count, check_same_length
 
 from ._loss cimport (
-    N_LOSS_TAGS,
-    SQUARED_HINGE_TAG,
-    LinearHinge,
     Loss,
-    LossTag,
-    SquaredHinge,
+    check_loss_tag,
+    piece_add_terms,
+    piece_is_flat,
+    piece_minimiser,
+    piece_restore,
+    piece_slot_jump,
+    piece_track_insert,
+    unknown_loss_tag,
+    walk_cross_right,
+    walk_moves_right,
 )
 from ._parallel cimport PARALLEL_MIN_ROWS, threads_for
+from ._pieces cimport MAY_MOVE_LEFT, MAY_MOVE_RIGHT, NO_SLOT, HingeSolver, Slot
 from ._sorting cimport (
-    count_leading_zeros,
-    count_trailing_zeros,
     dropped_bits,
     index_mask_for,
     key_index,
@@ -107,48 +117,8 @@ DEBUG_BUILD = MMIT_DEBUG_BUILD
 # unit roundoff of the largest weight per update) times the updates.
 cdef double FLAT_TOLERANCE_FACTOR = 16.0 * DBL_EPSILON
 
-
-cdef const LinearHinge* LINEAR_HINGE = NULL
-cdef const SquaredHinge* SQUARED_HINGE = NULL
-
 cdef enum:
     PREFETCH_ROWS = 8       # rows looked ahead when prefetching slot records
-
-
-# ---------------------------------------------------------------------------
-# Bitset of active slots
-# ---------------------------------------------------------------------------
-
-cdef inline intp_t next_active(const uint64_t* bits, intp_t slot,
-                               intp_t n_slots) noexcept nogil:
-    """Smallest active slot greater than ``slot``, or NO_SLOT."""
-    cdef intp_t start = slot + 1
-    if start >= n_slots:
-        return NO_SLOT
-    cdef intp_t word = start >> 6
-    cdef intp_t last_word = (n_slots - 1) >> 6
-    cdef uint64_t bits_here = bits[word] & (~(<uint64_t>0) << (start & 63))
-    while bits_here == 0:
-        word += 1
-        if word > last_word:
-            return NO_SLOT
-        bits_here = bits[word]
-    return (word << 6) + count_trailing_zeros(bits_here)
-
-
-cdef inline intp_t previous_active(const uint64_t* bits, intp_t slot) noexcept nogil:
-    """Largest active slot smaller than ``slot``, or NO_SLOT."""
-    if slot <= 0:
-        return NO_SLOT
-    cdef intp_t end = slot - 1
-    cdef intp_t word = end >> 6
-    cdef uint64_t bits_here = bits[word] & (~(<uint64_t>0) >> (63 - (end & 63)))
-    while bits_here == 0:
-        word -= 1
-        if word < 0:
-            return NO_SLOT
-        bits_here = bits[word]
-    return (word << 6) + 63 - count_leading_zeros(bits_here)
 
 
 # ---------------------------------------------------------------------------
@@ -234,9 +204,7 @@ cdef inline bint insert_hinge(HingeSolver* solver, intp_t slot, double position,
     cdef int on_piece = (slot <= solver.ptr) if upper else (slot > solver.ptr)
     cdef double on_weight = on_piece * weight
     cdef double offset = position - solver.center
-    cdef double jump = weight
-    if Loss is SquaredHinge:
-        jump = sign * weight
+    cdef double jump = piece_slot_jump(weight, sign, loss)
     # a breakpoint inside the current piece becomes its right end; one
     # unsigned comparison tests ptr < slot < nxt (NO_SLOT wraps to the top)
     cdef bint split = (<size_t>(slot - solver.ptr - 1)
@@ -254,194 +222,57 @@ cdef inline bint insert_hinge(HingeSolver* solver, intp_t slot, double position,
         record.jump = jump
         record.count_jump = sign
     solver.n_active += on_piece
-    if Loss is SquaredHinge:
-        solver.a += on_weight
-        solver.b -= 2.0 * on_weight * offset
-        solver.c += on_weight * offset * offset
-    else:
-        solver.b += sign * on_weight
-        solver.c -= sign * on_weight * offset
-        # the piece left of ptr sees upper hinges left of ptr, lower ones from ptr on
-        if upper:
-            solver.slope_left += weight * (slot < solver.ptr)
-        else:
-            solver.slope_left -= weight * (slot >= solver.ptr)
+    piece_add_terms(&solver.a, &solver.b, &solver.c, on_weight, offset, sign, loss)
+    piece_track_insert(solver, slot, weight, upper, loss)
     return split
 
 
-cdef inline bint insert_interval(HingeSolver* solver,
-                                 intp_t lower_slot, double lower_position,
-                                 intp_t upper_slot, double upper_position,
-                                 double weight, const Loss* loss) noexcept nogil:
-    """Insert both hinges of an interval; return whether the upper one split
-    the current piece."""
-    cdef bint upper_split = False
+cdef inline int insert_interval(HingeSolver* solver,
+                                intp_t lower_slot, double lower_position,
+                                intp_t upper_slot, double upper_position,
+                                double weight, const Loss* loss) noexcept nogil:
+    """Insert both hinges of an interval; return the sides the minimum may
+    have moved to (``MAY_MOVE_RIGHT``, ``MAY_MOVE_LEFT``): a lower hinge only
+    lowers derivatives, so the minimum can only move right; an upper hinge
+    only raises them, so it can only move left, or right when its
+    breakpoint split the current piece."""
+    cdef int sides = 0
     if solver.n_hinges == 0:
         solver.center = lower_position if lower_slot != NO_SLOT else upper_position
     if lower_slot != NO_SLOT:
         insert_hinge(solver, lower_slot, lower_position, weight, False, loss)
         solver.n_hinges += 1
+        sides = MAY_MOVE_RIGHT
     if upper_slot != NO_SLOT:
-        upper_split = insert_hinge(solver, upper_slot, upper_position, weight, True,
-                                   loss)
+        if insert_hinge(solver, upper_slot, upper_position, weight, True, loss):
+            sides = MAY_MOVE_RIGHT
+        sides |= MAY_MOVE_LEFT
         solver.n_hinges += 1
     solver.max_weight = weight if weight > solver.max_weight else solver.max_weight
-    if Loss is LinearHinge:
-        solver.tolerance = FLAT_TOLERANCE_FACTOR * solver.n_hinges * solver.max_weight
-    return upper_split
-
-
-cdef inline void step_right(HingeSolver* solver) noexcept nogil:
-    """Make the right neighbour of the current piece current (positions only)."""
-    solver.ptr = solver.nxt
-    solver.left_pos = solver.right_pos
-    solver.nxt = next_active(solver.active, solver.ptr, solver.n_slots)
-    solver.right_pos = solver.slot_pos[solver.nxt] if solver.nxt != NO_SLOT else INFINITY
-
-
-cdef inline void step_left(HingeSolver* solver) noexcept nogil:
-    """Make the left neighbour of the current piece current (positions only)."""
-    solver.nxt = solver.ptr
-    solver.right_pos = solver.left_pos
-    solver.ptr = previous_active(solver.active, solver.ptr)
-    solver.left_pos = solver.slot_pos[solver.ptr] if solver.ptr != NO_SLOT else -INFINITY
-
-
-cdef inline void clear_if_zero_piece(HingeSolver* solver) noexcept nogil:
-    """No hinge is non-zero on the piece: its coefficients are exactly 0."""
-    if solver.n_active == 0:
-        solver.a = 0.0
-        solver.b = 0.0
-        solver.c = 0.0
-
-
-cdef inline intp_t restore_linear(HingeSolver* solver) noexcept nogil:
-    """Move to the leftmost piece whose slope is >= 0 (within tolerance).
-
-    A right move leaves ``slope_left`` equal to the slope that triggered it
-    and a left move leaves ``b`` equal to the slope that triggered it, so
-    the pointer never moves back within one call.
-    """
-    cdef double tolerance = solver.tolerance
-    cdef intp_t moves = 0
-    while True:
-        if solver.b < -tolerance and solver.nxt != NO_SLOT:
-            check_index(solver.nxt, solver.n_slots)
-            solver.c += solver.b * (solver.right_pos - solver.center)
-            solver.center = solver.right_pos
-            solver.slope_left = solver.b
-            solver.b += solver.slots[solver.nxt].jump
-            solver.n_active += solver.slots[solver.nxt].count_jump
-            step_right(solver)
-        elif solver.ptr != NO_SLOT and solver.slope_left >= -tolerance:
-            check_index(solver.ptr, solver.n_slots)
-            solver.c += solver.b * (solver.left_pos - solver.center)
-            solver.center = solver.left_pos
-            solver.b = solver.slope_left
-            solver.n_active -= solver.slots[solver.ptr].count_jump
-            step_left(solver)
-        else:
-            return moves
-        moves += 1
-        clear_if_zero_piece(solver)
-        if solver.ptr != NO_SLOT:
-            solver.slope_left = solver.b - solver.slots[solver.ptr].jump
-
-
-cdef inline intp_t restore_squared(HingeSolver* solver, bint check_right,
-                                   bint check_left) noexcept nogil:
-    """Move until the derivative changes sign within the current piece.
-
-    A piece next to a zero-cost piece is left for it (the zero-cost piece is
-    the whole set of minimisers). A lower hinge only lowers derivatives, so
-    the minimum can only move right; an upper hinge only raises them, so it
-    can only move left, or right when its breakpoint split the piece: the
-    caller says which sides need a check. After a move the
-    coefficients are expanded around the crossed breakpoint, so the
-    derivative there is the very value that triggered the move and the
-    pointer never moves back.
-    """
-    cdef double offset, derivative
-    cdef intp_t moves = 0
-    # common case first, with a single branch: no move on either side
-    cdef bint right = check_right & (solver.nxt != NO_SLOT)
-    cdef bint left = check_left & (solver.ptr != NO_SLOT)
-    cdef intp_t nxt = solver.nxt if right else 0
-    cdef intp_t ptr = solver.ptr if left else 0
-    cdef double right_derivative = (solver.b + 2.0 * solver.a
-                                    * (solver.right_pos - solver.center))
-    cdef double left_derivative = (solver.b + 2.0 * solver.a
-                                   * (solver.left_pos - solver.center))
-    if not ((right & ((right_derivative < 0.0)
-                      | (solver.n_active + solver.slots[nxt].count_jump == 0)))
-            | (left & ((left_derivative > 0.0)
-                       | (solver.n_active - solver.slots[ptr].count_jump == 0)))):
-        return 0
-    while check_right and solver.nxt != NO_SLOT:
-        check_index(solver.nxt, solver.n_slots)
-        offset = solver.right_pos - solver.center
-        derivative = solver.b + 2.0 * solver.a * offset
-        if not (derivative < 0.0 or
-                solver.n_active + solver.slots[solver.nxt].count_jump == 0):
-            break
-        solver.c += (solver.b + solver.a * offset) * offset
-        solver.b = derivative
-        solver.center += offset
-        solver.a += solver.slots[solver.nxt].jump
-        solver.n_active += solver.slots[solver.nxt].count_jump
-        step_right(solver)
-        clear_if_zero_piece(solver)
-        moves += 1
-    if moves > 0:
-        return moves
-    while check_left and solver.ptr != NO_SLOT:
-        check_index(solver.ptr, solver.n_slots)
-        offset = solver.left_pos - solver.center
-        derivative = solver.b + 2.0 * solver.a * offset
-        if not (derivative > 0.0 or
-                solver.n_active - solver.slots[solver.ptr].count_jump == 0):
-            break
-        solver.c += (solver.b + solver.a * offset) * offset
-        solver.b = derivative
-        solver.center += offset
-        solver.a -= solver.slots[solver.ptr].jump
-        solver.n_active -= solver.slots[solver.ptr].count_jump
-        step_left(solver)
-        clear_if_zero_piece(solver)
-        moves += 1
-    return moves
+    solver.tolerance = flat_tolerance(solver.n_hinges, solver.max_weight)
+    return sides
 
 
 cdef inline intp_t add_interval(HingeSolver* solver,
                                 intp_t lower_slot, double lower_position,
                                 intp_t upper_slot, double upper_position,
                                 double weight, const Loss* loss) noexcept nogil:
-    """solver_add for a loss known at compile time."""
-    cdef bint upper_split
+    """Insert an interval's hinges and move the pointer back to the piece
+    holding the minimum; return the moves."""
     cdef intp_t moves = 0
     if lower_slot != NO_SLOT or upper_slot != NO_SLOT:
-        upper_split = insert_interval(solver, lower_slot, lower_position, upper_slot,
-                                      upper_position, weight, loss)
-        if Loss is SquaredHinge:
-            moves = restore_squared(solver, lower_slot != NO_SLOT or upper_split,
-                                    upper_slot != NO_SLOT)
-        else:
-            moves = restore_linear(solver)
+        moves = piece_restore(solver, insert_interval(solver, lower_slot, lower_position,
+                                                      upper_slot, upper_position, weight,
+                                                      loss),
+                              loss)
     return moves
 
 
-cdef inline bint piece_is_flat(double a, double b, int64_t n_active, intp_t n_hinges,
-                               double max_weight, const Loss* loss) noexcept nogil:
-    """Whether the piece with curvature ``a`` and slope ``b`` is flat: no
-    hinge is non-zero on it, or (squared hinge) its curvature or (linear
-    hinge) its slope is within the rounding error of the running sums of
-    ``n_hinges`` weights up to ``max_weight`` (the true value is below what
-    the sums resolve)."""
-    cdef double tolerance = FLAT_TOLERANCE_FACTOR * n_hinges * max_weight
-    if Loss is SquaredHinge:
-        return n_active == 0 or a <= tolerance
-    else:
-        return -tolerance <= b <= tolerance
+cdef inline double flat_tolerance(intp_t n_hinges, double max_weight) noexcept nogil:
+    """The rounding error of running sums of ``n_hinges`` weights up to
+    ``max_weight``: slopes (linear pieces) or curvatures (quadratic ones)
+    within it are flat."""
+    return FLAT_TOLERANCE_FACTOR * n_hinges * max_weight
 
 
 cdef inline double piece_minimum(double left, double right, double center, double a,
@@ -459,15 +290,8 @@ cdef inline double piece_minimum(double left, double right, double center, doubl
             x = left
         else:
             x = 0.5 * (left + right)
-    elif Loss is SquaredHinge:
-        x = center - b / (2.0 * a)
-        if x < left:
-            x = left
-        elif x > right:
-            x = right
     else:
-        # slope > 0 on the leftmost piece with slope >= 0: minimum at its left end
-        x = left if left != -INFINITY else right
+        x = piece_minimiser(left, right, center, a, b, loss)
     offset = x - center
     value = c + (b + a * offset) * offset
     prediction[0] = x
@@ -476,14 +300,17 @@ cdef inline double piece_minimum(double left, double right, double center, doubl
 
 cdef inline bint minimum_of(const HingeSolver* solver, double* prediction,
                             double* cost, const Loss* loss) noexcept nogil:
-    """solver_minimum for a loss known at compile time."""
+    """Write the minimal value of the function and its conventional minimiser.
+
+    Returns False (and a cost of 0, no prediction) when no hinge has been
+    inserted. O(1).
+    """
     if solver.n_hinges == 0:
         cost[0] = 0.0
         return False
     cost[0] = piece_minimum(
         solver.left_pos, solver.right_pos, solver.center, solver.a, solver.b, solver.c,
-        piece_is_flat(solver.a, solver.b, solver.n_active, solver.n_hinges,
-                      solver.max_weight, loss),
+        piece_is_flat(solver.a, solver.b, solver.n_active, solver.tolerance, loss),
         prediction, loss)
     return True
 
@@ -492,8 +319,9 @@ cdef inline bint minimum_of(const HingeSolver* solver, double* prediction,
 # Hinges given in breakpoint order
 # ---------------------------------------------------------------------------
 
-cdef bint sorted_minimum(const HingeEntry* entries, intp_t count, double* prediction,
-                         double* cost, LossTag loss) noexcept nogil:
+cdef inline bint minimum_in_order(const HingeEntry* entries, intp_t count,
+                                  double* prediction, double* cost,
+                                  const Loss* loss) noexcept nogil:
     """The optimum of the hinges ``entries[0 .. count-1]``, listed by
     increasing breakpoint, with the conventions of ``solver_minimum``: the
     minimiser in ``prediction``, the minimal value in ``cost``; False (cost
@@ -508,21 +336,12 @@ cdef bint sorted_minimum(const HingeEntry* entries, intp_t count, double* predic
     a node's optimum costs two sequential passes over its sorted hinges:
     O(count).
     """
-    if loss == SQUARED_HINGE_TAG:
-        return minimum_in_order(entries, count, prediction, cost, SQUARED_HINGE)
-    return minimum_in_order(entries, count, prediction, cost, LINEAR_HINGE)
 
-
-cdef inline bint minimum_in_order(const HingeEntry* entries, intp_t count,
-                                  double* prediction, double* cost,
-                                  const Loss* loss) noexcept nogil:
-    """sorted_minimum for a loss known at compile time."""
     cdef intp_t k = 0, group_end
     cdef int64_t n_active = 0, count_change, upper
     cdef double a = 0.0, b = 0.0, c = 0.0, max_weight = 0.0
-    cdef double left = -INFINITY, right, weight, offset, derivative = 0.0
-    cdef double curvature_change, slope_change, lower_weight
-    cdef bint move
+    cdef double left = -INFINITY, right, weight, offset
+    cdef double curvature_change, slope_change, lower_weight, tolerance
     if count == 0:
         cost[0] = 0.0
         return False
@@ -536,13 +355,8 @@ cdef inline bint minimum_in_order(const HingeEntry* entries, intp_t count,
         lower_weight = weight * (1 - upper)
         offset = entries[k].position - center
         n_active += 1 - upper
-        if Loss is SquaredHinge:
-            a += lower_weight
-            b -= 2.0 * lower_weight * offset
-            c += lower_weight * offset * offset
-        else:
-            b -= lower_weight
-            c += lower_weight * offset
+        piece_add_terms(&a, &b, &c, lower_weight, offset, -1, loss)
+    tolerance = flat_tolerance(count, max_weight)
     k = 0
     while k < count:
         # the breakpoint right of the current piece, and what crossing it changes
@@ -559,30 +373,19 @@ cdef inline bint minimum_in_order(const HingeEntry* entries, intp_t count,
             slope_change += weight
             group_end += 1
         offset = right - center
-        if Loss is SquaredHinge:
-            # the minimum lies right of the breakpoint when the derivative is
-            # still negative there, or when the piece beyond costs nothing
-            derivative = b + 2.0 * a * offset
-            move = derivative < 0.0 or n_active + count_change == 0
-        else:
-            move = b < -FLAT_TOLERANCE_FACTOR * count * max_weight
-        if not move:
+        if not walk_moves_right(a, b, offset, n_active + count_change, tolerance, loss):
             break
         c += (b + a * offset) * offset
         center = right
         n_active += count_change
-        if Loss is SquaredHinge:
-            b = derivative
-            a += curvature_change
-        else:
-            b += slope_change
+        walk_cross_right(&a, &b, offset, curvature_change, slope_change, loss)
         if n_active == 0:  # no hinge is non-zero on the piece: exactly 0
             a = b = c = 0.0
         left = right
         k = group_end
     right = entries[k].position if k < count else INFINITY
     cost[0] = piece_minimum(left, right, center, a, b, c,
-                            piece_is_flat(a, b, n_active, count, max_weight, loss),
+                            piece_is_flat(a, b, n_active, tolerance, loss),
                             prediction, loss)
     return True
 
@@ -633,29 +436,16 @@ cdef intp_t pack_hinge_keys(const double* lower, const double* upper,
     return n_hinges
 
 
-cdef void solver_sweep(HingeSolver* solver, const Interval* intervals,
+cdef inline void sweep(HingeSolver* solver, const Interval* intervals,
                        const int32_t* order, intp_t count, bint reverse,
                        const unsigned char* report, double* costs,
-                       double* predictions, LossTag loss) noexcept nogil:
+                       double* predictions, const Loss* loss) noexcept nogil:
     """Insert ``intervals[order[t]]`` for t = 0 .. count-1 (or back from
     count-1 when ``reverse``), and after each insertion with ``report[t]``
     write the optimum to ``costs[t]`` and ``predictions[t]`` (left untouched
     while no hinge has been inserted). The intervals' slots must belong to
     this solver's slots. O(count) amortised.
     """
-    if loss == SQUARED_HINGE_TAG:
-        sweep(solver, intervals, order, count, reverse, report, costs, predictions,
-              SQUARED_HINGE)
-    else:
-        sweep(solver, intervals, order, count, reverse, report, costs, predictions,
-              LINEAR_HINGE)
-
-
-cdef inline void sweep(HingeSolver* solver, const Interval* intervals,
-                       const int32_t* order, intp_t count, bint reverse,
-                       const unsigned char* report, double* costs,
-                       double* predictions, const Loss* loss) noexcept nogil:
-    """solver_sweep for a loss known at compile time."""
     cdef intp_t i, t, ahead, step = -1 if reverse else 1
     cdef intp_t first = count - 1 if reverse else 0
     cdef const Interval* interval
@@ -674,20 +464,10 @@ cdef inline void sweep(HingeSolver* solver, const Interval* intervals,
     solver[0] = state
 
 
-cdef void solver_insert(HingeSolver* solver, const Interval* intervals,
-                        const int32_t* order, intp_t count,
-                        LossTag loss) noexcept nogil:
-    """Insert ``intervals[order[t]]`` for t = 0 .. count-1, reporting nothing."""
-    if loss == SQUARED_HINGE_TAG:
-        insert(solver, intervals, order, count, SQUARED_HINGE)
-    else:
-        insert(solver, intervals, order, count, LINEAR_HINGE)
-
-
 cdef inline void insert(HingeSolver* solver, const Interval* intervals,
                         const int32_t* order, intp_t count,
                         const Loss* loss) noexcept nogil:
-    """solver_insert for a loss known at compile time."""
+    """Insert ``intervals[order[t]]`` for t = 0 .. count-1, reporting nothing."""
     cdef intp_t t
     cdef const Interval* interval
     cdef HingeSolver state = solver[0]
@@ -699,18 +479,6 @@ cdef inline void insert(HingeSolver* solver, const Interval* intervals,
                      interval.upper_slot, interval.upper_position, interval.weight,
                      loss)
     solver[0] = state
-
-
-cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
-                         double* cost, LossTag loss) noexcept nogil:
-    """Write the minimal value of the function and its conventional minimiser.
-
-    Returns False (and a cost of 0, no prediction) when no hinge has been
-    inserted. O(1).
-    """
-    if loss == SQUARED_HINGE_TAG:
-        return minimum_of(solver, prediction, cost, SQUARED_HINGE)
-    return minimum_of(solver, prediction, cost, LINEAR_HINGE)
 
 
 cdef inline void insert_rows(HingeSolver* solver, const double* lower,
@@ -824,8 +592,7 @@ def optimal_constant(const double[::1] lower, const double[::1] upper, double ma
     """
     cdef intp_t n = lower.shape[0], k, n_hinges = 0
     check_same_length("sample_weight", sample_weight, "lower", n)
-    if not 0 <= loss < N_LOSS_TAGS:
-        raise ValueError(f"unknown loss tag {loss!r}")
+    check_loss_tag(loss)
     order_array, positions_array = sorted_hinges(lower, upper, margin)
     cdef const int32_t[::1] order = order_array
     cdef const double[::1] positions = positions_array
@@ -864,8 +631,7 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     cdef intp_t n = lower.shape[0], i, n_hinges = 0, n_slots = 0
     check_same_length("upper", upper, "lower", n)
     check_same_length("sample_weight", sample_weight, "lower", n)
-    if not 0 <= loss < N_LOSS_TAGS:
-        raise ValueError(f"unknown loss tag {loss!r}")
+    check_loss_tag(loss)
     check_row_count(n)
     if n == 0:
         return np.empty(0), np.empty(0), np.empty(0, dtype=np.intp)
@@ -911,12 +677,74 @@ def optimal_costs(const double[::1] lower, const double[::1] upper, double margi
     cdef intp_t[::1] moves = moves_array
     with nogil:
         solver_reset(solver, &slot_pos[0] if n_slots > 0 else NULL, n_slots)
-        if loss == SQUARED_HINGE_TAG:
-            insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
-                        &ranks[0], fallback, &predictions[0], &costs[0], &moves[0],
-                        SQUARED_HINGE)
-        else:
-            insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
-                        &ranks[0], fallback, &predictions[0], &costs[0], &moves[0],
-                        LINEAR_HINGE)
+        solver_insert_rows(solver, &lower[0], &upper[0], &sample_weight[0], n, margin,
+                           &ranks[0], fallback, &predictions[0], &costs[0], &moves[0],
+                           <LossTag> loss)
     return predictions_array, costs_array, moves_array
+
+
+def incremental_optima(const double[::1] lower, const double[::1] upper, double margin,
+                       int loss, const double[::1] sample_weight):
+    """The optima of the rows through the entry points the criterion calls.
+
+    A test hook: ``solver_sweep`` (reporting every row) gives the optimal
+    prediction and cost after each row, ``solver_insert`` then
+    ``solver_minimum`` on the emptied solver those of all rows. Returns
+    ``(predictions, costs, prediction, cost)``; before the first finite bound
+    of positive weight a prediction is NaN and a cost 0 (so are the last two
+    without any). What :func:`optimal_costs` computes in its own loop, here
+    through the run-time dispatch on ``loss``, the loss's tag.
+    """
+    cdef intp_t n = lower.shape[0], i, k, n_slots = 0
+    cdef int32_t hinge
+    check_same_length("upper", upper, "lower", n)
+    check_same_length("sample_weight", sample_weight, "lower", n)
+    check_loss_tag(loss)
+    check_row_count(n)
+    order_array, positions_array = sorted_hinges(lower, upper, margin)
+    cdef const int32_t[::1] order = order_array
+    cdef const double[::1] positions = positions_array
+    record_array = np.empty(max(n, 1) * sizeof(Interval), dtype=np.uint8)
+    cdef unsigned char[::1] record_bytes = record_array
+    cdef Interval* intervals = <Interval*> &record_bytes[0]
+    slot_pos_array = np.empty(max(order.shape[0], 1))
+    cdef double[::1] slot_pos = slot_pos_array
+    rows_array = np.arange(max(n, 1), dtype=np.int32)
+    report_array = np.ones(max(n, 1), dtype=np.uint8)
+    predictions_array = np.full(max(n, 1), np.nan)
+    costs_array = np.zeros(max(n, 1))
+    cdef const int32_t[::1] rows = rows_array
+    cdef const unsigned char[::1] report = report_array
+    cdef double[::1] predictions = predictions_array
+    cdef double[::1] costs = costs_array
+    cdef double prediction = np.nan, cost = 0.0
+    for i in range(n):
+        intervals[i].lower_position = breakpoint(lower[i], upper[i], 0, margin)
+        intervals[i].upper_position = breakpoint(lower[i], upper[i], 1, margin)
+        intervals[i].weight = sample_weight[i]
+        intervals[i].lower_slot = NO_SLOT
+        intervals[i].upper_slot = NO_SLOT
+    # dense slots, one per distinct breakpoint, for the rows of positive weight
+    for k in range(order.shape[0]):
+        if n_slots == 0 or positions[k] != slot_pos[n_slots - 1]:
+            slot_pos[n_slots] = positions[k]
+            n_slots += 1
+        hinge = order[k]
+        if sample_weight[hinge >> 1] > 0.0:
+            if hinge & 1:
+                intervals[hinge >> 1].upper_slot = <int32_t> (n_slots - 1)
+            else:
+                intervals[hinge >> 1].lower_slot = <int32_t> (n_slots - 1)
+    workspace = SolverWorkspace(n_slots)
+    cdef HingeSolver* solver = &(<SolverWorkspace> workspace).state
+    with nogil:
+        solver_reset(solver, &slot_pos[0], n_slots)
+        solver_sweep(solver, intervals, &rows[0], n, False, &report[0], &costs[0],
+                     &predictions[0], <LossTag> loss)
+        solver_reset(solver, &slot_pos[0], n_slots)
+        solver_insert(solver, intervals, &rows[0], n, <LossTag> loss)
+        solver_minimum(solver, &prediction, &cost, <LossTag> loss)
+    return predictions_array[:n], costs_array[:n], prediction, cost
+
+
+include "_solver_dispatch.pxi"

@@ -1,14 +1,19 @@
 """The loss registry: each entry's value, gradient and curvature against
-plain formulas and finite differences, and what is derived from it."""
+plain formulas and finite differences, what is derived from it, and every
+run-time dispatch on a loss's tag (each tag served, an unknown one refused)."""
 
 import numpy as np
 import pytest
+from brute_force import conventional_minimiser, minimum
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mmit import MMIT, MMITBoost
+from mmit._criterion import HingeCriterion, HingeTargets
 from mmit._fitting import TREE_PARAMETER_CONSTRAINTS
-from mmit._loss import LOSSES, breakpoints
+from mmit._loss import LOSSES, IntervalLoss, breakpoints, derivatives, weighted_loss
+from mmit._loss_list import LOSS_LIST
+from mmit._solver import incremental_optima, optimal_constant, optimal_costs
 from mmit.baselines import ConstantRegressor
 
 POWER = {"linear_hinge": 1, "squared_hinge": 2}
@@ -78,3 +83,86 @@ def test_objective_and_optimal_constant(name):
     boost = MMITBoost(n_estimators=1, loss=name, margin=0.1).fit(
         np.zeros((40, 1)), np.column_stack([lower, upper]), weight)
     assert boost.baseline_prediction_ == constant
+
+
+def test_the_registry_follows_the_list_of_losses():
+    # a loss's tag is its position in the one list the dispatch is generated from
+    assert list(LOSSES) == [spec.name for spec in LOSS_LIST]
+    assert [LOSSES[spec.name].tag for spec in LOSS_LIST] == list(range(len(LOSS_LIST)))
+    assert all(LOSSES[spec.name].differentiable == spec.differentiable
+               for spec in LOSS_LIST)
+
+
+def dispatch_problem():
+    rng = np.random.default_rng(3)
+    lower = np.round(rng.normal(0.0, 2.0, 14), 1)
+    upper = lower + np.round(rng.exponential(1.0, 14), 1)
+    lower[::4] = -np.inf
+    upper[1::5] = np.inf
+    upper[2] = lower[2]  # an exact value
+    weight = rng.uniform(0.5, 2.0, 14)
+    weight[5] = 0.0
+    return lower, upper, weight
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_every_dispatcher_serves_every_tag(name):
+    # each run-time dispatcher reached from Python with the loss's tag gives
+    # the loss's own result (brute force, plain formulas): a tag missing
+    # from a dispatcher fails here
+    lower, upper, weight = dispatch_problem()
+    margin, tag = 0.2, LOSSES[name].tag
+    moved_lower, moved_upper = breakpoints(lower, upper, margin)
+    prediction = np.linspace(-3.0, 3.0, 14)
+    # tagged_interval_loss and tagged_derivatives
+    value, gradient, curvature = derivatives(moved_lower, moved_upper, prediction, tag)
+    np.testing.assert_allclose(value, plain_loss(name, moved_lower, moved_upper,
+                                                 prediction))
+    below = np.maximum(moved_lower - prediction, 0.0)
+    above = np.maximum(prediction - moved_upper, 0.0)
+    power = POWER[name]
+    np.testing.assert_allclose(
+        gradient, power * (above ** (power - 1) * (above > 0)
+                           - below ** (power - 1) * (below > 0)))
+    np.testing.assert_allclose(curvature, (power - 1) * power
+                               * ((above > 0).astype(float) + (below > 0)))
+    assert weighted_loss(moved_lower, moved_upper, prediction, weight, tag) == (
+        pytest.approx(weight @ value))
+    # insert_rows (optimal_costs), solver_sweep, solver_insert and
+    # solver_minimum (incremental_optima), sorted_minimum (optimal_constant)
+    predictions, costs, _ = optimal_costs(lower, upper, margin, tag, weight, np.nan)
+    swept, swept_costs, final, final_cost = incremental_optima(lower, upper, margin, tag,
+                                                               weight)
+    np.testing.assert_array_equal(swept, predictions)
+    np.testing.assert_array_equal(swept_costs, costs)
+    assert (final, final_cost) == (predictions[-1], costs[-1])
+    assert optimal_constant(lower, upper, margin, tag, weight) == pytest.approx(
+        (final, final_cost), abs=1e-12)
+    for stop in range(1, len(lower) + 1):
+        best, left, right = minimum(lower[:stop], upper[:stop], margin, name,
+                                    weight[:stop])
+        assert costs[stop - 1] == pytest.approx(best, rel=1e-9, abs=1e-12)
+        if left is not None:
+            assert predictions[stop - 1] == pytest.approx(
+                conventional_minimiser(left, right), abs=1e-9)
+    # the criterion takes the tag
+    assert HingeCriterion(HingeTargets(lower, upper, margin), weight, tag).loss == tag
+
+
+@pytest.mark.parametrize("tag", [-1, len(LOSS_LIST), 99])
+def test_an_unknown_tag_is_refused_by_every_entry_point(tag):
+    lower, upper, weight = dispatch_problem()
+    prediction = np.zeros(len(lower))
+    message = f"unknown loss tag {tag}"
+    calls = [
+        lambda: derivatives(lower, upper, prediction, tag),
+        lambda: weighted_loss(lower, upper, prediction, weight, tag),
+        lambda: optimal_costs(lower, upper, 0.1, tag, weight),
+        lambda: optimal_constant(lower, upper, 0.1, tag, weight),
+        lambda: incremental_optima(lower, upper, 0.1, tag, weight),
+        lambda: HingeCriterion(HingeTargets(lower, upper, 0.1), weight, tag),
+        lambda: IntervalLoss("unknown", tag, differentiable=False),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=message):
+            call()
