@@ -63,7 +63,8 @@ distributions made on the first request), with ``distribution=None`` and
 (``predict_quantiles`` of one row: the "spread" forest grown then);
 ``--baseline DIR`` adds the default forest of another checkout (e.g. the
 previous main, which made its distributions in ``fit``). Medians of
-``--repeats`` rounds; the ratios are to scikit-learn's fit.
+``--repeats`` rounds; the ratios are to scikit-learn's fit. With
+``--csv PATH`` the table is also written to PATH (docs/results/ format).
 
 ``--speed``: predict_quantiles (3 levels) on 1e4 rows of a 100-tree forest
 fitted on 1e4 rows (p = 20) against its predict, timed in turn, with 0, 60
@@ -73,7 +74,7 @@ the first call's making of every leaf's estimate, once per forest.
 Usage: python benchmarks/uncertainty.py [--shapes step linear shared skewed
        homoscedastic] [--censored 0 0.3 0.6] [--repeats 5]
        [--data-dir DIR] [--speed] [--spread-leaves 20 40]
-       [--fit-cost [--baseline DIR]] [--n-jobs 2]
+       [--fit-cost [--baseline DIR] [--csv PATH]] [--n-jobs 2]
 """
 
 import argparse
@@ -88,6 +89,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_tree import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from sklearn.ensemble import RandomForestRegressor  # noqa: E402
+from tables import Table, add_csv_argument, seconds  # noqa: E402
 from timing import BaselineProcess, interleaved_medians, xgboost_available  # noqa: E402
 
 from mmit import MMITForest, SpreadDistribution  # noqa: E402
@@ -302,7 +304,7 @@ def speed(n_jobs):
                   f"ratio {quantiles / predict:.2f}", flush=True)
 
 
-def fit_cost(repeats, baseline_dir, n=20_000, p=20):
+def fit_cost(repeats, baseline_dir, csv_path, n=20_000, p=20):
     """Fit times of the default forest and its options against scikit-learn's
     forest, timed in turn (see the module doc)."""
     X, y = benchmark_data(n, p)
@@ -329,10 +331,11 @@ def fit_cost(repeats, baseline_dir, n=20_000, p=20):
     times = interleaved_medians(list(fits.values()), repeats)
     if baseline:
         baseline.close()
-    print(f"\nfit at n={n}, p={p} (100 trees, max_features='sqrt', n_jobs=2), medians of "
-          f"{repeats}:")
-    for name, seconds in zip(fits, times, strict=True):
-        print(f"{name:<40} {seconds:>7.2f} s {seconds / times[0]:>6.2f}x", flush=True)
+    table = Table(["fit", "seconds", "ratio to RandomForestRegressor"], csv_path,
+                  title=f"fit at n={n}, p={p} (100 trees, max_features='sqrt', n_jobs=2), "
+                        f"medians of {repeats}:")
+    for name, time_taken in zip(fits, times, strict=True):
+        table.add(name, seconds(time_taken), f"{time_taken / times[0]:.2f}")
 
 
 def main():
@@ -346,6 +349,7 @@ def main():
     parser.add_argument("--fit-cost", action="store_true")
     parser.add_argument("--baseline", type=Path)
     parser.add_argument("--n-jobs", type=int, default=2)
+    add_csv_argument(parser)
     args = parser.parse_args()
     with_xgboost = xgboost_available("rows")
     if args.shapes:
@@ -355,7 +359,7 @@ def main():
     if args.speed:
         speed(args.n_jobs)
     if args.fit_cost:
-        fit_cost(args.repeats, args.baseline)
+        fit_cost(args.repeats, args.baseline, args.csv)
     if args.spread_leaves:
         spread_leaves(args.spread_leaves, args.shapes or list(SHAPES), args.censored,
                       args.repeats, args.n_jobs)
