@@ -1,6 +1,6 @@
 """The penalised squared-hinge problem and its generalised Newton solver.
 
-The problem (a :c:type:`HingeProblem`, ``_newton.pxd``): rows ``x_i`` with
+The problem (a ``HingeProblem``, ``_newton.pxd``): rows ``x_i`` with
 weights ``w_i`` and hinges breaking at ``lower_i`` and ``upper_i`` (infinite
 ones never active; both active where a wide margin crossed them), and the
 coefficients ``theta = (b, beta)`` of the predictions ``f_i = offset_i + b
@@ -133,7 +133,7 @@ class StandardisedFeatures:
     scale : ndarray of shape (n_features,)
         Their weighted standard deviations (1 where it is 0).
     Z : ndarray of shape (n_samples, n_features), C-ordered
-        ``(X - mean) / scale``.
+        ``(X - mean) / scale`` (NaN where X is).
     """
 
     def __init__(self, X, sample_weight, overwrite_X=False):
@@ -291,7 +291,7 @@ cdef bint ridge_solve(const HingeProblem* problem, const intp_t* active,
 
 
 cdef class RidgeNewton:
-    """The generalised Newton method for a :c:type:`HingeProblem` plus
+    """The generalised Newton method for a ``HingeProblem`` plus
     ``shrinkage * |theta|^2`` (the intercept penalised too), each local
     model solved exactly: Newton steps on the rows outside their interval
     with an Armijo backtracking line search, until the gradient is zero or
@@ -926,7 +926,7 @@ cdef class GramNewton:
         search allows, and re-evaluate the rows whose deadline the step may
         have passed. ``inexact``: the local model is only solved to a tenth
         of its optimality gap at the start (while the active hinges still
-        change)."""
+        change). Returns what the step did (a ``NewtonStep``)."""
         cdef NewtonStep result
         cdef const HingeProblem* problem = &self.problem
         cdef const intp_t* working = working_set.features
@@ -936,6 +936,7 @@ cdef class GramNewton:
         cdef double* old_q = &self.old_q[0]
         cdef double* full_q = &self.full_q[0]
         cdef intp_t k, j, row, sweep, sign_changes
+        cdef const double* row_features
         cdef double slope, step, t = 1.0, length = 0.0, model_slope, model_curvature
         cdef double loss_change, penalty_old, penalty_new, f, df, new_f
         cdef int halving, outcome = -1, n_features = <int>(self.p1 - 1), one = 1
@@ -1003,19 +1004,20 @@ cdef class GramNewton:
         while (not self.deadlines.empty()
                and -self.deadlines.top().first <= self.travelled + length):
             row = self.deadlines.top().second
+            row_features = self.row(row)
             self.deadlines.pop()
             f = old_theta[0]
             df = self.direction[0]
             if whole_q:  # contiguous over every feature (theta is 0 outside the set)
                 f += ddot(&n_features, &old_theta[1], &one,
-                          <double*>self.row(row), &one)
+                          <double*>row_features, &one)
                 df += ddot(&n_features, &self.direction[1], &one,
-                           <double*>self.row(row), &one)
+                           <double*>row_features, &one)
             else:
                 for k in range(n_working):
                     j = working[k] + 1
-                    f += old_theta[j] * self.row(row)[j - 1]
-                    df += self.direction[j] * self.row(row)[j - 1]
+                    f += old_theta[j] * row_features[j - 1]
+                    df += self.direction[j] * row_features[j - 1]
             self.candidates[self.n_candidates] = row
             self.candidate_f[self.n_candidates] = f
             self.candidate_change[self.n_candidates] = df
