@@ -249,9 +249,10 @@ cdef bint ridge_solve(const HingeProblem* problem, const intp_t* active,
             system[a * q + a] = shrinkage
         for k in range(n_active):
             row_a = problem_row(problem, active[k])
-            system[0] += curvature[k]
+            total = curvature[k]  # times the intercept's column of ones
+            system[0] += total
             for b in range(1, q):
-                system[b] += curvature[k] * row_a[b - 1]
+                system[b] += total * row_a[b - 1]
             for a in range(1, q):
                 total = curvature[k] * row_a[a - 1]
                 for b in range(a, q):
