@@ -96,9 +96,9 @@ def extension(name):
 
 extensions = [
     extension(name)
-    for name in ("_loss", "_solver", "_criterion", "_leaf_models", "_tree", "_features",
-                 "_splitter", "_binning", "_histogram_splitter", "_builder", "_pruning",
-                 "_coordinate_descent", "_npmle")
+    for name in ("_loss", "_solver", "_criterion", "_newton", "_leaf_models", "_tree",
+                 "_features", "_splitter", "_binning", "_histogram_splitter", "_builder",
+                 "_pruning", "_npmle")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

@@ -8,14 +8,16 @@ and sample weights ``s``, :func:`simplex_weights` solves
     over      w >= 0, sum(w) = 1
 
 (the squared hinge of :class:`mmit.MMIT`, margin 0: an exact value costs its
-squared error, an infinite bound nothing). ``f`` is convex, continuously
-differentiable and piecewise quadratic: on the rows that are outside their
-interval at ``w`` it is a quadratic of ``w``. The solver is a finite
-generalised Newton method (Mangasarian 2002) restricted to the simplex:
+squared error, an infinite bound nothing; the registry's ``squared_hinge``,
+the loss of the generalised Newton solver of ``_newton``, which refuses a
+loss without curvature). ``f`` is convex, continuously differentiable and
+piecewise quadratic: on the rows that are outside their interval at ``w``
+it is a quadratic of ``w``. The solver is a finite generalised Newton
+method (Mangasarian 2002) restricted to the simplex:
 
 1. At ``w``, take the rows outside their interval and the bound each
-   violates; their squared errors form a quadratic ``q`` that agrees with
-   ``f`` and with its gradient at ``w``.
+   violates; their squared errors, weighted by the loss's curvature, form
+   a quadratic ``q`` that agrees with ``f`` and with its gradient at ``w``.
 2. Minimise ``q`` over the simplex exactly with a primal active-set method
    (Nocedal and Wright 2006, algorithm 16.3): the equality-constrained
    problem on the members with positive weight is one small linear system;
@@ -46,17 +48,16 @@ weight equally.
 
 import numpy as np
 
-from ._loss import LOSSES
+from ._newton import NEWTON_LOSS, check_newton_loss
 
 # Newton iterations (and active-set steps per member) before stopping
 _MAX_ITER = 200
-# the combiner's loss (margin 0: the intervals are the hinges' breakpoints)
-_LOSS = LOSSES["squared_hinge"]
 
 
-def combined_loss(weights, predictions, lower, upper, sample_weight):
-    """``f(w)``: the weighted squared hinge of ``predictions @ weights``."""
-    return float(sample_weight @ _LOSS.value(lower, upper, predictions @ weights))
+def combined_loss(weights, predictions, lower, upper, sample_weight, loss=NEWTON_LOSS):
+    """``f(w)``: the weighted ``loss`` (margin 0: the intervals are the
+    hinges' breakpoints) of ``predictions @ weights``."""
+    return float(sample_weight @ loss.value(lower, upper, predictions @ weights))
 
 
 def _simplex_qp(Q, r, start):
@@ -113,7 +114,7 @@ def _simplex_qp(Q, r, start):
     return v  # not reached in practice; feasible, and the line search only improves
 
 
-def _line_search(combined, direction, lower, upper, sample_weight):
+def _line_search(combined, direction, lower, upper, sample_weight, loss):
     """The step ``t`` in [0, 1] minimising ``f`` along ``combined + t *
     direction``: each row's hinges, as functions of ``t``, are the hinges of
     the interval ``[(lower - combined) / direction, (upper - combined) /
@@ -130,11 +131,12 @@ def _line_search(combined, direction, lower, upper, sample_weight):
     weight = sample_weight[moving] * d * d
     if not np.any(weight > 0.0):
         return 0.0
-    step = _LOSS.optimal_constant(step_lower, step_upper, 0.0, weight)
+    step = loss.optimal_constant(step_lower, step_upper, 0.0, weight)
     return min(max(step, 0.0), 1.0)
 
 
-def simplex_weights(predictions, lower, upper, sample_weight, *, tol=1e-10):
+def simplex_weights(predictions, lower, upper, sample_weight, *, loss=NEWTON_LOSS,
+                    tol=1e-10):
     """Non-negative weights summing to one that minimise the squared hinge
     loss (margin 0) of the weighted combination of ``predictions``.
 
@@ -146,6 +148,9 @@ def simplex_weights(predictions, lower, upper, sample_weight, *, tol=1e-10):
         Interval bounds (infinite allowed).
     sample_weight : ndarray of shape (n_samples,)
         Non-negative weights of the rows.
+    loss : IntervalLoss, default=the registry's ``squared_hinge``
+        The loss minimised: one the generalised Newton solver accepts
+        (ValueError for another, see ``_newton.check_newton_loss``).
     tol : float, default=1e-10
         Relative optimality: stop when the Frank-Wolfe gap, a bound on
         ``f(w) - min f``, is at most ``tol * f(w)``.
@@ -155,6 +160,7 @@ def simplex_weights(predictions, lower, upper, sample_weight, *, tol=1e-10):
     weights : ndarray of shape (n_members,)
         Non-negative, summing to one.
     """
+    loss = check_newton_loss(loss)
     n_members = predictions.shape[1]
     weights = np.full(n_members, 1.0 / n_members)
     if n_members == 1:
@@ -167,26 +173,26 @@ def simplex_weights(predictions, lower, upper, sample_weight, *, tol=1e-10):
     lower, upper = lower - center, upper - center
     for _ in range(_MAX_ITER):
         combined = predictions @ weights
-        values, slopes, curvatures = _LOSS.derivatives(lower, upper, combined)
-        loss = float(sample_weight @ values)
+        values, slopes, curvatures = loss.derivatives(lower, upper, combined)
+        value = float(sample_weight @ values)
         gradient = predictions.T @ (sample_weight * slopes)
-        if loss == 0.0 or gradient @ weights - gradient.min() <= tol * loss:
+        if value == 0.0 or gradient @ weights - gradient.min() <= tol * value:
             break
         # the quadratic of the rows outside their interval, toward the bound
-        # each violates (below it: a negative slope)
+        # each violates (below it: a negative slope), with their curvature
         outside = curvatures > 0.0
         rows = predictions[outside]
-        row_weight = sample_weight[outside]
+        curvature = sample_weight[outside] * curvatures[outside]
         target = np.where(slopes[outside] < 0.0, lower[outside], upper[outside])
-        Q = 2.0 * rows.T @ (row_weight[:, np.newaxis] * rows)
-        newton = _simplex_qp(Q, 2.0 * rows.T @ (row_weight * target), weights)
+        Q = rows.T @ (curvature[:, np.newaxis] * rows)
+        newton = _simplex_qp(Q, rows.T @ (curvature * target), weights)
         step = _line_search(combined, predictions @ (newton - weights), lower, upper,
-                            sample_weight)
+                            sample_weight, loss)
         candidate = newton if step == 1.0 else weights + step * (newton - weights)
         candidate = np.maximum(candidate, 0.0)
         candidate /= candidate.sum()
         if step == 0.0 or combined_loss(candidate, predictions, lower, upper,
-                                        sample_weight) >= loss:
+                                        sample_weight, loss) >= value:
             break
         weights = candidate
     return weights

@@ -26,13 +26,13 @@ Two leaf models:
       sum_i weight_i * h(f(x_i)) + shrinkage * (b^2 + |w|^2),
 
   ``h`` the squared hinge of the distance outside the margin-shrunk
-  interval. The penalty pulls the model toward the node's constant: a node
-  with few samples, or a large ``shrinkage``, stays near it. The problem is
-  strictly convex and piecewise quadratic; a Newton method on the rows
-  outside their intervals (the generalised Hessian) with backtracking
-  finds its minimum in a few steps, each one Cholesky solve of the ridge
-  system (of the size of the active rows when they are fewer than the
-  columns: Woodbury). O(m (p + 1)^2) per step for a node of m rows.
+  interval (the registry's ``squared_hinge``, whatever loss grew the tree:
+  the loss of the generalised Newton solver, ``_newton.NEWTON_LOSS``).
+  The penalty pulls the model toward the node's constant: a node with few
+  samples, or a large ``shrinkage``, stays near it. The problem is strictly
+  convex and piecewise quadratic: ``_newton.RidgeNewton`` finds its minimum
+  in a few Newton steps, each one Cholesky solve of the ridge system.
+  O(m (p + 1)^2) per step for a node of m rows.
 
 Adding a leaf model: a :class:`NodeModels` subclass (its ``predict``,
 ``take``, ``describe``, ``state`` and a ``from_state``, registered in
@@ -44,7 +44,6 @@ what the estimators need to know of it.
 
 from libc.math cimport isnan
 from libc.stdint cimport int64_t
-from libc.string cimport memcpy
 
 import itertools
 from numbers import Real
@@ -52,26 +51,11 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, make_constraint
 
-from scipy.linalg.cython_lapack cimport dposv
-
-from ._loss cimport (
-    N_LOSS_TAGS,
-    LossTag,
-    SquaredHinge,
-    hinge_curvature,
-    hinge_slope,
-    interval_loss,
-    tagged_interval_loss,
-)
+from ._loss cimport N_LOSS_TAGS, LossTag, tagged_interval_loss
+from ._newton cimport HingeProblem, RidgeNewton
 
 from ._loss import LOSSES, breakpoints
-
-cdef const SquaredHinge* SQUARED_HINGE = NULL  # the node models' own loss
-
-cdef enum:
-    MAX_NEWTON_STEPS = 50   # per node model; earlier when the active hinges repeat
-cdef double ARMIJO = 1e-4           # sufficient-decrease fraction of the line search
-cdef double MIN_STEP = 1e-10        # the line search's smallest step
+from ._newton import NEWTON_LOSS, StandardisedFeatures, check_newton_loss
 
 
 # ---------------------------------------------------------------------------
@@ -246,214 +230,6 @@ def node_models_from_state(tree_state, intp_t n_nodes, intp_t n_features):
 # The node models' solver (linear leaves)
 # ---------------------------------------------------------------------------
 
-cdef double ridge_objective(const double* prediction, const double* theta, intp_t m,
-                            intp_t q, const double* lower, const double* upper,
-                            const double* weight, double shrinkage) noexcept nogil:
-    """``sum_i weight_i h(prediction_i) + shrinkage |theta|^2``, ``h`` the
-    squared hinge."""
-    cdef intp_t i
-    cdef double total = 0.0, norm = 0.0
-    for i in range(m):
-        total += weight[i] * interval_loss(lower[i], upper[i], prediction[i],
-                                           SQUARED_HINGE)
-    for i in range(q):
-        norm += theta[i] * theta[i]
-    return total + shrinkage * norm
-
-
-cdef bint ridge_solve(const double* design, intp_t q, const intp_t* active,
-                      intp_t n_active, const double* curvature, double shrinkage,
-                      double* vector, double* system, double* rows_vector) noexcept nogil:
-    """``vector`` := ``(D' C D + shrinkage I)^-1 vector``, ``D`` the rows
-    ``active`` of ``design`` (row-major, ``q`` columns), ``C`` their
-    ``curvature``; through the rows' space (Woodbury) when they are fewer
-    than the columns. ``system`` holds q * q doubles, ``rows_vector`` q.
-    Returns False when the Cholesky factorisation fails."""
-    cdef intp_t a, b, j, k
-    cdef int n, one = 1, info = 0
-    cdef double total
-    cdef const double* row_a
-    cdef const double* row_b
-    if n_active >= q:
-        for a in range(q):
-            for b in range(q):
-                system[a * q + b] = 0.0
-            system[a * q + a] = shrinkage
-        for k in range(n_active):
-            row_a = design + active[k] * q
-            for a in range(q):
-                total = curvature[k] * row_a[a]
-                for b in range(a, q):
-                    system[a * q + b] += total * row_a[b]
-        n = <int> q
-        # LAPACK reads the column-major lower half: this upper half in C order
-        dposv(b"L", &n, &one, system, &n, vector, &n, &info)
-        return info == 0
-    # (v - D' (D D' + shrinkage C^-1)^-1 D v) / shrinkage
-    for a in range(n_active):
-        row_a = design + active[a] * q
-        total = 0.0
-        for j in range(q):
-            total += row_a[j] * vector[j]
-        rows_vector[a] = total
-        for b in range(a, n_active):
-            row_b = design + active[b] * q
-            total = 0.0
-            for j in range(q):
-                total += row_a[j] * row_b[j]
-            system[a * n_active + b] = total
-        system[a * n_active + a] += shrinkage / curvature[a]
-    if n_active > 0:
-        n = <int> n_active
-        dposv(b"L", &n, &one, system, &n, rows_vector, &n, &info)
-        if info != 0:
-            return False
-    for a in range(n_active):
-        row_a = design + active[a] * q
-        for j in range(q):
-            vector[j] -= row_a[j] * rows_vector[a]
-    for j in range(q):
-        vector[j] /= shrinkage
-    return True
-
-
-cdef void ridge_hinge_newton_c(const double* design, intp_t m, intp_t q,
-                               const double* offset,
-                               const double* lower, const double* upper,
-                               const double* weight, double shrinkage, double* theta,
-                               double* work, intp_t* active,
-                               unsigned char* side) noexcept nogil:
-    """Minimise ``sum_i weight_i h(offset_i + design_i . theta) + shrinkage
-    |theta|^2`` (``h`` the squared hinge of hinges breaking at ``lower``/
-    ``upper``) from ``theta = 0``: Newton steps on the rows outside their
-    interval with an Armijo backtracking line search, until the gradient is
-    zero or a full step leaves the same hinges active (the exact minimum).
-
-    ``work`` holds 5 m + 5 q + q * q doubles, ``active`` m entries, ``side``
-    2 m bytes (this step's and the previous full step's)."""
-    cdef double* prediction = work
-    cdef double* change = work + m
-    cdef double* candidate = work + 2 * m
-    cdef double* curvature = work + 3 * m
-    cdef double* residual = work + 4 * m
-    cdef double* gradient = work + 5 * m
-    cdef double* direction = gradient + q
-    cdef double* theta_candidate = direction + q
-    cdef double* rows_vector = theta_candidate + q
-    cdef double* system = rows_vector + 2 * q
-    cdef unsigned char* previous_side = side + m
-    cdef intp_t i, j, n_active
-    cdef bint have_previous = False, same, nonzero
-    cdef double value, slope, step, candidate_value, below, above, total
-    cdef const double* row
-    for j in range(q):
-        theta[j] = 0.0
-    for i in range(m):
-        prediction[i] = offset[i]
-    value = ridge_objective(prediction, theta, m, q, lower, upper, weight, shrinkage)
-    for _ in range(MAX_NEWTON_STEPS):
-        n_active = 0
-        same = have_previous
-        for i in range(m):
-            below = lower[i] - prediction[i]
-            above = prediction[i] - upper[i]
-            # half the squared hinges' derivative and curvature
-            residual[i] = 0.5 * (hinge_slope(above, SQUARED_HINGE)
-                                 - hinge_slope(below, SQUARED_HINGE))
-            total = 0.5 * (hinge_curvature(above, SQUARED_HINGE)
-                           + hinge_curvature(below, SQUARED_HINGE))
-            side[i] = 2 * (above > 0.0) + (below > 0.0)
-            same = same and side[i] == previous_side[i]
-            if total > 0.0:
-                curvature[n_active] = weight[i] * total
-                active[n_active] = i
-                n_active += 1
-        nonzero = False
-        for j in range(q):
-            gradient[j] = shrinkage * theta[j]
-        for i in range(m):
-            if residual[i] != 0.0:
-                row = design + i * q
-                for j in range(q):
-                    gradient[j] += row[j] * weight[i] * residual[i]
-        for j in range(q):
-            nonzero = nonzero or gradient[j] != 0.0
-        if not nonzero or same:
-            break  # the minimum, or a full step on these hinges' quadratic reached it
-        memcpy(direction, gradient, q * sizeof(double))
-        if not ridge_solve(design, q, active, n_active, curvature, shrinkage, direction,
-                           system, rows_vector):
-            break
-        slope = 0.0
-        for j in range(q):
-            direction[j] = -direction[j]
-            slope += gradient[j] * direction[j]
-        for i in range(m):
-            row = design + i * q
-            total = 0.0
-            for j in range(q):
-                total += row[j] * direction[j]
-            change[i] = total
-        step = 1.0
-        while True:
-            for i in range(m):
-                candidate[i] = prediction[i] + step * change[i]
-            for j in range(q):
-                theta_candidate[j] = theta[j] + step * direction[j]
-            candidate_value = ridge_objective(candidate, theta_candidate, m, q, lower,
-                                              upper, weight, shrinkage)
-            if candidate_value <= value + ARMIJO * step * slope or step < MIN_STEP:
-                break
-            step *= 0.5
-        if candidate_value > value:
-            break
-        memcpy(theta, theta_candidate, q * sizeof(double))
-        memcpy(prediction, candidate, m * sizeof(double))
-        value = candidate_value
-        have_previous = step == 1.0
-        if have_previous:
-            memcpy(previous_side, side, m * sizeof(unsigned char))
-
-
-def ridge_hinge_newton(A, offset, lower, upper, weight, double shrinkage):
-    """The node models' problem for one node, from Python (tests): minimise
-    ``sum_i weight_i h(offset_i + b + A_i . w) + shrinkage (b^2 + |w|^2)``,
-    ``h(f) = (lower - f)_+^2 + (f - upper)_+^2``.
-
-    Parameters
-    ----------
-    A : ndarray of shape (n_rows, n_columns)
-    offset, lower, upper, weight : ndarray of shape (n_rows,)
-        ``lower``/``upper`` are the hinges' breakpoints (infinite ones
-        inactive), ``weight`` positive.
-    shrinkage : float
-        Positive strength of the ridge penalty.
-
-    Returns
-    -------
-    b : float
-    w : ndarray of shape (n_columns,)
-    """
-    design = np.ascontiguousarray(np.column_stack([np.ones(len(A)), A]), dtype=np.float64)
-    cdef const double[:, ::1] design_view = design
-    cdef const double[::1] offset_view = np.ascontiguousarray(offset, dtype=np.float64)
-    cdef const double[::1] lower_view = np.ascontiguousarray(lower, dtype=np.float64)
-    cdef const double[::1] upper_view = np.ascontiguousarray(upper, dtype=np.float64)
-    cdef const double[::1] weight_view = np.ascontiguousarray(weight, dtype=np.float64)
-    cdef intp_t m = design.shape[0], q = design.shape[1]
-    theta = np.zeros(q)
-    cdef double[::1] theta_view = theta
-    cdef double[::1] work = np.empty(5 * m + 5 * q + q * q + 1)
-    cdef intp_t[::1] active = np.empty(m + 1, dtype=np.intp)
-    cdef unsigned char[::1] side = np.empty(2 * m + 1, dtype=np.uint8)
-    if m > 0:
-        with nogil:
-            ridge_hinge_newton_c(&design_view[0, 0], m, q, &offset_view[0], &lower_view[0],
-                                 &upper_view[0], &weight_view[0], shrinkage,
-                                 &theta_view[0], &work[0], &active[0], &side[0])
-    return float(theta[0]), theta[1:]
-
-
 cdef double node_cost(const double* X, intp_t p, const int64_t* rows, intp_t m,
                       const double* lower, const double* upper, const double* weight,
                       const double* slopes, double intercept, int loss) noexcept nogil:
@@ -476,7 +252,7 @@ cdef double node_cost(const double* X, intp_t p, const int64_t* rows, intp_t m,
 def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
                       const double[::1] upper, const double[::1] weight,
                       const int64_t[::1] indptr, const int64_t[::1] rows,
-                      const int64_t[::1] nodes, double shrinkage, int loss,
+                      const int64_t[::1] nodes, double shrinkage, model_loss, int loss,
                       double[::1] values, double[::1] costs):
     """Fit the linear model of each node in ``nodes``, in compiled code.
 
@@ -495,6 +271,9 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
         Node ids (below ``len(values)``).
     shrinkage : float
         Positive ridge strength.
+    model_loss : IntervalLoss
+        The loss the models minimise (a registry entry the generalised
+        Newton solver accepts: ``_newton.check_newton_loss``).
     loss : int
         Solver tag of the tree's loss, for the nodes' costs.
     values, costs : ndarray of shape (n_nodes,)
@@ -509,8 +288,9 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
     slopes : ndarray of shape (n_models, n_features)
         Slopes on the standardised features.
     """
-    cdef intp_t n = Z.shape[0], p = Z.shape[1], q = p + 1, n_nodes = values.shape[0]
+    cdef intp_t n = Z.shape[0], p = Z.shape[1], n_nodes = values.shape[0]
     cdef intp_t k, i, j, m, node, row, n_models = 0, max_rows = 0
+    check_newton_loss(model_loss)
     if not 0 <= loss < N_LOSS_TAGS:
         raise ValueError(f"unknown loss tag {loss!r}")
     if (lower.shape[0] != n or upper.shape[0] != n or weight.shape[0] != n
@@ -528,13 +308,17 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
     slopes_array = np.zeros((nodes.shape[0], p))
     cdef int64_t[::1] models = models_array
     cdef double[:, ::1] slopes = slopes_array
-    cdef double[:, ::1] design = np.empty((max(max_rows, 1), q))
+    cdef double[:, ::1] features = np.empty((max(max_rows, 1), max(p, 1)))
     cdef double[:, ::1] node_bounds = np.empty((4, max(max_rows, 1)))
     cdef double[::1] node_mean = np.empty(max(p, 1))
-    cdef double[::1] theta = np.empty(q)
-    cdef double[::1] work = np.empty(5 * max_rows + 5 * q + q * q + 1)
-    cdef intp_t[::1] active = np.empty(max(max_rows, 1), dtype=np.intp)
-    cdef unsigned char[::1] side = np.empty(2 * max(max_rows, 1), dtype=np.uint8)
+    cdef double[::1] theta = np.empty(p + 1)
+    cdef RidgeNewton solver = RidgeNewton(max_rows, p)
+    cdef HingeProblem problem
+    problem.rows = &features[0, 0]
+    problem.lower = &node_bounds[0, 0]
+    problem.upper = &node_bounds[1, 0]
+    problem.weight = &node_bounds[2, 0]
+    problem.n_features = p
     cdef double total_weight, x, intercept
     cdef bint any_slope
     with nogil:
@@ -543,7 +327,7 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
             m = indptr[k + 1] - indptr[k]
             if m < 2 or not costs[node] > 0.0:
                 continue
-            # the node's centred design [1, Z - z_node] and its rows' targets
+            # the node's centred features Z - z_node and its rows' hinges
             total_weight = 0.0
             for j in range(p):
                 node_mean[j] = 0.0
@@ -558,17 +342,15 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
                 node_mean[j] /= total_weight
             for i in range(m):
                 row = rows[indptr[k] + i]
-                design[i, 0] = 1.0
                 for j in range(p):
                     x = Z[row, j]
-                    design[i, j + 1] = (0.0 if isnan(x) else x) - node_mean[j]
+                    features[i, j] = (0.0 if isnan(x) else x) - node_mean[j]
                 node_bounds[0, i] = lower[row]
                 node_bounds[1, i] = upper[row]
                 node_bounds[2, i] = weight[row]
                 node_bounds[3, i] = values[node]
-            ridge_hinge_newton_c(&design[0, 0], m, q, &node_bounds[3, 0],
-                                 &node_bounds[0, 0], &node_bounds[1, 0], &node_bounds[2, 0],
-                                 shrinkage, &theta[0], &work[0], &active[0], &side[0])
+            problem.n_rows = m
+            solver.solve(&problem, &node_bounds[3, 0], shrinkage, &theta[0])
             any_slope = False
             for j in range(p):
                 any_slope = any_slope or theta[j + 1] != 0.0
@@ -718,17 +500,17 @@ class LinearLeaves(LeafModel):
         constant with fewer than two rows of positive weight, a cost of 0 or
         zero slopes."""
         X = features.rows  # C-contiguous, NaN missing
-        center, scale = feature_scale(X, sample_weight)
-        Z = np.ascontiguousarray((X - center) / scale)
+        standardised = StandardisedFeatures(X, sample_weight)
         indptr, rows, nodes = node_rows(tree, X, sample_weight, all_nodes)
         values, costs = tree.value.copy(), tree.cost.copy()
         lower, upper = breakpoints(*targets.bounds, targets.margin)
         models, slopes = fit_linear_models(
-            Z, lower, upper, sample_weight, indptr, rows, nodes, self.shrinkage,
-            LOSSES[loss].tag, values, costs)
+            standardised.Z, lower, upper, sample_weight, indptr, rows, nodes,
+            self.shrinkage, NEWTON_LOSS, LOSSES[loss].tag, values, costs)
         # the models' intercepts are at the standardised zero: the center
-        return tree.with_node_models(LinearNodeModels(models, slopes / scale, center),
-                                     values, costs)
+        return tree.with_node_models(
+            LinearNodeModels(models, slopes / standardised.scale, standardised.mean),
+            values, costs)
 
 
 #: The leaf models, by name: what estimators accept as ``leaf_model``.
@@ -750,19 +532,6 @@ def leaf_params_of(estimator):
     """An estimator's leaf-model parameters (``leaf_model`` and every
     :data:`LEAF_PARAMETERS` entry), by name."""
     return {name: getattr(estimator, name) for name in ("leaf_model", *LEAF_PARAMETERS)}
-
-
-def feature_scale(X, sample_weight):
-    """Weighted mean and standard deviation (1 where it is 0) of each
-    feature over the rows of positive weight that have it: the center and
-    scale of the node models' standardised features."""
-    weight = np.where(np.isnan(X), 0.0, sample_weight[:, np.newaxis])
-    total = np.maximum(weight.sum(axis=0), np.finfo(float).tiny)
-    filled = np.nan_to_num(X)
-    center = (weight * filled).sum(axis=0) / total
-    scale = np.sqrt((weight * (filled - center) ** 2).sum(axis=0) / total)
-    scale[~(scale > 0.0)] = 1.0
-    return center, scale
 
 
 def node_rows(tree, X, sample_weight, all_nodes):

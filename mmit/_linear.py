@@ -3,8 +3,9 @@
 The model ``f(x) = x.w + b`` minimises the mean weighted squared hinge loss
 of the distance outside the margin-shrunk intervals (the loss of the trees'
 ``squared_hinge``) plus ``alpha * (l1_ratio * |w|_1 + (1 - l1_ratio) / 2 *
-|w|_2^2)``, on internally standardised features. The solver is coordinate
-descent with working sets along the alpha path (``_coordinate_descent.pyx``).
+|w|_2^2)``, on internally standardised features. The solver is the
+generalised Newton method of ``_newton.pyx`` along the alpha path (its local
+models solved by coordinate descent with working sets).
 """
 
 import warnings
@@ -20,49 +21,22 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ._base import IntervalRegressorMixin
-from ._coordinate_descent import elastic_net_path
-from ._loss import LOSSES
+from ._newton import NEWTON_LOSS, StandardisedFeatures, check_newton_loss, elastic_net_path
 from ._scores import interval_scores
 from ._validation import bounds_spread, check_margin, validate_training_data
 
-# the models' loss: their solver (_coordinate_descent) is a Newton method on
-# its curvature
-LOSS = LOSSES["squared_hinge"]
-
-
-class StandardisedFeatures:
-    """X standardised with the weighted mean and standard deviation of its
-    columns (in X's memory with ``overwrite_X``): ``Z``, C-ordered, shared by
-    the problems of every margin."""
-
-    def __init__(self, X, sample_weight, overwrite_X=False):
-        weight = sample_weight / sample_weight.sum()
-        self.mean = weight @ X
-        if overwrite_X and X.flags.c_contiguous:  # standardise in place
-            Z = X
-            Z -= self.mean
-        else:
-            Z = np.subtract(X, self.mean, order="C")
-        scale = np.sqrt(np.einsum("i,ij,ij->j", weight, Z, Z))
-        scale[scale == 0.0] = 1.0
-        Z *= 1.0 / scale
-        self.scale = scale
-        self.Z = Z
-
-    def original_scale(self, coef, intercept):
-        """Coefficients and intercept for the unstandardised features."""
-        coef = coef / self.scale
-        return coef, intercept - coef @ self.mean
-
 
 class StandardisedProblem:
-    """The squared hinge loss of ``features.Z @ w + b`` for one margin, with
-    the optimal constant as a start."""
+    """The loss of ``features.Z @ w + b`` (a :class:`StandardisedFeatures`)
+    for one margin, with the optimal constant as a start; ``loss`` a
+    registry entry the generalised Newton solver minimises (ValueError for
+    another, see ``_newton.check_newton_loss``)."""
 
-    def __init__(self, features, lower, upper, margin, sample_weight):
+    def __init__(self, features, lower, upper, margin, sample_weight, loss=NEWTON_LOSS):
+        loss = check_newton_loss(loss)
         self.features = features
-        self.objective = LOSS.objective(lower, upper, margin, sample_weight)
-        self.constant = LOSS.optimal_constant(lower, upper, margin, sample_weight)
+        self.objective = loss.objective(lower, upper, margin, sample_weight)
+        self.constant = loss.optimal_constant(lower, upper, margin, sample_weight)
         # tolerances are relative to the spread of the bounds (or to 1)
         self.target_scale = bounds_spread(lower, upper, sample_weight) or 1.0
 
@@ -198,7 +172,7 @@ class IntervalLinearRegression(_LinearPredictor):
     max_iter : int, default=100000
         Maximum sweeps of coordinate descent per alpha, over the Newton
         steps (each sweep costs O(n_features) per coefficient, not
-        O(n_samples); see ``mmit/_coordinate_descent.pyx``).
+        O(n_samples); see ``mmit/_newton.pyx``).
     clip_features : bool, default=True
         Clip each feature to its training range (``data_min_``,
         ``data_max_``) before predicting, so that a row beyond the training

@@ -23,13 +23,8 @@ from mmit import (
     save_model,
 )
 from mmit._fitting import TREE_PARAMETER_CONSTRAINTS, grow_tree, training_data
-from mmit._leaf_models import (
-    LEAF_MODELS,
-    LEAF_PARAMETERS,
-    LinearNodeModels,
-    leaf_model_of,
-    ridge_hinge_newton,
-)
+from mmit._leaf_models import LEAF_MODELS, LEAF_PARAMETERS, LinearNodeModels, leaf_model_of
+from mmit._newton import ridge_newton
 from mmit._persistence import VERSION
 from mmit._tree import Tree
 
@@ -70,7 +65,7 @@ def test_node_model_solver_reaches_the_minimum(seed, n, p, shrinkage, censored):
     upper[rng.random(n) < censored] = np.inf
     weight = rng.exponential(1.0, n) + 0.01
     args = (A, offset, lower, upper, weight, shrinkage)
-    b, w = ridge_hinge_newton(*args)
+    b, w = ridge_newton(*args)
     reference = minimize(ridge_objective, np.zeros(p + 1), args=args, method="L-BFGS-B",
                          options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20_000})
     found = ridge_objective(np.r_[b, w], *args)

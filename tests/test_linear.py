@@ -10,9 +10,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold
 
 from mmit import IntervalLinearRegression, IntervalLinearRegressionCV
-from mmit._coordinate_descent import elastic_net_path
-from mmit._linear import StandardisedFeatures, StandardisedProblem
+from mmit._linear import StandardisedProblem
 from mmit._loss import LOSSES
+from mmit._newton import StandardisedFeatures, elastic_net_path
 from mmit._solver import hinge_positions
 from mmit.metrics import interval_mse
 
