@@ -28,6 +28,7 @@ from ._base import IntervalRegressorMixin
 from ._binning import bin_features
 from ._classes import MMIT
 from ._criterion import HingeTargets
+from ._docstrings import fill_doc
 from ._fitting import (
     TREE_PARAMETER_CONSTRAINTS,
     TrainingData,
@@ -53,6 +54,7 @@ _AUTO_EARLY_STOPPING_ROWS = 10_000
 AUTO_MARGIN_SCALE = 0.3
 
 
+@fill_doc
 class MMITBoost(IntervalRegressorMixin, BaseEstimator):
     """Gradient boosting of Maximum Margin Interval Trees on interval targets.
 
@@ -144,10 +146,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         (on the rows not held out).
     validation_score_ : ndarray of shape (n_iter_ + 1,)
         The same on the held-out rows; empty without early stopping.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X was a DataFrame with string columns.
+    %(features_in)s
     max_features_ : int
         Features evaluated per node.
     feature_importances_ : ndarray of shape (n_features_in_,)
@@ -269,17 +268,15 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         held_out[random_state.permutation(n_samples)[:n_held_out]] = True
         return held_out
 
+    @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the boosting stages on interval targets.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training features; NaN marks a missing value.
-        y : array-like of shape (n_samples, 2) or (n_samples,)
-            Lower and upper bound of each target interval (``-inf``/``+inf``
-            allowed), or exact values.
+        %(fit_X)s
+        %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights.
 
@@ -454,16 +451,11 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
             prediction += self.learning_rate * tree.tree_.predict(X)
         return prediction
 
+    @fill_doc
     def predict(self, X):
         """Predicted value of each sample: the constant plus the shrunk trees.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        %(predict)s
         """
         X = self._validate_X_predict(X)
         return self._raw_predict(X)

@@ -6,6 +6,7 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
+from ._docstrings import fill_doc
 from ._fitting import (
     TREE_PARAMETER_CONSTRAINTS,
     check_leaf_model_growth,
@@ -20,6 +21,7 @@ from ._pruning import pruning_sequence
 from ._validation import validate_training_data
 
 
+@fill_doc
 class MMIT(IntervalRegressorMixin, BaseEstimator):
     """Maximum Margin Interval Tree: a regression tree for interval targets.
 
@@ -87,10 +89,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
     ----------
     tree_ : mmit._tree.Tree
         The fitted tree as flat node arrays.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X was a DataFrame with string columns.
+    %(features_in)s
     max_features_ : int
         Number of features evaluated per node.
     feature_importances_ : ndarray of shape (n_features_in_,)
@@ -164,17 +163,15 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         self.leaf_shrinkage = leaf_shrinkage
         self.random_state = random_state
 
+    @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on interval targets.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training features; NaN marks a missing value.
-        y : array-like of shape (n_samples, 2) or (n_samples,)
-            Lower and upper bound of each target interval (``-inf``/``+inf``
-            allowed), or exact values.
+        %(fit_X)s
+        %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; samples of weight 0 do not take part.
 
@@ -219,16 +216,11 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         self._set_tree(trees[0], self.n_features_in_,
                        getattr(self, "feature_names_in_", None))
 
+    @fill_doc
     def predict(self, X):
         """Predicted value (of the leaf reached) for each sample.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        %(predict)s
         """
         X = self._validate_X_predict(X)
         return self.tree_.predict(X)

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
 from ._classes import MMIT
+from ._docstrings import fill_doc
 from ._fitting import (
     MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
@@ -143,6 +144,7 @@ class _Progress:
               file=sys.stderr, flush=True)
 
 
+@fill_doc
 class MMITForest(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEstimator):
     """A random forest of Maximum Margin Interval Trees.
 
@@ -218,10 +220,7 @@ LocationDistribution or None, default="auto"
     ----------
     estimators_ : list of MMIT
         The fitted trees; each predicts on its own.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X was a DataFrame with string columns.
+    %(features_in)s
     max_features_ : int
         Number of features evaluated per node.
     feature_importances_ : ndarray of shape (n_features_in_,)
@@ -362,17 +361,15 @@ LocationDistribution or None, default="auto"
             return self.max_samples
         return max(1, round(self.max_samples * float(sample_weight.sum())))
 
+    @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow the forest on interval targets.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training features; NaN marks a missing value.
-        y : array-like of shape (n_samples, 2) or (n_samples,)
-            Lower and upper bound of each target interval (``-inf``/``+inf``
-            allowed), or exact values.
+        %(fit_X)s
+        %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights. With ``bootstrap``, samples are drawn with
             probabilities proportional to them and each tree weighs a sample
@@ -516,16 +513,11 @@ LocationDistribution or None, default="auto"
                                                              reader)
                               if "distribution" in state else None)
 
+    @fill_doc
     def predict(self, X):
         """Mean prediction of the trees.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        %(predict)s
         """
         X = self._validate_X_predict(X)
         # parallel over slices of rows, each summing the trees in order: the

@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
+from ._docstrings import fill_doc
 from ._fitting import check_leaf_model_growth, draw_seed
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
 from ._leaf_models import LEAF_PARAMETERS
@@ -49,6 +50,7 @@ def _out_of_bag_errors(params, X, y, sample_weight, seed):
     return distance_outside(y[:, 0], y[:, 1], forest.oob_prediction_) ** 2, seconds
 
 
+@fill_doc
 class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEstimator):
     """MMITForest with margin, loss, max_features and leaf size chosen out of bag.
 
@@ -106,10 +108,7 @@ class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEsti
         score), ``std_test_score`` (standard error of the paired difference
         with the best candidate's out-of-bag MSE), ``rank_test_score`` and
         ``mean_fit_time``.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X was a DataFrame with string columns.
+    %(features_in)s
 
     See Also
     --------
@@ -169,14 +168,14 @@ class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEsti
             check_leaf_model_growth(forest._tree_params(), lower.shape[0])
         return candidates
 
+    @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow one forest per candidate and keep the one chosen out of bag.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training features; NaN marks a missing value.
+        %(fit_X)s
         y : array-like of shape (n_samples, 2) or (n_samples,)
             Target intervals (lower, upper; infinite bounds allowed), or
             exact values.
@@ -248,16 +247,11 @@ class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEsti
         check_is_fitted(self)
         return self.best_estimator_
 
+    @fill_doc
     def predict(self, X):
         """Predictions of the chosen forest.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        %(predict)s
         """
         check_is_fitted(self)
         return self.best_estimator_.predict(X)

@@ -11,9 +11,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._docstrings import fill_doc
 from ._validation import check_sample_weight
 
 
+@fill_doc
 class MeanImputer(TransformerMixin, BaseEstimator):
     """Replace NaN by the feature's weighted training mean and append a 0/1
     indicator column for each feature that had missing values in training.
@@ -29,10 +31,7 @@ class MeanImputer(TransformerMixin, BaseEstimator):
     indicator_features_ : ndarray of shape (n_indicators,)
         Features with missing values in the training rows of positive
         weight, in order; their indicators follow the features.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X was a DataFrame with string columns.
+    %(features_in)s
 
     Examples
     --------

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ._base import IntervalRegressorMixin
+from ._docstrings import fill_doc
 from ._newton import NEWTON_LOSS, StandardisedFeatures, check_newton_loss, elastic_net_path
 from ._scores import interval_scores
 from ._validation import bounds_spread, check_margin, validate_training_data
@@ -124,19 +125,14 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
                 raise ValueError("a linear model's arrays are not finite")
         self.intercept_ = float(self.intercept_)
 
+    @fill_doc
     def predict(self, X):
         """Predicted value of each sample.
 
         With ``clip_features`` (the default), each feature is first clipped
         to the range it had in training.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        %(predict)s
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
@@ -145,6 +141,7 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
         return X @ self.coef_ + self.intercept_
 
 
+@fill_doc
 class IntervalLinearRegression(_LinearPredictor):
     """Max-margin linear interval regression with an elastic-net penalty.
 
@@ -189,10 +186,7 @@ class IntervalLinearRegression(_LinearPredictor):
         Sweeps of coordinate descent.
     data_min_, data_max_ : ndarray of shape (n_features,)
         Range of each feature over the training rows of positive weight.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X was a DataFrame with string columns.
+    %(features_in)s
 
     Notes
     -----
@@ -236,6 +230,7 @@ class IntervalLinearRegression(_LinearPredictor):
         self.max_iter = max_iter
         self.clip_features = clip_features
 
+    @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the linear model on interval targets.
@@ -243,9 +238,7 @@ class IntervalLinearRegression(_LinearPredictor):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples, 2) or (n_samples,)
-            Lower and upper bound of each target interval (``-inf``/``+inf``
-            allowed), or exact values.
+        %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights.
 
@@ -298,6 +291,7 @@ def _fold_mse(X, lower, upper, weight, train, test, *path_args):
     return scores, unconverged
 
 
+@fill_doc
 class IntervalLinearRegressionCV(_LinearPredictor):
     """IntervalLinearRegression with alpha and margin chosen by K-fold CV.
 
@@ -357,10 +351,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         With ``store_cv_predictions``: each row's prediction by the fold
         model at the chosen alpha and margin that held it out (the mean
         over its folds if several did, NaN if none did).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X was a DataFrame with string columns.
+    %(features_in)s
 
     Examples
     --------
@@ -426,6 +417,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
             return np.zeros(self.n_alphas)
         return np.geomspace(alpha_max, alpha_max * self.eps, self.n_alphas)
 
+    @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Cross-validate the paths and refit the best model on all data.
@@ -433,9 +425,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples, 2) or (n_samples,)
-            Lower and upper bound of each target interval (``-inf``/``+inf``
-            allowed), or exact values.
+        %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, for fitting and for the test MSE.
 

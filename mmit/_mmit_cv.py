@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import StrOptions
 from ._base import IntervalRegressorMixin
 from ._classes import MMIT
 from ._criterion import HingeTargets
+from ._docstrings import fill_doc
 from ._fitting import (
     MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
@@ -104,6 +105,7 @@ def _fold_scores(features, lower, upper, X_test, y_test, params, loss, margin, l
     return results
 
 
+@fill_doc
 class MMITCV(IntervalRegressorMixin, BaseEstimator):
     """MMIT with margin, loss and pruning chosen by K-fold cross-validation.
 
@@ -166,10 +168,7 @@ max_leaf_nodes, min_cost_decrease
         ``mean_test_score``, ``std_test_score``, ``rank_test_score``,
         ``mean_fit_time`` and ``std_fit_time`` (per fold tree, shared by the
         alphas of a loss and margin).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X was a DataFrame with string columns.
+    %(features_in)s
 
     See Also
     --------
@@ -356,16 +355,11 @@ max_leaf_nodes, min_cost_decrease
         self.best_params_ = results["params"][self.best_index_]
         self.best_score_ = float(mean[self.best_index_])
 
+    @fill_doc
     def predict(self, X):
         """Predictions of the best tree.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        %(predict)s
         """
         X = self._validate_X_predict(X)
         return self.best_estimator_.tree_.predict(X)

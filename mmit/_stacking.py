@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validat
 from ._base import IntervalRegressorMixin
 from ._boosting import MMITBoost
 from ._combiner import simplex_weights
+from ._docstrings import fill_doc
 from ._fitting import draw_seed
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
 from ._imputation import MeanImputer
@@ -129,6 +130,7 @@ def _fit_and_predict(index, fold, estimator, X, y, sample_weight, train, test):
     return index, fold, fitted, predictions, time.perf_counter() - start
 
 
+@fill_doc
 class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     """A convex combination of interval regressors, weighted by their
     out-of-fold predictions.
@@ -189,10 +191,7 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     cv_scores_ : ndarray of shape (n_members,)
         Negative interval MSE of each member's out-of-fold predictions
         (weighted; higher is better).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X was a DataFrame with string columns.
+    %(features_in)s
 
     See Also
     --------
@@ -329,17 +328,15 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
                              "fold (as for cross_val_predict).")
         return splits, cv if type(cv) is KFold else splits
 
+    @fill_doc
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None, groups=None):
         """Fit the members on every fold and on all rows, and their weights.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training features; NaN marks a missing value.
-        y : array-like of shape (n_samples, 2) or (n_samples,)
-            Lower and upper bound of each target interval (``-inf``/``+inf``
-            allowed), or exact values.
+        %(fit_X)s
+        %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, passed to the members that take them and
             weighing the rows in the combiner.

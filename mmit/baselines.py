@@ -15,6 +15,7 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import IntervalRegressorMixin
+from ._docstrings import fill_doc
 from ._loss import LOSSES, breakpoints
 from ._validation import validate_training_data
 
@@ -98,16 +99,11 @@ class ConstantRegressor(IntervalRegressorMixin, BaseEstimator):
                                                             sample_weight)
         return self
 
+    @fill_doc
     def predict(self, X):
         """The constant, once per sample.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        %(predict)s
         """
         return np.full(self._validate_X_predict(X).shape[0], self.constant_)
 
@@ -196,16 +192,11 @@ class IntervalCART(IntervalRegressorMixin, BaseEstimator):
         ).fit(X[rows], targets, sample_weight=sample_weight[rows])
         return self
 
+    @fill_doc
     def predict(self, X):
         """Predictions of the regression tree.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        %(predict)s
         """
         X = self._validate_X_predict(X)
         return self.tree_.predict(X)
