@@ -326,7 +326,7 @@ def fit_cost(repeats, baseline_dir, csv_path, n=20_000, p=20):
     }
     baseline = BaselineProcess(baseline_dir) if baseline_dir else None
     if baseline:
-        fits[f"{baseline_dir}: MMITForest()"] = baseline.fitter((n, p), "MMITForest",
+        fits["baseline MMITForest()"] = baseline.fitter((n, p), "MMITForest",
                                                                 params)
     times = interleaved_medians(list(fits.values()), repeats)
     if baseline:

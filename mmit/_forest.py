@@ -252,14 +252,10 @@ LocationDistribution or None, default="auto"
     coverage and pinball loss of the predictive distributions on its
     accuracy page (:ref:`accuracy`).
 
-    The distributions are made on the first request rather than in ``fit``
-    (``benchmarks/uncertainty.py --fit-cost``: 2e4 rows, 20 features, 100
-    trees, ``max_features="sqrt"``, 2 jobs, timed in turn with
-    scikit-learn's RandomForestRegressor, two runs): the default forest
-    fits in 0.63 times its time, as with ``distribution=None`` (0.65-0.67),
-    where making "spread" in ``fit`` took 0.81-0.82; the fit and the first
-    request together take 0.79-0.88. They are the same distributions
-    either way, of the same held-out quality; making them lazily keeps a
+    The distributions are made on the first request rather than in ``fit``,
+    so that a forest never asked for one fits as fast as with
+    ``distribution=None`` (the fit's cost is on :ref:`performance`). They
+    are the same distributions either way; making them on request keeps a
     copy of the training rows (``n_samples * n_features`` floats) until
     then, and the first request pays what the fit no longer does.
 
