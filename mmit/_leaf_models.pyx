@@ -51,7 +51,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, make_constraint
 
-from ._loss cimport N_LOSS_TAGS, LossTag, tagged_interval_loss
+from ._loss cimport LossTag, check_loss_tag, tagged_interval_loss
 from ._newton cimport HingeProblem, RidgeNewton
 
 from ._loss import LOSSES, breakpoints
@@ -291,8 +291,7 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
     cdef intp_t n = Z.shape[0], p = Z.shape[1], n_nodes = values.shape[0]
     cdef intp_t k, i, j, m, node, row, n_models = 0, max_rows = 0
     check_newton_loss(model_loss)
-    if not 0 <= loss < N_LOSS_TAGS:
-        raise ValueError(f"unknown loss tag {loss!r}")
+    check_loss_tag(loss)
     if (lower.shape[0] != n or upper.shape[0] != n or weight.shape[0] != n
             or costs.shape[0] != n_nodes or indptr.shape[0] != nodes.shape[0] + 1):
         raise ValueError("inconsistent node model inputs.")

@@ -15,8 +15,11 @@ derived from the entry: the estimators' ``loss`` options, the tree's split
 criterion (:meth:`IntervalLoss.criterion`, on the solver variant compiled
 for the loss), the solver's optima (:meth:`IntervalLoss.optimal_costs`,
 :meth:`IntervalLoss.optimal_constant`), its value, gradient and curvature
-as numpy functions, and the Python-side objective of the boosting stages,
-the linear model and the node models (:meth:`IntervalLoss.objective`).
+as numpy functions, and the Python-side objective of the boosting stages
+and the linear model (:meth:`IntervalLoss.objective`). The Newton solvers
+(the linear model, the linear leaves, the stack's combiner) take the
+registry's entry of the loss they minimise and refuse one that is not
+``differentiable`` (``_newton.check_newton_loss``).
 
 This module sits above the solver and the criterion (it imports both; they
 only ``cimport`` the compiled algebra of ``_loss.pxd``, which needs no

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from mmit import MMIT, MMITBoost
 from mmit._criterion import HingeCriterion, HingeTargets
 from mmit._fitting import TREE_PARAMETER_CONSTRAINTS
+from mmit._leaf_models import fit_linear_models
 from mmit._loss import LOSSES, IntervalLoss, breakpoints, derivatives, weighted_loss
 from mmit._loss_list import LOSS_LIST
 from mmit._solver import incremental_optima, optimal_constant, optimal_costs
@@ -162,6 +163,10 @@ def test_an_unknown_tag_is_refused_by_every_entry_point(tag):
         lambda: incremental_optima(lower, upper, 0.1, tag, weight),
         lambda: HingeCriterion(HingeTargets(lower, upper, 0.1), weight, tag),
         lambda: IntervalLoss("unknown", tag, differentiable=False),
+        lambda: fit_linear_models(
+            np.zeros((len(lower), 1)), lower, upper, weight,
+            np.array([0, len(lower)]), np.arange(len(lower)), np.array([0]), 1.0,
+            LOSSES["squared_hinge"], tag, np.zeros(1), np.zeros(1)),
     ]
     for call in calls:
         with pytest.raises(ValueError, match=message):
