@@ -268,12 +268,11 @@ class SpreadDistribution:
     so that the spread follows the features that change it. Needs
     ``bootstrap`` (out-of-bag residuals).
 
-    The defaults: a second forest of half as many trees, feature-subsampled,
-    of large leaves, each on at most 100 000 bootstrap draws, is about a
-    seventh of the forest's fit. Leaves of 40 rather than 20 rows: a lower
-    pinball loss on all 15 simulated cells of ``benchmarks/uncertainty.py``
-    (0.1-0.4%); 60 or 80 lose on the "shared" shape (``uncertainty.py
-    --spread-leaves``).
+    The defaults grow a second forest of half as many trees,
+    feature-subsampled, of leaves of at least 40 rows, each on at most
+    100 000 bootstrap draws: a fraction of the forest's own fit, paid on
+    the first request (:ref:`performance`; how the defaults were chosen:
+    :ref:`defaults`).
 
     Parameters
     ----------
