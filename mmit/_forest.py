@@ -405,15 +405,14 @@ LocationDistribution or None, default="auto"
             seeds = [int(seed) for seed in random_state.randint(MAX_SEED, size=n_new)]
             data = training_data(X, lower, upper, self.margin, self.max_features)
             self.estimators_.extend(self._grow(seeds, data, sample_weight, bootstrap))
-        # the distributions are made from copies of the rows (of y's bounds and
-        # the weights too, below) on the first request
+        # the distributions are made on the first request (a forest never asked
+        # for one does not pay for them), from copies of the rows, the bounds
+        # and the weights (the caller's arrays may change after the fit)
         X = np.ascontiguousarray(X) if distribution is None else np.array(X, order="C")
         out_of_bag = (self._out_of_bag_predictions(X, sample_weight) if self.oob_score
                       else None)
         if self.oob_score:
             self._set_oob_score(out_of_bag, np.column_stack([lower, upper]), sample_weight)
-        # distributions are made from them on the first request, which a forest
-        # never asked for one does not pay
         self.distribution_ = None if distribution is None else DeferredDistribution(
             distribution, TrainingRows(X, lower.copy(), upper.copy(), sample_weight.copy(),
                                        None if bootstrap is None else bootstrap.n_draws,
