@@ -1,6 +1,6 @@
 """Fit time and memory of MMITBoost versus XGBoost AFT and scikit-learn's boosting.
 
-Same data as bench_tree.py (p = 20 features, interval targets, 40% censored
+Same data as bench_tree.py (speed_data.py: p = 20 features, interval targets, 40% censored
 bounds). All boost ``--stages`` stages of depth-3 trees with learning
 rate 0.1 on 2 threads, timed in turn within each repeat (median; one repeat
 from 1e5 rows):
@@ -31,8 +31,8 @@ from pathlib import Path
 from sklearn.ensemble import GradientBoostingRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_tree import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from models import XGBoostAFT  # noqa: E402
+from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from tables import Table, add_csv_argument, seconds, size  # noqa: E402
 from timing import (  # noqa: E402
     interleaved_medians,
@@ -61,7 +61,7 @@ def booster_params(stages):
 
 MEMORY_SETUP = """
 from bench_boost import booster_params, xgboost_fit
-from bench_tree import benchmark_data
+from speed_data import benchmark_data
 from mmit import MMITBoost
 X, y = benchmark_data({n}, 20)
 """

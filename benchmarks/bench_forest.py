@@ -35,16 +35,14 @@ from sklearn.ensemble import RandomForestRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_tree import (  # noqa: E402
-    MARGIN,
     add_sweep_arguments,
-    benchmark_data,
     check_sweep_arguments,
     compare_fits,
     comparison_columns,
     fit_memory,
-    interval_cart_data,
     sizes_of,
 )
+from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from tables import Table, seconds, size  # noqa: E402
 from timing import BaselineProcess, interleaved_medians  # noqa: E402
 

@@ -2,7 +2,7 @@
 scikit-learn's ElasticNetCV, and trees with linear leaves versus constant
 leaves.
 
-Same data as bench_tree.py (interval targets around a nonlinear signal of two
+Same data as bench_tree.py (speed_data.py: interval targets around a nonlinear signal of two
 features, 40% censored bounds) with p features. ElasticNetCV is fitted on
 the Interval-CART transform (one row per finite bound). Both use the lasso
 penalty, 100 alphas on their automatic path and 5 folds; mmit's model gets
@@ -23,7 +23,7 @@ from pathlib import Path
 from sklearn.linear_model import ElasticNetCV
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_tree import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
+from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from tables import Table, add_csv_argument, seconds, size  # noqa: E402
 from timing import interleaved_medians  # noqa: E402
 

@@ -34,42 +34,12 @@ import argparse
 import itertools
 from functools import partial
 
-import numpy as np
 from sklearn.tree import DecisionTreeRegressor
+from speed_data import MARGIN, N_FEATURES, benchmark_data, interval_cart_data
 from tables import Table, add_csv_argument, seconds, size
 from timing import BaselineProcess, interleaved_medians, peak_fit_memory_mb
 
 import mmit
-from mmit.baselines import interval_cart_rows
-
-N_FEATURES = 20
-MARGIN = 0.1
-
-
-def interval_data(n, rng, n_features=N_FEATURES):
-    X = rng.uniform(0.0, 10.0, size=(n, n_features))
-    signal = np.sin(X[:, 0]) * 2.0 + np.abs(X[:, 1] - 5.0)
-    lower = signal - rng.exponential(0.5, n)
-    upper = signal + rng.exponential(0.5, n)
-    censoring = rng.random(n)
-    lower[censoring < 0.2] = -np.inf
-    upper[censoring > 0.8] = np.inf
-    return X, np.column_stack([lower, upper])
-
-
-def benchmark_data(n, n_features, missing=0.0):
-    """The data of one table row: the same for every process and option."""
-    rng = np.random.default_rng([n, n_features])
-    X, y = interval_data(n, rng, n_features)
-    if missing > 0.0:
-        X[rng.random(X.shape) < missing] = np.nan
-    return X, y
-
-
-def interval_cart_data(X, y, margin):
-    """X and targets of the Interval-CART transform (one row per finite bound)."""
-    rows, targets = interval_cart_rows(y[:, 0], y[:, 1], margin)
-    return X[rows], targets
 
 
 def parse_option(text):
@@ -149,7 +119,7 @@ def compare_fits(args, baseline, estimator, params, X, y, fit_sklearn, repeats):
 # targets) made before the fit whose peak memory is measured, with every
 # estimator that bench_tree.py and bench_forest.py fit imported
 MEMORY_SETUP = """
-from bench_tree import MARGIN, benchmark_data, interval_cart_data
+from speed_data import MARGIN, benchmark_data, interval_cart_data
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
 from mmit import MMIT, MMITForest

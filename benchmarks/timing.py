@@ -68,13 +68,13 @@ def interleaved_medians(functions, repeats):
 
 
 # Runs in a process that imports mmit from another checkout. Each request is
-# one JSON line: {"data": [n, p, missing]} makes bench_tree.benchmark_data(n,
+# one JSON line: {"data": [n, p, missing]} makes speed_data.benchmark_data(n,
 # p, missing) the data to fit; {"estimator": name, "params": {...}} fits on it.
 # Every request is answered with the path of the mmit module, once done.
 BASELINE_WORKER = """
 import json, sys
 import mmit
-from bench_tree import benchmark_data
+from speed_data import benchmark_data
 data = None
 print(json.dumps(mmit.__file__), flush=True)
 for line in sys.stdin:

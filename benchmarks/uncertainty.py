@@ -55,7 +55,7 @@ size's on the same draws, with the coverage: the evidence for the default
 (40).
 
 ``--fit-cost``: what the distributions add to a fit, at 2e4 rows and 20
-features (bench_tree.py's data, 100 trees, ``max_features="sqrt"``,
+features (speed_data.py, 100 trees, ``max_features="sqrt"``,
 ``n_jobs=2``), timed in turn with scikit-learn's RandomForestRegressor
 on the Interval-CART rows (as bench_forest.py): MMITForest() (its
 distributions made on the first request), with ``distribution=None`` and
@@ -87,8 +87,8 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_tree import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from sklearn.ensemble import RandomForestRegressor  # noqa: E402
+from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from tables import Table, add_csv_argument, seconds  # noqa: E402
 from timing import BaselineProcess, interleaved_medians, xgboost_available  # noqa: E402
 
