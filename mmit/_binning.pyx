@@ -10,7 +10,9 @@ missing value (NaN) goes to bin 255. Codes are uint8, row-major: 1 byte per
 value.
 
 The edges come from numpy (a sort of at most ``SUBSAMPLE`` values per
-feature); the codes of all rows from a compiled pass, blocks of rows shared
+feature); a categorical feature's codes are its bins (at most ``max_bins``
+categories, as scikit-learn's histogram gradient boosting takes). The codes
+of all rows come from a compiled pass, blocks of rows shared
 between threads, each value placed by a branch-free binary search of its
 feature's edges (8 steps): O(n p) in all.
 """
@@ -21,7 +23,7 @@ from libc.stdint cimport uint8_t
 
 import numpy as np
 
-from ._features import BinnedFeatures
+from ._features import BinnedFeatures, checked_categories
 
 from ._features cimport MISSING_BIN as MISSING_CODE
 from ._parallel cimport PARALLEL_MIN_WORK, threads_for
@@ -55,7 +57,8 @@ def bin_thresholds(values, weight, max_bins):
     return np.r_[midpoints(distinct[cut], distinct[cut + 1]), np.inf]
 
 
-def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threads=1):
+def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threads=1,
+                 n_categories=None):
     """BinnedFeatures of validated ``X`` (float64, NaN for missing values).
 
     Parameters
@@ -69,6 +72,10 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
         The subsample of the quantiles (rows beyond ``SUBSAMPLE``).
     n_threads : int, default=1
         Threads placing the values in their bins.
+    n_categories : array-like of int of shape (n_features,), default=None
+        Categories of each categorical feature (codes ``0 .. K - 1`` in X,
+        at most ``max_bins``), 0 for a numeric one (None: every feature
+        numeric).
 
     Returns
     -------
@@ -77,6 +84,14 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
     if not 2 <= max_bins <= MISSING_BIN:
         raise ValueError(f"max_bins must be in [2, 255], got {max_bins}.")
     n_samples, n_features = X.shape
+    n_categories = checked_categories(X, n_categories)
+    too_many = np.flatnonzero(n_categories > max_bins)
+    if too_many.size:
+        j = too_many[0]
+        raise ValueError(f"categorical feature {j} has {n_categories[j]} categories; "
+                         f"the histogram splitter takes at most max_bins={max_bins} "
+                         "(raise max_bins up to 255, or use splitter='exact', which "
+                         "takes any number).")
     weight = np.ones(n_samples) if sample_weight is None else sample_weight
     sample = np.arange(n_samples)
     if n_samples > SUBSAMPLE:
@@ -85,12 +100,16 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
     thresholds = np.full((n_features, MISSING_BIN), np.inf)
     n_bins = np.ones(n_features, dtype=np.int32)
     for j in range(n_features):
-        edges = bin_thresholds(X[sample, j], weight[sample], max_bins)
+        if n_categories[j]:  # bin c holds category c
+            edges = np.arange(n_categories[j], dtype=np.float64) + 0.5
+            edges[-1] = np.inf
+        else:
+            edges = bin_thresholds(X[sample, j], weight[sample], max_bins)
         thresholds[j, :edges.size] = edges
         n_bins[j] = edges.size
     codes = np.empty((n_samples, n_features), dtype=np.uint8)
     place_values(np.ascontiguousarray(X), thresholds, codes, max(int(n_threads), 1))
-    return BinnedFeatures(codes, thresholds, n_bins)
+    return BinnedFeatures(codes, thresholds, n_bins, n_categories)
 
 
 cdef enum:

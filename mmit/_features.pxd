@@ -14,6 +14,7 @@ cdef class Features:
     cdef const double[::1, :] X                # features, column-major (NaN: missing)
     cdef const int32_t[:, ::1] order           # order[j]: rows by X[:, j], NaN last
     cdef const unsigned char[::1] has_missing  # per feature: any NaN in the column
+    cdef readonly const int32_t[::1] n_categories  # per feature: categories (0: numeric)
     cdef object _rows                          # X in row-major order, made on first use
 
 
@@ -27,3 +28,4 @@ cdef class BinnedFeatures:
     cdef readonly const uint8_t[:, ::1] codes  # (rows, features): bin of each value
     cdef readonly const double[:, ::1] thresholds  # (features, 255): bin b: x <= [j, b]
     cdef readonly const int32_t[::1] n_bins    # per feature: bins of present values
+    cdef readonly const int32_t[::1] n_categories  # per feature: categories (0: numeric)

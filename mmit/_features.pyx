@@ -6,6 +6,10 @@ trees of a forest grow in parallel threads on one copy. When the trees keep
 their large nodes' rows presorted (``presort_min_rows`` in ``_splitter``),
 every feature is sorted once here (:func:`presort`): the rows by increasing
 value, ties by row, missing values last, the order of a stable argsort.
+
+A categorical feature holds category codes: the integers ``0 .. K - 1``
+of its ``K`` categories (``n_categories``), NaN for a missing value; its
+order is the order of the codes, each category's rows together.
 """
 
 from libc.stdint cimport int32_t, uint64_t
@@ -59,23 +63,49 @@ def presort(const double[::1, :] X):
     return order_array
 
 
+def checked_categories(X, n_categories):
+    """``n_categories`` as int32 per feature of X (zeros when None) after
+    checking that each categorical feature holds only its codes (integers in
+    ``[0, K)``) or NaN: the split searches index by them."""
+    p = X.shape[1]
+    if n_categories is None:
+        return np.zeros(p, dtype=np.int32)
+    n_categories = np.asarray(n_categories)
+    if n_categories.shape != (p,) or n_categories.dtype.kind not in "iu":
+        raise ValueError(f"n_categories must hold one integer per feature ({p}).")
+    if np.any(n_categories < 0) or np.any(n_categories > np.iinfo(np.int32).max):
+        raise ValueError("n_categories must be in [0, 2**31 - 1].")
+    for j in np.flatnonzero(n_categories):
+        codes = X[:, j][~np.isnan(X[:, j])]
+        if codes.size and (codes.min() < 0 or codes.max() >= n_categories[j]
+                           or np.any(codes != np.floor(codes))):
+            raise ValueError(f"categorical feature {j} must hold integer codes in "
+                             f"[0, {n_categories[j]}) or NaN.")
+    return np.ascontiguousarray(n_categories, dtype=np.int32)
+
+
 cdef class Features:
     """Training features, possibly presorted, shared read-only by all trees.
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features), float64
-        Validated features: finite or NaN (missing).
+        Validated features: finite or NaN (missing); a categorical feature's
+        category codes.
     presorted : bool
         Sort every feature now (see :func:`presort`), for trees whose large
         nodes keep their rows presorted.
+    n_categories : array-like of int of shape (n_features,), default=None
+        Categories of each categorical feature, 0 for a numeric one (None:
+        every feature numeric).
     """
 
-    def __cinit__(self, X, bint presorted):
+    def __cinit__(self, X, bint presorted, n_categories=None):
         X = np.asfortranarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got shape {X.shape}.")
         check_row_count(X.shape[0])
+        self.n_categories = checked_categories(X, n_categories)
         self.X = X
         self.n_samples = X.shape[0]
         self.n_features = X.shape[1]
@@ -94,7 +124,8 @@ cdef class Features:
         return self._rows
 
     def __reduce__(self):
-        return (Features, (np.asarray(self.X), self.presorted))
+        return (Features, (np.asarray(self.X), self.presorted,
+                           np.asarray(self.n_categories)))
 
 
 cdef class BinnedFeatures:
@@ -111,9 +142,12 @@ cdef class BinnedFeatures:
         used one +inf).
     n_bins : ndarray of shape (n_features,), int32
         Bins of present values of each feature (at most 255).
+    n_categories : ndarray of shape (n_features,), default=None
+        Categories of each categorical feature (its bins: bin ``c`` holds
+        category ``c``), 0 for a numeric one (None: every feature numeric).
     """
 
-    def __cinit__(self, codes, thresholds, n_bins):
+    def __cinit__(self, codes, thresholds, n_bins, n_categories=None):
         codes = np.ascontiguousarray(codes, dtype=np.uint8)
         thresholds = np.ascontiguousarray(thresholds, dtype=np.float64)
         n_bins = np.ascontiguousarray(n_bins, dtype=np.int32)
@@ -128,6 +162,13 @@ cdef class BinnedFeatures:
         present = codes != MISSING_BIN
         if np.any(present & (codes >= n_bins)):
             raise ValueError("a code is outside its feature's bins.")
+        n_categories = (np.zeros(p, dtype=np.int32) if n_categories is None
+                        else np.ascontiguousarray(n_categories, dtype=np.int32))
+        categorical = n_categories > 0
+        if n_categories.shape != (p,) or np.any(n_bins[categorical]
+                                                 != n_categories[categorical]):
+            raise ValueError("a categorical feature has one bin per category.")
+        self.n_categories = n_categories
         self.codes = codes
         self.thresholds = thresholds
         self.n_bins = n_bins

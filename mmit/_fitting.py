@@ -154,18 +154,19 @@ class TrainingData:
         return self.features.n_features
 
 
-def prepare_features(X, max_features):
+def prepare_features(X, max_features, n_categories=None):
     """Features for trees evaluating ``max_features`` per node: presorted
-    when the root of a tree grown on all rows would keep presorted lists."""
+    when the root of a tree grown on all rows would keep presorted lists;
+    ``n_categories`` per feature for categorical features (0: numeric)."""
     n_samples, n_features = X.shape
     k = resolve_max_features(max_features, n_features)
-    return Features(X, n_samples >= presort_min_rows(n_features, k))
+    return Features(X, n_samples >= presort_min_rows(n_features, k), n_categories)
 
 
-def training_data(X, lower, upper, margin, max_features):
+def training_data(X, lower, upper, margin, max_features, n_categories=None):
     """TrainingData of validated X and bounds, for trees with this margin and
-    ``max_features``."""
-    return TrainingData(prepare_features(X, max_features),
+    ``max_features`` (``n_categories``: see :func:`prepare_features`)."""
+    return TrainingData(prepare_features(X, max_features, n_categories),
                         HingeTargets(lower, upper, float(margin)))
 
 
