@@ -29,11 +29,18 @@ ctypedef struct BlockSums:
     double right_weight         # the weight of the others
 
 
+ctypedef struct RatioBin:
+    double ratio                # a category's gradient over its curvature
+    intp_t bin                  # its bin
+
+
 ctypedef struct FeatureSplit:
     double gain                 # Newton gain of the feature's best split (0: none)
     intp_t bin                  # codes <= bin go left
     bint missing_go_to_left     # where missing rows go
     bint can_split              # the node's rows lie in two bins or more
+    bint by_ratio               # a categorical feature: bins scanned by gradient /
+                                # curvature (else in code order); bin: a position
 
 
 cdef class HistogramSplitter(Splitter):
@@ -61,5 +68,7 @@ cdef class HistogramSplitter(Splitter):
     cdef void build(self, const int32_t* rows, intp_t count, intp_t feature,
                     BinSums* out) noexcept nogil
     cdef intp_t node_histogram(self, const NodeRecord* node) except -1 nogil
+    cdef int keep_categories(self, SplitRecord* split, const BinSums* sums,
+                             double total_h, bint by_ratio) except -1 nogil
     cdef void route_block(self, const NodeRecord* node, const SplitRecord* split,
                           intp_t block, BlockSums* sums) noexcept nogil

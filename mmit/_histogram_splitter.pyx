@@ -36,6 +36,12 @@ histogram is built from the node's rows (no subtraction). With several
 threads, a histogram's features are shared between them (each pass over
 the rows sums the bins of its features) and so are the scans.
 
+A categorical feature (one bin per category) is scanned twice: in the
+order of its codes, and in the order of its categories' ratio of gradient
+to curvature sums (LightGBM's and scikit-learn's order, the best of all
+partitions for a quadratic loss); a split sends the categories of a
+prefix left. Categories absent from the node follow its missing rows.
+
 The gain only chooses the split. Every node's value and cost are then
 solved exactly by the criterion, in sequential passes over its sorted
 hinges (``Criterion.targets_minimum``: the interval solver's optimum of the
@@ -50,9 +56,9 @@ values.
 """
 
 from cython.parallel cimport prange
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, NAN
 from libc.stdint cimport int32_t, uint8_t, uint32_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memset
 
 import numpy as np
@@ -110,39 +116,94 @@ cdef inline void accumulate(const int32_t* rows, intp_t count, const uint8_t* co
             bin_sums.count += 1.0
 
 
-cdef void best_split_of(const BinSums* sums, intp_t n_bins, double total_g,
-                        double total_h, double m, double min_leaf,
+cdef void best_split_of(const BinSums* sums, intp_t n_bins, bint categorical,
+                        double total_g, double total_h, double m, double min_leaf,
                         FeatureSplit* best) noexcept nogil:
     """The best split of one feature's histogram: the first boundary of
     largest gain (ties within ``SPLIT_RTOL``), the missing rows tried on
-    each side. A side with less than ``SPLIT_RTOL`` of the node's curvature
-    scores 0. O(n_bins)."""
-    cdef const BinSums* missing = sums + MISSING_BIN
-    cdef intp_t b, side, nonempty = missing.count > 0.0
-    cdef double h_floor = SPLIT_RTOL * total_h
-    cdef double parent = newton_score(total_g, total_h, 0.0), left_g, left_h, left_n
-    cdef double left_score, right_score, gain
-    cdef bint missing_left
+    each side; for a categorical feature, then in the order of the
+    categories' ratios (module doc), where a better split has its position
+    in that order as its bin. A side with less than ``SPLIT_RTOL`` of the
+    node's curvature scores 0. O(n_bins), O(n_bins log n_bins) categorical."""
+    cdef intp_t b, nonempty = sums[MISSING_BIN].count > 0.0
+    cdef RatioBin order[MISSING_BIN]
+    cdef FeatureSplit by_ratio
     best.gain = 0.0
     best.bin = -1
     best.missing_go_to_left = False
+    best.by_ratio = False
     for b in range(n_bins):
         nonempty += sums[b].count > 0.0
     best.can_split = nonempty >= 2
     if not best.can_split:
         return
+    scan_bins(sums, NULL, n_bins, total_g, total_h, m, min_leaf, best)
+    if not categorical:
+        return
+    n_bins = ratio_order(sums, n_bins, total_h, order)
+    if n_bins < 3:  # two categories have one partition, the codes' split
+        return
+    by_ratio.gain = best.gain
+    by_ratio.bin = -1
+    scan_bins(sums, order, n_bins, total_g, total_h, m, min_leaf, &by_ratio)
+    if by_ratio.bin >= 0:
+        best.gain = by_ratio.gain
+        best.bin = by_ratio.bin
+        best.missing_go_to_left = by_ratio.missing_go_to_left
+        best.by_ratio = True
+
+
+cdef intp_t ratio_order(const BinSums* sums, intp_t n_bins, double total_h,
+                        RatioBin* order) noexcept nogil:
+    """The bins with rows in ``order``, by increasing ratio of gradient to
+    curvature sums (ties by bin; a bin without curvature by its gradient's
+    sign); returns their number."""
+    cdef intp_t b, count = 0
+    cdef double h_floor = SPLIT_RTOL * total_h
+    for b in range(n_bins):
+        if sums[b].count > 0.0:
+            order[count].ratio = sums[b].gradient / max(sums[b].hessian, h_floor)
+            order[count].bin = b
+            count += 1
+    qsort(order, count, sizeof(RatioBin), compare_ratios)
+    return count
+
+
+cdef int compare_ratios(const void* a, const void* b) noexcept nogil:
+    cdef const RatioBin* x = <const RatioBin*> a
+    cdef const RatioBin* y = <const RatioBin*> b
+    if x.ratio != y.ratio:
+        return -1 if x.ratio < y.ratio else 1
+    return -1 if x.bin < y.bin else (1 if x.bin > y.bin else 0)
+
+
+cdef void scan_bins(const BinSums* sums, const RatioBin* order, intp_t n_bins,
+                    double total_g, double total_h, double m, double min_leaf,
+                    FeatureSplit* best) noexcept nogil:
+    """Make ``best`` the first boundary of largest gain between the bins in
+    ``order`` (NULL: 0 .. n_bins - 1) if it beats ``best``, with the missing
+    rows on each side; ``best.bin``: the position of the boundary's last
+    left bin in the order."""
+    cdef const BinSums* missing = sums + MISSING_BIN
+    cdef const BinSums* bin_sums
+    cdef intp_t b, side
+    cdef double h_floor = SPLIT_RTOL * total_h
+    cdef double parent = newton_score(total_g, total_h, 0.0), left_g, left_h, left_n
+    cdef double left_score, right_score, gain
+    cdef bint missing_left
     for side in range(2 if missing.count > 0.0 else 1):
         missing_left = side == 1
         left_g = missing.gradient if missing_left else 0.0
         left_h = missing.hessian if missing_left else 0.0
         left_n = missing.count if missing_left else 0.0
         for b in range(n_bins):
-            left_g += sums[b].gradient
-            left_h += sums[b].hessian
-            left_n += sums[b].count
+            bin_sums = sums + (b if order == NULL else order[b].bin)
+            left_g += bin_sums.gradient
+            left_h += bin_sums.hessian
+            left_n += bin_sums.count
             # a boundary after a bin with rows, leaving rows on the right
             # (after the last bin: present rows left, missing ones right)
-            if sums[b].count == 0.0 or left_n >= m:
+            if bin_sums.count == 0.0 or left_n >= m:
                 continue
             if left_n < min_leaf or m - left_n < min_leaf:
                 continue
@@ -379,11 +440,14 @@ cdef class HistogramSplitter(Splitter):
         cdef double total_g = 0.0, total_h = 0.0, best_gain = 0.0
         cdef double min_leaf = self.min_samples_leaf
         cdef const int32_t* n_bins = self.n_bins
+        cdef const int32_t* n_categories = &self.features.n_categories[0]
         cdef const intp_t* drawn = self.drawn
         cdef FeatureSplit* feature_splits = self.feature_splits
         cdef BinSums* sums
         cdef FeatureSplit* candidate
         split.feature = -1
+        split.categories = -1
+        self.categories_start = self.category_words.size()
         if self.subtract:
             sums = self.histogram(self.node_histogram(node))
             for k in range(N_BINS):
@@ -393,8 +457,9 @@ cdef class HistogramSplitter(Splitter):
                 self.drawn[k] = self.draw_feature(k)
             n_scans = threads_for(p * N_BINS, PARALLEL_MIN_WORK, self.n_threads)
             for k in prange(p, num_threads=n_scans, schedule="static"):
-                best_split_of(sums + drawn[k] * N_BINS, n_bins[drawn[k]], total_g, total_h,
-                              m, min_leaf, &feature_splits[drawn[k]])
+                best_split_of(sums + drawn[k] * N_BINS, n_bins[drawn[k]],
+                              n_categories[drawn[k]] > 0, total_g, total_h, m, min_leaf,
+                              &feature_splits[drawn[k]])
             n_drawn = p
         else:
             # a scratch histogram, one drawn feature at a time
@@ -411,7 +476,7 @@ cdef class HistogramSplitter(Splitter):
                 self.drawn[k] = self.draw_feature(k)
                 self.build(rows, m, self.drawn[k], sums)
                 best_split_of(sums + self.drawn[k] * N_BINS, self.n_bins[self.drawn[k]],
-                              total_g, total_h, m, min_leaf,
+                              n_categories[self.drawn[k]] > 0, total_g, total_h, m, min_leaf,
                               &self.feature_splits[self.drawn[k]])
             feature = self.drawn[k]
             candidate = &self.feature_splits[feature]
@@ -427,7 +492,31 @@ cdef class HistogramSplitter(Splitter):
         split.threshold = (INFINITY if split.bin == self.n_bins[split.feature] - 1
                            else self.thresholds[split.feature * MISSING_BIN + split.bin])
         split.improvement = 0.5 * best_gain
+        if n_categories[split.feature] > 0:
+            self.keep_categories(split, sums + split.feature * N_BINS, total_h,
+                                 self.feature_splits[split.feature].by_ratio)
         return True
+
+    cdef int keep_categories(self, SplitRecord* split, const BinSums* sums,
+                             double total_h, bint by_ratio) except -1 nogil:
+        """Make the best split, on a categorical feature with histogram
+        ``sums``, a split of sets: the categories up to its bin go left (in
+        the ratio order when ``by_ratio``, else in code order)."""
+        cdef RatioBin order[MISSING_BIN]
+        cdef intp_t n_bins = self.n_bins[split.feature], b, bin
+        cdef intp_t n_words = (n_bins + 31) // 32
+        cdef uint32_t* words = self.new_categories(split, 0, n_words)
+        if by_ratio:
+            ratio_order(sums, n_bins, total_h, order)
+        for b in range(n_bins):
+            if sums[b].count > 0.0:
+                words[n_words + (b >> 5)] |= 1u << (b & 31)
+        for b in range(split.bin + 1):
+            bin = order[b].bin if by_ratio else b
+            if sums[bin].count > 0.0:
+                words[bin >> 5] |= 1u << (bin & 31)
+        split.threshold = NAN
+        return 0
 
     cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
                         NodeRecord* left, NodeRecord* right) except -1 nogil:
@@ -497,6 +586,8 @@ cdef class HistogramSplitter(Splitter):
         cdef intp_t start = node.start + block * ROWS_PER_BLOCK, k, row, left
         cdef intp_t end = min(node.end, start + ROWS_PER_BLOCK)
         cdef const uint8_t* codes = self.codes + split.feature
+        cdef const uint32_t* words = (self.category_words.data() + split.categories
+                                      if split.categories >= 0 else NULL)
         cdef uint8_t code
         cdef double weight
         sums.n_left = 0
@@ -506,8 +597,12 @@ cdef class HistogramSplitter(Splitter):
             row = self.node_rows[k]
             check_index(row, self.n_samples)
             code = codes[row * self.n_features]
-            left = (split.missing_go_to_left if code == MISSING_BIN
-                    else code <= split.bin)
+            if code == MISSING_BIN:
+                left = split.missing_go_to_left
+            elif words != NULL:
+                left = (words[code >> 5] >> (code & 31)) & 1
+            else:
+                left = code <= split.bin
             self.goes_left[row] = left
             weight = self.sample_weight[row]
             sums.n_left += left

@@ -176,8 +176,7 @@ def prune(Tree tree, const intp_t[::1] pruned):
             right = nodes[node].right_child
             if new_id[node] == -1 or left == TREE_LEAF or cut[node]:
                 continue
-            subtree.set_split(new_id[node], nodes[node].feature, nodes[node].threshold,
-                              nodes[node].missing_go_to_left)
+            subtree.copy_split(new_id[node], tree, node)
             for k in range(2):
                 child = left if k == 0 else right
                 depth[child] = depth[node] + 1
@@ -230,7 +229,7 @@ def subtree_predictions(Tree tree, const double[:, ::1] X, const double[::1] lea
             path[0] = 0
             prefix_min[0] = leaf_alpha[0]
             while nodes[node].left_child != TREE_LEAF:
-                node = next_node(&nodes[node], &X[i, 0])
+                node = next_node(tree, &nodes[node], &X[i, 0])
                 depth += 1
                 path[depth] = node
                 prefix_min[depth] = min(prefix_min[depth - 1], leaf_alpha[node])

@@ -3,7 +3,8 @@
 # features drawn, and the partition of a node between its children. See
 # _splitter.pyx.
 
-from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libcpp.vector cimport vector
 
 from ._criterion cimport Criterion
 from ._features cimport Features
@@ -24,6 +25,13 @@ ctypedef struct NodeRecord:
     double weight               # total weight of its rows
 
 
+ctypedef struct CategoryGroup:
+    double value                # optimal constant of the category's rows in the node
+    double code                 # the category's code
+    intp_t start                # its rows: [start, start + count) of the node's
+    intp_t count                # present rows in code order
+
+
 ctypedef struct SplitRecord:
     intp_t feature              # feature to split on
     double threshold            # x <= threshold goes left (+inf: every present value)
@@ -34,6 +42,11 @@ ctypedef struct SplitRecord:
     double improvement          # the cost decrease the split search measured
     double left_value           # prediction of the left child (if it has a finite bound)
     double right_value          # prediction of the right child (if it has a finite bound)
+    intp_t categories           # a categorical split: where its sets start in the
+                                # splitter's category_words (-1: a threshold split)
+    int64_t category_first      # the category code of the sets' first bit
+    intp_t category_n_words     # words of each set
+    intp_t boundary             # a scan's split: rows before this position go left
 
 
 cdef class Splitter:
@@ -52,6 +65,9 @@ cdef class Splitter:
     cdef int32_t* scratch               # partition buffer
     cdef intp_t* feature_ids            # features, drawn in a random order
     cdef double* row_values             # output: each row's leaf value (NULL: none)
+    cdef vector[uint32_t] category_words  # pending categorical splits: per split, the
+                                        # categories going left, then those present
+    cdef intp_t categories_start        # its words in use before the current search
     cdef object _shared_buffers         # ndarrays holding the arrays above
 
     cdef int setup(self, Criterion criterion, const double[::1] sample_weight,
@@ -70,6 +86,10 @@ cdef class Splitter:
                              double value) noexcept nogil
     cdef int add_children(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
                           NodeRecord* left, NodeRecord* right) except -1 nogil
+    cdef uint32_t* new_categories(self, SplitRecord* split, int64_t first,
+                                  intp_t n_words) except NULL nogil
+    cdef bint category_goes_left(self, const SplitRecord* split,
+                                 double code) noexcept nogil
 
 
 cdef class ExactSplitter(Splitter):
@@ -89,6 +109,8 @@ cdef class ExactSplitter(Splitter):
     cdef double* backward_value         # and its prediction
     cdef double* missing_cost           # sweeps that start with the missing rows
     cdef double* missing_value          # and their predictions
+    cdef int32_t* category_rows         # a node's present rows, categories reordered
+    cdef CategoryGroup* groups          # the node's categories, as ordered
     cdef object _buffers                # ndarrays holding the working memory
 
     cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
@@ -101,3 +123,8 @@ cdef class ExactSplitter(Splitter):
     cdef void evaluate_feature(self, const NodeRecord* node, intp_t feature,
                                const int32_t* rows, intp_t n_present,
                                double tolerance, SplitRecord* best) noexcept nogil
+    cdef int evaluate_categories(self, const NodeRecord* node, intp_t feature,
+                                 const int32_t* rows, intp_t n_present,
+                                 double tolerance, SplitRecord* best) except -1 nogil
+    cdef int keep_categories(self, SplitRecord* best, intp_t feature,
+                             const int32_t* rows, intp_t n_present) except -1 nogil

@@ -36,13 +36,27 @@ A node keeps its children presorted while it has at least
 below that its subtree sorts on demand. Both ways order the rows by
 (value, row index), so they give the same tree.
 
+Categorical features (codes ``0 .. K - 1``, see ``_features``). A split
+sends a set of categories left. The node's categories are ordered by the
+optimal constant of their rows (the solver's minimum, ties by code) and
+the order is scanned as a numeric feature: the best of the K - 1 splits
+into a prefix and the rest, with the missing rows on either side. For
+the squared error this finds the best of all 2^(K-1) - 1 partitions
+(Fisher 1958; Breiman et al. 1984, Theorem 4.5); for the hinge losses it
+is a heuristic, so the codes' own order (the ordinal split, which means
+something for ordered categories) is scanned too: a categorical split is
+never worse than the best split of the codes as numbers. O(m + K log K)
+more per categorical feature than a numeric one. The categories absent
+from the node go where its missing values go (see ``_tree``).
+
 Costs are stored exactly (re-evaluated at each node's prediction); split
 costs compare with a relative tolerance so that rounding in the solver's
 running sums never decides between equal splits.
 """
 
-from libc.math cimport INFINITY, isfinite, isnan
-from libc.stdint cimport int32_t, uint32_t, uint64_t
+from libc.math cimport INFINITY, NAN, isfinite, isnan
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport qsort
 
 import numpy as np
 
@@ -136,6 +150,7 @@ cdef class Splitter:
         self.scratch = &scratch_view[0]
         self.feature_ids = &feature_ids_view[0]
         self.row_values = NULL
+        self.categories_start = 0
         return 0
 
     cdef intp_t draw_feature(self, intp_t n_drawn) noexcept nogil:
@@ -226,15 +241,56 @@ cdef class Splitter:
         """Add the node's children (their records complete but for depth and
         id) to the tree and record the split."""
         left.depth = right.depth = node.depth + 1
+        cdef bint missing_go_to_left
+        cdef intp_t k, n_words = split.category_n_words
+        cdef uint32_t* words
+        cdef uint32_t absent_side
         left.node_id = tree.add_node(node.node_id, True, left.value, left.cost,
                                      left.end - left.start, left.weight, left.depth)
         right.node_id = tree.add_node(node.node_id, False, right.value, right.cost,
                                       right.end - right.start, right.weight, right.depth)
         # without missing rows in the node, NaN follows the heavier child
-        tree.set_split(node.node_id, split.feature, split.threshold,
-                       split.missing_go_to_left if split.has_missing
-                       else left.weight >= right.weight)
+        missing_go_to_left = (split.missing_go_to_left if split.has_missing
+                              else left.weight >= right.weight)
+        if split.categories < 0:
+            tree.set_split(node.node_id, split.feature, split.threshold,
+                           missing_go_to_left)
+            return 0
+        # the categories absent from the node go where missing values go
+        words = self.category_words.data() + split.categories
+        absent_side = 0xFFFFFFFFu if missing_go_to_left else 0u
+        for k in range(n_words):
+            words[k] = words[k] | (~words[n_words + k] & absent_side)
+        tree.set_categorical_split(node.node_id, split.feature, split.category_first,
+                                   words, n_words, missing_go_to_left)
+        if split.categories + 2 * n_words == <intp_t>self.category_words.size():
+            self.category_words.resize(split.categories)
         return 0
+
+    cdef uint32_t* new_categories(self, SplitRecord* split, int64_t first,
+                                  intp_t n_words) except NULL nogil:
+        """The sets of a categorical split: ``2 * n_words`` words set to 0
+        (the categories going left, then those present in the node) for the
+        codes from ``first``, kept until the split is made. A search keeps
+        only its best split's sets."""
+        self.category_words.resize(self.categories_start)
+        self.category_words.resize(self.categories_start + 2 * n_words, 0)
+        split.categories = self.categories_start
+        split.category_first = first
+        split.category_n_words = n_words
+        return self.category_words.data() + split.categories
+
+    cdef bint category_goes_left(self, const SplitRecord* split,
+                                 double code) noexcept nogil:
+        """Whether a row of the node with this code (or NaN) goes left."""
+        cdef intp_t k
+        cdef const uint32_t* words
+        if isnan(code):
+            return split.missing_go_to_left
+        k = <intp_t>(<int64_t>code - split.category_first)
+        check_index(k >> 5, split.category_n_words)
+        words = self.category_words.data() + split.categories
+        return (words[k >> 5] >> (k & 31)) & 1
 
 
 cdef class ExactSplitter(Splitter):
@@ -269,7 +325,13 @@ cdef class ExactSplitter(Splitter):
         feature_rows = empty(buffers, "exact.feature_rows", max(n, 1), np.int32)
         change = empty(buffers, "exact.change", n + 1, np.uint8)
         sweeps = empty(buffers, "exact.sweeps", (6, max(n, 1)))
-        self._buffers = (samples, keys, dropped, feature_rows, change, sweeps)
+        categorical = np.asarray(features.n_categories).any()
+        category_rows = empty(buffers, "exact.category_rows",
+                              max(n, 1) if categorical else 1, np.int32)
+        groups = empty(buffers, "exact.groups",
+                       (max(n, 1) if categorical else 1) * sizeof(CategoryGroup), np.uint8)
+        self._buffers = (samples, keys, dropped, feature_rows, change, sweeps,
+                         category_rows, groups)
 
         cdef int32_t[:, ::1] samples_view = samples
         cdef uint64_t[::1] keys_view = keys
@@ -277,6 +339,8 @@ cdef class ExactSplitter(Splitter):
         cdef int32_t[::1] feature_rows_view = feature_rows
         cdef unsigned char[::1] change_view = change
         cdef double[:, ::1] sweeps_view = sweeps
+        cdef int32_t[::1] category_rows_view = category_rows
+        cdef unsigned char[::1] groups_view = groups
         cdef int32_t row
         if presorted:
             with nogil:
@@ -302,6 +366,8 @@ cdef class ExactSplitter(Splitter):
         self.backward_value = &sweeps_view[3, 0]
         self.missing_cost = &sweeps_view[4, 0]
         self.missing_value = &sweeps_view[5, 0]
+        self.category_rows = &category_rows_view[0]
+        self.groups = <CategoryGroup*> &groups_view[0]
 
     cdef int init_root(self, NodeRecord* root) except -1 nogil:
         Splitter.init_root(self, root)
@@ -372,6 +438,8 @@ cdef class ExactSplitter(Splitter):
         best.missing_go_to_left = missing_go_to_left
         best.left_value = left_value
         best.right_value = right_value
+        best.boundary = k
+        best.categories = -1
         if k == n_present:
             best.threshold = INFINITY  # present rows left, missing rows right
         else:
@@ -393,7 +461,8 @@ cdef class ExactSplitter(Splitter):
         change[0] = 0
         for k in range(1, n_present):
             check_index(rows[k], self.n_samples)
-            change[k] = column[rows[k - 1]] < column[rows[k]]
+            # rows in increasing order of the values, or of categories grouped
+            change[k] = column[rows[k - 1]] != column[rows[k]]
             any_change |= change[k]
         change[n_present] = n_missing > 0
         if not (any_change or n_missing > 0):
@@ -447,6 +516,78 @@ cdef class ExactSplitter(Splitter):
                               tolerance, feature, column, rows, k, n_present, True, True,
                               self.missing_value[k - 1], self.backward_value[k])
 
+    cdef int evaluate_categories(self, const NodeRecord* node, intp_t feature,
+                                 const int32_t* rows, intp_t n_present,
+                                 double tolerance, SplitRecord* best) except -1 nogil:
+        """Best split of the node on categorical ``feature`` (``rows``: present
+        rows in code order, then missing ones), if better than ``best`` by
+        more than ``tolerance``: the codes' order scanned, then the order of
+        the categories' optimal constants (module doc). O(m + K log K) and
+        the sweeps of two orders."""
+        cdef intp_t m = node.end - node.start, k, g, n_groups = 0, at
+        cdef const double* column = self.X + feature * self.n_samples
+        cdef CategoryGroup* groups = self.groups
+        cdef double before = best.cost, cost
+        cdef bint reordered = False
+        for k in range(n_present):
+            check_index(rows[k], self.n_samples)
+            if k == 0 or column[rows[k]] != column[rows[k - 1]]:
+                groups[n_groups].code = column[rows[k]]
+                groups[n_groups].start = k
+                n_groups += 1
+            groups[n_groups - 1].count = k + 1 - groups[n_groups - 1].start
+        self.evaluate_feature(node, feature, rows, n_present, tolerance, best)
+        if best.cost < before:
+            self.keep_categories(best, feature, rows, n_present)
+        if n_groups < 3:  # two categories have one partition, the codes' split
+            return 0
+        for g in range(n_groups):
+            self.criterion.reset()
+            self.criterion.add(rows + groups[g].start, groups[g].count)
+            if not self.criterion.minimum(&groups[g].value, &cost):
+                groups[g].value = node.value
+        qsort(groups, n_groups, sizeof(CategoryGroup), compare_groups)
+        at = 0
+        for g in range(n_groups):
+            reordered |= groups[g].start != at
+            for k in range(groups[g].count):
+                self.category_rows[at + k] = rows[groups[g].start + k]
+            at += groups[g].count
+        if not reordered:
+            return 0
+        for k in range(n_present, m):
+            self.category_rows[k] = rows[k]
+        before = best.cost
+        self.evaluate_feature(node, feature, self.category_rows, n_present, tolerance,
+                              best)
+        if best.cost < before:
+            self.keep_categories(best, feature, self.category_rows, n_present)
+        return 0
+
+    cdef int keep_categories(self, SplitRecord* best, intp_t feature,
+                             const int32_t* rows, intp_t n_present) except -1 nogil:
+        """Make the best split, just found on categorical ``feature`` by a scan
+        of ``rows`` (present rows in a category order), a split of sets: the
+        categories of the rows before ``best.boundary`` go left."""
+        cdef const double* column = self.X + feature * self.n_samples
+        cdef double low = INFINITY, high = -INFINITY
+        cdef intp_t k, n_words, code
+        cdef int64_t first
+        cdef uint32_t* words
+        for k in range(n_present):
+            low = min(low, column[rows[k]])
+            high = max(high, column[rows[k]])
+        first = <int64_t>low
+        n_words = (<int64_t>high - first) // 32 + 1
+        words = self.new_categories(best, first, n_words)
+        for k in range(n_present):
+            code = <intp_t>(<int64_t>column[rows[k]] - first)
+            words[n_words + (code >> 5)] |= 1u << (code & 31)
+            if k < best.boundary:
+                words[code >> 5] |= 1u << (code & 31)
+        best.threshold = NAN
+        return 0
+
     cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
         """Best split of the node over features drawn in a random order.
 
@@ -459,6 +600,8 @@ cdef class ExactSplitter(Splitter):
         cdef double tolerance = SPLIT_RTOL * node.cost
         cdef const int32_t* rows
         self.criterion.node_init(node.target_start, node.target_end)
+        self.categories_start = self.category_words.size()
+        split.categories = -1
         split.cost = INFINITY
         while n_drawn < self.n_features:
             if n_visited >= self.max_features and split.cost < INFINITY:
@@ -469,7 +612,12 @@ cdef class ExactSplitter(Splitter):
             if rows == NULL:
                 continue
             n_visited += 1
-            self.evaluate_feature(node, feature, rows, n_present, tolerance, split)
+            if self.features.n_categories[feature] > 0:
+                self.evaluate_categories(node, feature, rows, n_present, tolerance, split)
+            else:
+                self.evaluate_feature(node, feature, rows, n_present, tolerance, split)
+        if split.categories < 0:
+            self.category_words.resize(self.categories_start)
         split.improvement = node.cost - split.cost
         return split.cost < INFINITY and split.improvement > tolerance
 
@@ -486,8 +634,11 @@ cdef class ExactSplitter(Splitter):
         for k in range(m):
             check_index(rows[k], self.n_samples)
             x = column[rows[k]]
-            self.goes_left[rows[k]] = (split.missing_go_to_left if isnan(x)
-                                       else x <= split.threshold)
+            if split.categories >= 0:
+                self.goes_left[rows[k]] = self.category_goes_left(split, x)
+            else:
+                self.goes_left[rows[k]] = (split.missing_go_to_left if isnan(x)
+                                           else x <= split.threshold)
             n_left += self.goes_left[rows[k]]
         if keep_presorted:
             for j in range(self.n_features):
@@ -507,3 +658,12 @@ cdef inline void reverse_rows(int32_t* rows, intp_t count) noexcept nogil:
         row = rows[k]
         rows[k] = rows[count - 1 - k]
         rows[count - 1 - k] = row
+
+
+cdef int compare_groups(const void* a, const void* b) noexcept nogil:
+    """Categories by increasing optimal constant, ties by code."""
+    cdef const CategoryGroup* x = <const CategoryGroup*> a
+    cdef const CategoryGroup* y = <const CategoryGroup*> b
+    if x.value != y.value:
+        return -1 if x.value < y.value else 1
+    return -1 if x.code < y.code else (1 if x.code > y.code else 0)

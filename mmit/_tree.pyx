@@ -4,7 +4,11 @@ A :class:`Tree` stores its nodes in one growable array of ``Node`` records
 and its predictions in a parallel array (scikit-learn's layout). Every walk
 from the root to a leaf routes a row by ``goes_right`` (``_tree.pxd``):
 ``x <= threshold`` goes left, a missing value (NaN) goes to the side stored
-in the node. ``decision_path`` and the pruned-subtree predictions of
+in the node. A categorical split sends the categories of a set left (a
+bitset per split, ``CategorySet``), other codes, missing values and
+categories unseen in training to the node's missing side
+(``category_goes_right``). ``decision_path`` and the pruned-subtree
+predictions of
 ``_pruning`` step through the node records (``next_node``); ``predict``,
 ``apply`` and the forests' ``add_predictions`` through a compact copy of
 them (``WalkNode``), laid out on a tree's first prediction.
@@ -14,7 +18,8 @@ time and 16 bytes per node, once per tree (not pickled).
 """
 
 from cpython.ref cimport PyObject
-from libc.stdint cimport INT32_MAX, int64_t
+from libc.math cimport NAN
+from libc.stdint cimport int64_t, uint32_t
 from libcpp.vector cimport vector
 
 import numpy as np
@@ -26,6 +31,7 @@ from ._leaf_models cimport NodeModels
 from ._typedefs cimport check_index
 
 cdef enum:
+    MAX_WALK_NODES = 1 << 30      # nodes (and features) of a tree prediction walks
     TRAVERSAL_BLOCK = 16          # rows walked down a tree together
     ROW_BLOCK_BYTES = 1 << 18     # rows walked down a group of trees: they stay in L2
     GROUP_BYTES = 12 << 20        # nodes of a group of trees: two threads' stay in L3
@@ -38,9 +44,10 @@ cdef enum:
 cdef Node _dummy
 NODE_DTYPE = np.dtype({
     "names": ["left_child", "right_child", "feature", "threshold", "cost",
-              "n_node_samples", "weighted_n_node_samples", "missing_go_to_left"],
+              "n_node_samples", "weighted_n_node_samples", "missing_go_to_left",
+              "category_set"],
     "formats": [np.int64, np.int64, np.int64, np.float64, np.float64, np.int64,
-                np.float64, np.uint8],
+                np.float64, np.uint8, np.int32],
     "offsets": [
         <Py_ssize_t>(<char*>&_dummy.left_child - <char*>&_dummy),
         <Py_ssize_t>(<char*>&_dummy.right_child - <char*>&_dummy),
@@ -50,6 +57,7 @@ NODE_DTYPE = np.dtype({
         <Py_ssize_t>(<char*>&_dummy.n_node_samples - <char*>&_dummy),
         <Py_ssize_t>(<char*>&_dummy.weighted_n_node_samples - <char*>&_dummy),
         <Py_ssize_t>(<char*>&_dummy.missing_go_to_left - <char*>&_dummy),
+        <Py_ssize_t>(<char*>&_dummy.category_set - <char*>&_dummy),
     ],
     "itemsize": sizeof(Node),
 })
@@ -66,19 +74,34 @@ LEGACY_NODE_DTYPE = np.dtype({
 })
 
 
-def upgrade_nodes(nodes):
-    """Nodes of NODE_DTYPE from an array of NODE_DTYPE or LEGACY_NODE_DTYPE.
+# Nodes of mmit < 0.3 (model files of format versions 2 to 6): no categorical
+# splits.
+_NUMERIC_FIELDS = [name for name in NODE_DTYPE.names if name != "category_set"]
+NUMERIC_NODE_DTYPE = np.dtype({
+    "names": _NUMERIC_FIELDS,
+    "formats": [NODE_DTYPE.fields[name][0] for name in _NUMERIC_FIELDS],
+    "offsets": [NODE_DTYPE.fields[name][1] for name in _NUMERIC_FIELDS],
+    "itemsize": NODE_DTYPE.itemsize,
+})
 
-    Legacy trees were grown without missing values: as for a feature that
-    had no missing value in a node, NaN goes to the heavier child (the left
-    one on a tie).
+
+def upgrade_nodes(nodes):
+    """Nodes of NODE_DTYPE from an array of NODE_DTYPE, NUMERIC_NODE_DTYPE or
+    LEGACY_NODE_DTYPE.
+
+    Earlier trees have no categorical split. Legacy trees were grown without
+    missing values: as for a feature that had no missing value in a node,
+    NaN goes to the heavier child (the left one on a tie).
     """
     nodes = np.asarray(nodes)
-    if nodes.dtype != LEGACY_NODE_DTYPE:
+    if nodes.dtype not in (LEGACY_NODE_DTYPE, NUMERIC_NODE_DTYPE):
         return nodes
     upgraded = np.zeros(nodes.shape, dtype=NODE_DTYPE)
-    for name in LEGACY_NODE_DTYPE.names:
+    for name in nodes.dtype.names:
         upgraded[name] = nodes[name]
+    upgraded["category_set"] = -1
+    if nodes.dtype == NUMERIC_NODE_DTYPE:
+        return upgraded
     weight = nodes["weighted_n_node_samples"]
     left, right = nodes["left_child"], nodes["right_child"]
     internal = np.flatnonzero((left >= 0) & (left < len(nodes)) & (right >= 0)
@@ -98,8 +121,12 @@ cdef class Tree:
     missing value (NaN) left where ``missing_go_to_left[i]``, predicts
     ``value[i]`` and has total cost ``cost[i]`` (the loss of its prediction)
     over its ``n_node_samples[i]`` training samples of total weight
-    ``weighted_n_node_samples[i]``. A child's id is always larger than its
-    parent's. The attributes are read-only views of the tree's arrays.
+    ``weighted_n_node_samples[i]``. A categorical split
+    (``is_categorical[i]``, threshold NaN) sends the category codes of
+    :meth:`categories_left` left, and the other codes, missing values and
+    categories unseen in training where missing values go. A child's id is
+    always larger than its parent's. The attributes are read-only views of
+    the tree's arrays.
 
     A tree whose leaves hold models (``leaf_model="linear"``) carries them
     as ``node_models`` (see ``mmit._leaf_models``), which turn a node's
@@ -161,6 +188,7 @@ cdef class Tree:
         node.n_node_samples = n_node_samples
         node.weighted_n_node_samples = weighted_n_node_samples
         node.missing_go_to_left = 0
+        node.category_set = -1
         self.values[node_id] = value
         if parent != -1:
             if is_left:
@@ -178,6 +206,38 @@ cdef class Tree:
         self.nodes[node_id].feature = feature
         self.nodes[node_id].threshold = threshold
         self.nodes[node_id].missing_go_to_left = missing_go_to_left
+        self.nodes[node_id].category_set = -1
+
+    cdef int set_categorical_split(self, intp_t node_id, intp_t feature, int64_t first,
+                                   const uint32_t* words, intp_t n_words,
+                                   bint missing_go_to_left) except -1 nogil:
+        """Split ``node_id`` on categorical ``feature``: the codes ``first + k``
+        whose bit ``k`` of ``words`` (``n_words`` of them) is set go left."""
+        cdef CategorySet categories
+        cdef intp_t k
+        categories.first = first
+        categories.n_bits = 32 * n_words
+        categories.offset = self.category_words.size()
+        for k in range(n_words):
+            self.category_words.push_back(words[k])
+        self.set_split(node_id, feature, NAN, missing_go_to_left)
+        self.nodes[node_id].category_set = <int32_t>self.category_sets.size()
+        self.category_sets.push_back(categories)
+        return 0
+
+    cdef int copy_split(self, intp_t node_id, Tree source,
+                        intp_t source_node) except -1 nogil:
+        """Give ``node_id`` the split of node ``source_node`` of ``source``."""
+        cdef const Node* node = &source.nodes[source_node]
+        cdef const CategorySet* categories
+        if node.category_set < 0:
+            self.set_split(node_id, node.feature, node.threshold, node.missing_go_to_left)
+            return 0
+        categories = &source.category_sets[node.category_set]
+        return self.set_categorical_split(
+            node_id, node.feature, categories.first,
+            source.category_words.data() + categories.offset, categories.n_bits // 32,
+            node.missing_go_to_left)
 
     def _field(self, name):
         view = self._node_array[:self.node_count][name]
@@ -217,6 +277,27 @@ cdef class Tree:
         return self._field("missing_go_to_left").view(np.bool_)
 
     @property
+    def is_categorical(self):
+        """Whether each node's split is categorical (False for a leaf)."""
+        return self._field("category_set") >= 0
+
+    def categories_left(self, intp_t node, intp_t n_categories):
+        """The codes in ``[0, n_categories)`` that a categorical split sends to
+        its left child, increasing (those of its set, and the others when
+        missing values go left)."""
+        if not (0 <= node < self.node_count and self.nodes[node].category_set >= 0):
+            raise ValueError(f"node {node} has no categorical split.")
+        codes = np.arange(n_categories, dtype=np.float64)
+        cdef double[::1] code_view = codes
+        cdef const Node* split = &self.nodes[node]
+        goes_left = np.empty(n_categories, dtype=bool)
+        for k in range(n_categories):
+            goes_left[k] = not category_goes_right(
+                code_view[k], &self.category_sets[split.category_set],
+                self.category_words.data(), split.missing_go_to_left == 0)
+        return np.flatnonzero(goes_left)
+
+    @property
     def value(self):
         view = self._value_array[:self.node_count]
         view.flags.writeable = False
@@ -252,7 +333,7 @@ cdef class Tree:
             return self.walk
         if self.node_count == 0:
             raise ValueError("the tree has no nodes.")
-        if self.node_count > INT32_MAX or self.n_features > INT32_MAX:
+        if self.node_count > MAX_WALK_NODES or self.n_features > MAX_WALK_NODES:
             raise ValueError("the tree has too many nodes or features to predict.")
         walk_array = np.empty(self.node_count * sizeof(WalkNode), dtype=np.uint8)
         cdef unsigned char[::1] walk = walk_array
@@ -267,16 +348,16 @@ cdef class Tree:
     def apply(self, const double[:, ::1] X):
         """Id of the leaf each row of X (float64, C-contiguous) falls in."""
         self._check_X(X)
-        cdef const WalkNode* walk = self.walk_nodes()
         cdef intp_t n = X.shape[0], block, start, size, k
         cdef const WalkNode* leaves[TRAVERSAL_BLOCK]
+        cdef TreeWalk tree_walk = self.tree_walk()
         leaves_array = np.empty(n, dtype=np.intp)
         cdef intp_t[::1] out = leaves_array
         with nogil:
             for block in range((n + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
                 start = block * TRAVERSAL_BLOCK
                 size = min(TRAVERSAL_BLOCK, n - start)
-                find_leaves(walk, self.node_count, &X[start, 0], X.shape[1], size, leaves)
+                find_tree_leaves(&tree_walk, &X[start, 0], X.shape[1], size, leaves)
                 for k in range(size):
                     out[start + k] = -1 - leaves[k].feature
         return leaves_array
@@ -284,14 +365,26 @@ cdef class Tree:
     def predict(self, const double[:, ::1] X):
         """Prediction of the leaf of each row of X (float64, C-contiguous)."""
         self._check_X(X)
-        cdef const WalkNode* walk = self.walk_nodes()
+        cdef TreeWalk tree_walk = self.tree_walk()
         predictions = np.empty(X.shape[0])
         cdef double[::1] out = predictions
         if X.shape[0] > 0:
             with nogil:
-                predict_rows(walk, self.node_count, self.node_models, &X[0, 0], X.shape[0],
+                predict_rows(&tree_walk, self.node_models, &X[0, 0], X.shape[0],
                              X.shape[1], &out[0], False)
         return predictions
+
+    cdef TreeWalk tree_walk(self) except *:
+        """What a walk down the tree reads: its compact nodes (laid out on
+        first use), its category sets, its node models."""
+        cdef TreeWalk walk
+        walk.nodes = self.walk_nodes()
+        walk.n_nodes = self.node_count
+        walk.categorical = not self.category_sets.empty()
+        walk.category_sets = self.category_sets.data()
+        walk.category_words = self.category_words.data()
+        walk.node_models = <PyObject*> self.node_models
+        return walk
 
     cdef double node_prediction(self, int64_t node, const double* row) noexcept nogil:
         """Prediction of ``node`` (a valid id) for ``row``: its value, or its
@@ -312,7 +405,7 @@ cdef class Tree:
                 node = 0
                 k = 1
                 while self.nodes[node].left_child != TREE_LEAF:
-                    node = next_node(&self.nodes[node], &X[i, 0])
+                    node = next_node(self, &self.nodes[node], &X[i, 0])
                     k += 1
                 indptr[i + 1] = indptr[i] + k
         indices_array = np.empty(indptr[n], dtype=np.intp)
@@ -323,7 +416,7 @@ cdef class Tree:
                 k = indptr[i]
                 indices[k] = 0
                 while self.nodes[node].left_child != TREE_LEAF:
-                    node = next_node(&self.nodes[node], &X[i, 0])
+                    node = next_node(self, &self.nodes[node], &X[i, 0])
                     k += 1
                     indices[k] = node
         data = np.ones(indptr[n], dtype=np.int64)
@@ -350,24 +443,36 @@ cdef class Tree:
         # which would make pickles and model files differ from run to run
         nodes = np.zeros(self.node_count, dtype=NODE_DTYPE)
         nodes[:] = self._node_array[:self.node_count]
+        cdef intp_t k, n_sets = self.category_sets.size()
+        category_sets = np.empty((n_sets, 3), dtype=np.int64)
+        for k in range(n_sets):
+            category_sets[k] = (self.category_sets[k].first, self.category_sets[k].n_bits,
+                                self.category_sets[k].offset)
+        category_words = np.array(self.category_words, dtype=np.uint32)
         return {
             "max_depth": self.max_depth,
             "nodes": nodes,
             "values": self._value_array[:self.node_count].copy(),
             "node_models": None if self.node_models is None else self.node_models.state(),
+            "category_sets": category_sets,
+            "category_words": category_words,
         }
 
     def __setstate__(self, state):
         """Restore a tree after checking it is one: the arrays may come from a
         file, and prediction indexes nodes without bounds checks. The node
         models' state is nested under ``"node_models"``; earlier pickles'
-        flat arrays of linear models are read too."""
+        flat arrays of linear models are read too; a state without category
+        sets has no categorical split."""
         nodes = upgrade_nodes(state["nodes"])
         values = np.asarray(state["values"])
         if nodes.dtype != NODE_DTYPE or nodes.ndim != 1 or nodes.shape[0] == 0:
             raise ValueError("Tree state has nodes of the wrong layout.")
         if values.dtype != np.float64 or values.shape != nodes.shape:
             raise ValueError("Tree state has values of the wrong shape or type.")
+        category_sets = np.asarray(state.get("category_sets", np.empty((0, 3), np.int64)))
+        category_words = np.asarray(state.get("category_words", np.empty(0, np.uint32)))
+        check_category_sets(nodes, category_sets, category_words)
         depth = checked_depth(nodes, self.n_features)
         node_models = node_models_from_state(state, nodes.shape[0], self.n_features)
         self.node_count = 0
@@ -377,6 +482,14 @@ cdef class Tree:
         self.node_count = nodes.shape[0]
         self.max_depth = depth
         self.node_models = node_models
+        self.category_sets.clear()
+        cdef CategorySet categories
+        for first, n_bits, offset in category_sets:
+            categories.first = first
+            categories.n_bits = n_bits
+            categories.offset = offset
+            self.category_sets.push_back(categories)
+        self.category_words = category_words.tolist()
 
 
 cdef void lay_out_walk(const Node* nodes, const double* values, intp_t n_nodes,
@@ -406,9 +519,13 @@ cdef void lay_out_walk(const Node* nodes, const double* values, intp_t n_nodes,
             walk[slot].children = 0
         else:
             check_index(free + 1, n_nodes)
-            walk[slot].threshold = node.threshold
             walk[slot].feature = node.feature
-            walk[slot].children = 2 * free + (node.missing_go_to_left == 0)
+            walk[slot].children = 4 * free + (node.missing_go_to_left == 0)
+            if node.category_set >= 0:
+                walk[slot].threshold = node.category_set
+                walk[slot].children += 2
+            else:
+                walk[slot].threshold = node.threshold
             node_of_slot[free] = node.left_child
             node_of_slot[free + 1] = node.right_child
             pending.push_back(free + 1)
@@ -416,18 +533,20 @@ cdef void lay_out_walk(const Node* nodes, const double* values, intp_t n_nodes,
             free += 2
 
 
-cdef inline void find_leaves(const WalkNode* nodes, intp_t n_nodes, const double* rows,
-                             intp_t n_features, intp_t size,
-                             const WalkNode** leaves) noexcept nogil:
+cdef inline void find_leaves(const TreeWalk* tree, const double* rows, intp_t n_features,
+                             intp_t size, const WalkNode** leaves,
+                             bint categorical) noexcept nogil:
     """Leaf of each of the ``size`` (<= TRAVERSAL_BLOCK) consecutive rows
-    that start at ``rows``.
+    that start at ``rows``; ``categorical``: the tree may hold categorical
+    splits (a constant, so that trees without them walk without the test).
 
     The rows descend level by level together, so that the loads of
     different rows overlap.
     """
     cdef intp_t k, child
+    cdef const WalkNode* nodes = tree.nodes
     cdef const WalkNode* node
-    cdef bint moved = True
+    cdef bint moved = True, right
     for k in range(size):
         leaves[k] = nodes
     while moved:
@@ -436,24 +555,41 @@ cdef inline void find_leaves(const WalkNode* nodes, intp_t n_nodes, const double
             node = leaves[k]
             if node.feature >= 0:
                 moved = True
-                child = (node.children >> 1) + goes_right(
-                    rows[k * n_features + node.feature], node.threshold, node.children & 1)
-                check_index(child, n_nodes)
+                if categorical and node.children & 2:
+                    right = category_goes_right(
+                        rows[k * n_features + node.feature],
+                        &tree.category_sets[<intp_t>node.threshold],
+                        tree.category_words, node.children & 1)
+                else:
+                    right = goes_right(rows[k * n_features + node.feature],
+                                       node.threshold, node.children & 1)
+                child = (node.children >> 2) + right
+                check_index(child, tree.n_nodes)
                 leaves[k] = &nodes[child]
 
 
-cdef void predict_rows(const WalkNode* nodes, intp_t n_nodes, NodeModels node_models,
-                       const double* rows, intp_t n_rows, intp_t n_features, double* out,
+cdef inline void find_tree_leaves(const TreeWalk* tree, const double* rows,
+                                  intp_t n_features, intp_t size,
+                                  const WalkNode** leaves) noexcept nogil:
+    """:func:`find_leaves` for a tree with or without categorical splits."""
+    if tree.categorical:
+        find_leaves(tree, rows, n_features, size, leaves, True)
+    else:
+        find_leaves(tree, rows, n_features, size, leaves, False)
+
+
+cdef void predict_rows(const TreeWalk* tree, NodeModels node_models, const double* rows,
+                       intp_t n_rows, intp_t n_features, double* out,
                        bint add) noexcept nogil:
-    """Write a tree's predictions for ``n_rows`` consecutive rows to ``out``
-    (add them to it if ``add``)."""
+    """Write a tree's predictions (``node_models``: its node models) for
+    ``n_rows`` consecutive rows to ``out`` (add them to it if ``add``)."""
     cdef intp_t block, start, size, k
     cdef const WalkNode* leaves[TRAVERSAL_BLOCK]
     cdef double prediction
     for block in range((n_rows + TRAVERSAL_BLOCK - 1) // TRAVERSAL_BLOCK):
         start = block * TRAVERSAL_BLOCK
         size = min(TRAVERSAL_BLOCK, n_rows - start)
-        find_leaves(nodes, n_nodes, rows + start * n_features, n_features, size, leaves)
+        find_tree_leaves(tree, rows + start * n_features, n_features, size, leaves)
         for k in range(size):
             if node_models is None:
                 prediction = leaves[k].threshold
@@ -465,12 +601,6 @@ cdef void predict_rows(const WalkNode* nodes, intp_t n_nodes, NodeModels node_mo
                 out[start + k] += prediction
             else:
                 out[start + k] = prediction
-
-
-ctypedef struct TreeWalk:
-    const WalkNode* nodes     # the tree's compact nodes
-    intp_t n_nodes            # their number
-    PyObject* node_models     # the tree's node_models, None or a NodeModels (borrowed)
 
 
 def add_predictions(trees, const double[:, ::1] X, double[::1] total,
@@ -492,16 +622,12 @@ def add_predictions(trees, const double[:, ::1] X, double[::1] total,
     cdef intp_t node_bytes = sizeof(WalkNode)
     cdef intp_t row_bytes = max(1, n_features) * sizeof(double)
     cdef vector[TreeWalk] walks
-    cdef TreeWalk walk
     cdef Tree tree
     if total.shape[0] != n:
         raise ValueError(f"total has {total.shape[0]} entries for {n} rows.")
     for tree in trees:
         tree._check_X(X)
-        walk.nodes = tree.walk_nodes()
-        walk.n_nodes = tree.node_count
-        walk.node_models = <PyObject*> tree.node_models
-        walks.push_back(walk)
+        walks.push_back(tree.tree_walk())
     n_trees = walks.size()
     row_block = max(1, row_block_bytes // row_bytes // TRAVERSAL_BLOCK) * TRAVERSAL_BLOCK
     with nogil:
@@ -514,10 +640,28 @@ def add_predictions(trees, const double[:, ::1] X, double[::1] total,
             for block in range((n + row_block - 1) // row_block):
                 start = block * row_block
                 for t in range(first, stop):
-                    predict_rows(walks[t].nodes, walks[t].n_nodes,
-                                 <NodeModels> walks[t].node_models, &X[start, 0],
-                                 min(row_block, n - start), n_features, &total[start], True)
+                    predict_rows(&walks[t], <NodeModels> walks[t].node_models,
+                                 &X[start, 0], min(row_block, n - start), n_features,
+                                 &total[start], True)
             first = stop
+
+
+def check_category_sets(nodes, category_sets, category_words):
+    """Raise ValueError unless the categorical splits of ``nodes`` (an array
+    of NODE_DTYPE) index sets of ``category_sets`` ((n_sets, 3) int64: first
+    code, bits, first word) whose bits lie in ``category_words`` (uint32):
+    the walks read them without bounds checks."""
+    if (category_sets.dtype != np.int64 or category_sets.ndim != 2
+            or category_sets.shape[1] != 3 or category_words.dtype != np.uint32
+            or category_words.ndim != 1):
+        raise ValueError("Tree state has category sets of the wrong layout.")
+    first, n_bits, offset = category_sets.T
+    used = nodes["category_set"]
+    if not (np.all((used >= -1) & (used < category_sets.shape[0]))
+            and np.all(first >= 0) and np.all(n_bits > 0) and np.all(n_bits % 32 == 0)
+            and np.all(offset >= 0)
+            and np.all(offset + n_bits // 32 <= category_words.shape[0])):
+        raise ValueError("Tree state does not describe valid category sets.")
 
 
 def checked_depth(nodes, intp_t n_features):
@@ -532,7 +676,9 @@ def checked_depth(nodes, intp_t n_features):
             and np.all((right[internal] > ids[internal]) & (right[internal] < n))
             and np.all((feature[internal] >= 0) & (feature[internal] < n_features))
             and np.all(feature[~internal] == TREE_UNDEFINED)
-            and not np.isnan(nodes["threshold"][internal]).any()
+            and np.all(nodes["category_set"][~internal] == -1)
+            and not np.isnan(nodes["threshold"][internal
+                                                & (nodes["category_set"] < 0)]).any()
             and np.all(nodes["missing_go_to_left"] <= 1)):
         raise ValueError("Tree state does not describe a valid tree.")
     parents = np.full(n, -1, dtype=np.intp)
