@@ -223,3 +223,19 @@ def test_codes_are_checked():
         training_data(np.array([[0.0], [3.0]]), np.zeros(2), np.zeros(2), 0.0, None, [3])
     with pytest.raises(ValueError, match="at most max_bins=4"):
         bin_features(np.array([[0.0], [4.0]]), max_bins=4, n_categories=[5])
+
+
+def test_linear_leaves_read_the_numeric_features_only():
+    X, y, _ = shuffled_effects(seed=13, missing=0.0)
+    y = y + 2.0 * X[:, 1]
+    tree = stump(X, y, y, [12, 0], max_depth=2, leaf_model="linear")
+    state = tree.node_models.state()
+    assert np.all(state["slopes"][:, 0] == 0.0) and np.any(state["slopes"][:, 1] != 0.0)
+    moved = X.copy()
+    moved[:, 0] = np.where(np.isin(X[:, 0], tree.categories_left(0, 12)), 0.0, 11.0)
+    # rows keep their leaves when their codes change within a side of each split
+    leaves = tree.apply(np.ascontiguousarray(X))
+    same = leaves == tree.apply(np.ascontiguousarray(moved))
+    assert same.any()
+    assert np.allclose(tree.predict(np.ascontiguousarray(X))[same],
+                       tree.predict(np.ascontiguousarray(moved))[same])
