@@ -53,18 +53,18 @@ class Encoded:
 def encoded(estimator, X):
     """``X``, encoded by the fitted ``estimator``, for a model fitted inside it
     (an :class:`Encoded`)."""
-    return Encoded(X, *_encoding(estimator))
+    return Encoded(X, *fitted_encoding(estimator))
 
 
 def copy_encoding(source, target):
     """Give ``target`` (an MMIT of an ensemble's trees, a refitted best
     model) the categorical features and categories of the fitted ``source``,
     so that it predicts on the frames ``source`` takes; returns it."""
-    target.is_categorical_, target.categories_ = _encoding(source)
+    target.is_categorical_, target.categories_ = fitted_encoding(source)
     return target
 
 
-def _encoding(estimator):
+def fitted_encoding(estimator):
     """``is_categorical_`` and ``categories_`` of a fitted estimator: None
     for one that has none (a model file written before categorical
     features: every feature numeric)."""
@@ -76,10 +76,11 @@ def n_categories(estimator):
     """The categories of each feature of a fitted estimator, as the compiled
     core takes them: an int array, 0 for a numeric feature (None when none
     is categorical)."""
-    if estimator.is_categorical_ is None:
+    is_categorical, categories = fitted_encoding(estimator)
+    if is_categorical is None:
         return None
-    return np.array([0 if labels is None else len(labels)
-                     for labels in estimator.categories_], dtype=np.intp)
+    return np.array([0 if labels is None else len(labels) for labels in categories],
+                    dtype=np.intp)
 
 
 def takes_categorical_features(estimator):
@@ -205,7 +206,7 @@ def validate_features(estimator, X, *, reset, ensure_all_finite="allow-nan",
         estimator.is_categorical_ = resolve_categorical_features(
             X, estimator.categorical_features)
         estimator.categories_ = None
-    is_categorical, categories = _encoding(estimator)
+    is_categorical, categories = fitted_encoding(estimator)
     kinds = _column_kinds(X)
     if is_categorical is None:
         if kinds is not None:
