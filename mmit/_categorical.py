@@ -93,6 +93,16 @@ def is_dataframe(X):
     return _is_pandas_frame(X) or _narwhals_frame(X) is not None
 
 
+def non_numeric_columns(X):
+    """Boolean mask of the columns of a pandas data frame whose dtype is not
+    numeric (categories, strings); None for other input or when every
+    column is numeric."""
+    if not _is_pandas_frame(X):
+        return None
+    mask = np.array([kind != NUMBER for kind in _column_kinds(X)], dtype=bool)
+    return mask if mask.any() else None
+
+
 def resolve_categorical_features(X, categorical_features):
     """The categorical features of ``X``, as a boolean mask (None when no
     feature is categorical), with the meaning of scikit-learn's
