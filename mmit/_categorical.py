@@ -72,6 +72,22 @@ def fitted_encoding(estimator):
             getattr(estimator, "categories_", None))
 
 
+def check_warm_start_encoding(estimator, previous):
+    """Refuse a warm start whose categorical features or categories differ
+    from those of the fit it continues (``previous``, its
+    :func:`fitted_encoding`): the trees kept read codes of the old ones."""
+    (was, old), (now, new) = previous, fitted_encoding(estimator)
+    same = (was is None) == (now is None) and (was is None or (
+        np.array_equal(was, now)
+        and all((a is None) == (b is None) and (a is None or a.tolist() == b.tolist())
+                for a, b in zip(old, new, strict=True))))
+    if not same:
+        raise ValueError("warm_start=True continues a fit whose categorical features "
+                         "or categories differ from X's: the fitted trees read the "
+                         "codes of the old categories. Give the categories of the "
+                         "first fit, or fit anew (warm_start=False).")
+
+
 def n_categories(estimator):
     """The categories of each feature of a fitted estimator, as the compiled
     core takes them: an int array, 0 for a numeric feature (None when none
@@ -301,7 +317,8 @@ def _column_kinds(X):
     """The kind of each column of a data frame (NUMBER, LABEL or CATEGORY,
     by its dtype); None for other input."""
     if _is_pandas_frame(X):
-        return [_pandas_kind(X.iloc[:, j]) for j in range(X.shape[1])]
+        return [_pandas_kind(dtype, lambda j=j: X.iloc[:, j])
+                for j, dtype in enumerate(X.dtypes)]
     frame = _narwhals_frame(X)
     if frame is None:
         return None
@@ -312,15 +329,16 @@ def _column_kinds(X):
             for dtype in frame.schema.dtypes()]
 
 
-def _pandas_kind(column):
+def _pandas_kind(dtype, column):
+    """The kind of a pandas column of ``dtype`` (``column()`` gives it, read
+    only for an object dtype)."""
     import pandas as pd
 
-    dtype = column.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return CATEGORY
     if pd.api.types.is_numeric_dtype(dtype):
         return NUMBER
-    if dtype.kind == "O" and pd.api.types.infer_dtype(column, skipna=True) in {
+    if dtype.kind == "O" and pd.api.types.infer_dtype(column(), skipna=True) in {
             "integer", "floating", "mixed-integer-float", "decimal", "boolean", "empty"}:
         return NUMBER  # numbers held as objects, converted as numpy does
     return LABEL
