@@ -26,7 +26,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
 from ._binning import bin_features
-from ._categorical import CATEGORICAL_FEATURES_CONSTRAINT, copy_encoding, n_categories
+from ._categorical import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    check_warm_start_encoding,
+    copy_encoding,
+    fitted_encoding,
+    n_categories,
+)
 from ._classes import MMIT
 from ._criterion import HingeTargets
 from ._docstrings import fill_doc
@@ -296,6 +302,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         self : MMITBoost
             The fitted estimator.
         """
+        previous = fitted_encoding(self)
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         X = np.ascontiguousarray(X)  # rows walk the trees
         # the held-out rows depend on random_state only: the same across warm starts
@@ -319,10 +326,12 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
                             if self.margin == "auto" else float(self.margin))
             self.baseline_prediction_ = LOSSES[self.loss].optimal_constant(
                 lower_train, upper_train, self.margin_, weight_train)
-        elif self.n_estimators < len(self.estimators_):
-            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
-                             f"number of stages already fitted ({len(self.estimators_)}) "
-                             "when warm_start=True.")
+        else:
+            check_warm_start_encoding(self, previous)
+            if self.n_estimators < len(self.estimators_):
+                raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                                 "number of stages already fitted "
+                                 f"({len(self.estimators_)}) when warm_start=True.")
         tree_params = self._tree(None).get_params()
         check_leaf_model_growth(tree_params, X_train.shape[0])
         leaf_model = LEAF_MODELS[self.leaf_model]

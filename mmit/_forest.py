@@ -15,7 +15,13 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
-from ._categorical import CATEGORICAL_FEATURES_CONSTRAINT, copy_encoding, n_categories
+from ._categorical import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    check_warm_start_encoding,
+    copy_encoding,
+    fitted_encoding,
+    n_categories,
+)
 from ._classes import MMIT
 from ._docstrings import fill_doc
 from ._fitting import (
@@ -385,6 +391,7 @@ LocationDistribution or None, default="auto"
         self : MMITForest
             The fitted estimator.
         """
+        previous = fitted_encoding(self)
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out-of-bag estimates need bootstrap=True.")
@@ -397,6 +404,8 @@ LocationDistribution or None, default="auto"
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         if not self.warm_start or not hasattr(self, "estimators_"):
             self.estimators_ = []
+        else:
+            check_warm_start_encoding(self, previous)
         n_new = self.n_estimators - len(self.estimators_)
         if n_new < 0:
             raise ValueError(
