@@ -223,10 +223,10 @@ def validate_features(estimator, X, *, reset, ensure_all_finite="allow-nan",
                     **check_params}
     if not takes_categorical_features(estimator):
         return validate_data(estimator, X, reset=reset, **check_params)
-    if isinstance(X, Encoded):
+    if isinstance(X, Encoded):  # codes of the categories it carries: kept as they are
         estimator.is_categorical_, estimator.categories_ = X.is_categorical, X.categories
-        X = X.X
-    elif reset:
+        return validate_data(estimator, X.X, reset=reset, **check_params)
+    if reset:
         if not is_dataframe(X):
             X = _as_2d(estimator, X)
         estimator.is_categorical_ = resolve_categorical_features(

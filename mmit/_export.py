@@ -21,20 +21,21 @@ def resolve_feature_names(model, feature_names):
 
 
 def split_conditions(tree, node, feature_names, decimals, categories=None,
-                     max_labels=None):
+                     parents=None, max_labels=None):
     """The conditions of the left and right child of an internal node.
 
     A missing value (NaN) goes where the node says: ``or missing`` marks
     that side; a threshold of ``+inf`` separates present from missing values.
-    A categorical split names the categories of each side
-    (``site in {a, b}``), ``categories`` being the model's ``categories_``;
+    A categorical split names the categories of each side that can reach
+    the node (``site in {a, b}``), ``categories`` being the model's
+    ``categories_`` and ``parents`` the tree's (:func:`parents_of`);
     categories unseen in training go with missing values, and at most
     ``max_labels`` labels of a side are shown (None: all).
     """
     name = feature_names[tree.feature[node]]
     if tree.is_categorical[node]:
         return category_conditions(tree, node, name, categories[tree.feature[node]],
-                                   max_labels)
+                                   parents, max_labels)
     if tree.threshold[node] == np.inf:
         present, missing = f"{name} is present", f"{name} is missing"
         return (missing, present) if tree.missing_go_to_left[node] else (present, missing)
@@ -45,22 +46,55 @@ def split_conditions(tree, node, feature_names, decimals, categories=None,
     return left, right + " or missing"
 
 
-def category_conditions(tree, node, name, labels, max_labels):
+def parents_of(tree):
+    """Each node's parent (-1 for the root)."""
+    parents = np.full(tree.node_count, -1, dtype=np.intp)
+    internal = np.flatnonzero(tree.children_left != TREE_LEAF)
+    parents[tree.children_left[internal]] = internal
+    parents[tree.children_right[internal]] = internal
+    return parents
+
+
+def category_sides(tree, node, n_categories):
+    """Which of the codes ``0 .. n_categories - 1`` go left at a categorical
+    split, and whether missing values (and unseen categories) do."""
+    goes_left = np.zeros(n_categories, dtype=bool)
+    goes_left[tree.categories_left(node, n_categories)] = True
+    return goes_left, bool(tree.missing_go_to_left[node])
+
+
+def reaching(tree, node, parents, n_categories):
+    """The codes of the node's split feature that can reach ``node`` through
+    its ancestors' splits on that feature, and whether missing values can."""
+    codes, missing = np.ones(n_categories, dtype=bool), True
+    feature, child, parent = tree.feature[node], node, parents[node]
+    while parent >= 0:
+        if tree.feature[parent] == feature and tree.is_categorical[parent]:
+            goes_left, missing_left = category_sides(tree, parent, n_categories)
+            is_left = tree.children_left[parent] == child
+            codes &= goes_left == is_left
+            missing &= missing_left == is_left
+        child, parent = parent, parents[parent]
+    return codes, missing
+
+
+def category_conditions(tree, node, name, labels, parents, max_labels):
     """The conditions of a categorical split's children (see
     :func:`split_conditions`)."""
-    goes_left = np.zeros(len(labels), dtype=bool)
-    goes_left[tree.categories_left(node, len(labels))] = True
-    missing_left = tree.missing_go_to_left[node]
+    goes_left, missing_left = category_sides(tree, node, len(labels))
+    codes, missing = ((np.ones(len(labels), dtype=bool), True) if parents is None
+                      else reaching(tree, node, parents, len(labels)))
     conditions = []
-    for side, missing in ((goes_left, missing_left), (~goes_left, not missing_left)):
-        shown = [str(label) for label in np.asarray(labels, dtype=object)[side]]
+    for side, missing_side in ((goes_left, missing_left), (~goes_left, not missing_left)):
+        shown = [str(label) for label in np.asarray(labels, dtype=object)[side & codes]]
+        missing_here = missing and missing_side
         if not shown:
-            conditions.append(f"{name} is missing")
+            conditions.append(f"{name} is missing" if missing_here else f"{name} is absent")
             continue
         if max_labels is not None and len(shown) > max_labels:
             shown = shown[:max_labels] + [f"... {len(shown) - max_labels} more"]
         condition = f"{name} in {{{', '.join(shown)}}}"
-        conditions.append(condition + " or missing" if missing else condition)
+        conditions.append(condition + " or missing" if missing_here else condition)
     return tuple(conditions)
 
 
@@ -88,8 +122,9 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     Each split says which side a missing value (NaN) of its feature goes
     to (``or missing``); a split "present versus missing" reads ``x is
     present`` / ``x is missing``. A split of a categorical feature names
-    the categories of each side, ``site in {a, c}`` / ``site in {b} or
-    missing``; a category unseen in training goes with missing values. A
+    the categories of each side that can reach it, ``site in {a, c}`` /
+    ``site in {b} or missing``; a category unseen in training goes with
+    missing values. A
     linear leaf shows its model, e.g. ``value: 0.500 + 2 * dose - 0.1 *
     age`` (a missing feature counts as its training mean).
 
@@ -110,6 +145,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     tree = model.tree_
     feature_names = resolve_feature_names(model, feature_names)
     categories = getattr(model, "categories_", None)
+    parents = parents_of(tree)
     left, right, node_models = tree.children_left, tree.children_right, tree.node_models
     lines = []
     # pre-order walk; ("right", node) entries print the right condition between subtrees
@@ -119,7 +155,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
         indent = "|   " * depth + "|--- "
         if kind == "right":
             lines.append(indent + split_conditions(tree, node, feature_names, decimals,
-                                                   categories)[1])
+                                                   categories, parents)[1])
         elif left[node] == TREE_LEAF:
             prediction = (f"{tree.value[node]:.{decimals}f}" if node_models is None else
                           node_models.describe(node, tree.value[node], feature_names,
@@ -131,7 +167,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
             lines.append(line)
         else:
             lines.append(indent + split_conditions(tree, node, feature_names, decimals,
-                                                   categories)[0])
+                                                   categories, parents)[0])
             stack += [("node", right[node], depth + 1), ("right", node, depth),
                       ("node", left[node], depth + 1)]
     return "\n".join(lines) + "\n"

@@ -148,14 +148,16 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
         return {"values": {name: getattr(self, name) for name in self._state_values}}
 
     def _import_state(self, state, reader):
-        """The fitted model of a model file (``n_features_in_`` set), checked:
-        finite coefficients and feature range, one per feature."""
+        """The fitted model of a model file (``n_features_in_`` and the
+        categories set), checked: finite coefficients and feature range, one
+        per column of :func:`one_hot`."""
         for name in self._state_arrays:
             setattr(self, name, reader.array(name.rstrip("_")))
         for name in self._state_values:
             setattr(self, name, state["values"][name])
+        self.coef_names_ = coef_names(self)
         for name in ("coef_", "data_min_", "data_max_"):
-            array = reader.array(name.rstrip("_"), np.float64, (self.n_features_in_,))
+            array = reader.array(name.rstrip("_"), np.float64, (len(self.coef_names_),))
             if not np.all(np.isfinite(array)):
                 raise ValueError("a linear model's arrays are not finite")
         self.intercept_ = float(self.intercept_)

@@ -45,6 +45,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from ._boosting import MMITBoost
+from ._categorical import fitted_encoding, takes_categorical_features
 from ._classes import MMIT
 from ._fitting import set_fitted_attributes
 from ._forest import MMITForest
@@ -80,7 +81,8 @@ def _json_value(name, value):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple, np.ndarray)):
-        return [_json_value(name, v) for v in np.asarray(value).tolist()]
+        items = value.tolist() if isinstance(value, np.ndarray) else value
+        return [_json_value(name, v) for v in items]
     if isinstance(value, dict):
         return {key: _json_value(key, v) for key, v in value.items()}
     kind = type(value).__name__
@@ -223,8 +225,62 @@ def _describe(model, writer):
                    if key not in members},
         "n_features_in": int(model.n_features_in_),
         "feature_names_in": None if names is None else [str(f) for f in names],
+        **_categories_state(model),
         **_json_value(name, model._export_state(writer)),
     }
+
+
+def _categories_state(model):
+    """The JSON part of a model's categorical features: ``categories`` (per
+    feature, None or its labels), None when none is categorical; nothing
+    for a model without categorical features."""
+    if not takes_categorical_features(model):
+        return {}
+    is_categorical, categories = fitted_encoding(model)
+    if is_categorical is None:
+        return {"categories": None}
+    return {"categories": [None if labels is None else _json_labels(labels, j)
+                           for j, labels in enumerate(categories)]}
+
+
+def _json_labels(labels, feature):
+    values = np.asarray(labels, dtype=object).tolist()
+    for value in values:
+        value = value.item() if isinstance(value, np.generic) else value
+        if not isinstance(value, (str, bool, int, float)):
+            raise TypeError(f"cannot save the category {value!r} of feature {feature}: "
+                            "model files keep categories that are strings, numbers or "
+                            "booleans.")
+    return [value.item() if isinstance(value, np.generic) else value for value in values]
+
+
+def _categories_from_state(model, description):
+    """Give ``model`` the categorical features of its description (every
+    feature numeric in files written before them)."""
+    if not takes_categorical_features(model):
+        return
+    stored = description.get("categories")
+    if stored is None:
+        model.is_categorical_ = model.categories_ = None
+        return
+    if len(stored) != model.n_features_in_ or all(labels is None for labels in stored):
+        raise ValueError("the categories do not match the features")
+    model.is_categorical_ = np.array([labels is not None for labels in stored])
+    model.categories_ = [None if labels is None else _labels_array(labels)
+                         for labels in stored]
+
+
+def _labels_array(labels):
+    if not isinstance(labels, list) or not all(
+            isinstance(label, (str, bool, int, float)) for label in labels):
+        raise ValueError("the categories of a feature are not labels")
+    if len(set(labels)) != len(labels):
+        raise ValueError("the categories of a feature repeat a label")
+    if all(isinstance(label, str) for label in labels):
+        return np.array(labels, dtype=object)
+    if any(isinstance(label, str) for label in labels):
+        raise ValueError("the categories of a feature mix strings and numbers")
+    return np.asarray(labels)
 
 
 def _build(description, reader):
@@ -242,6 +298,7 @@ def _build(description, reader):
         raise ValueError("the number of feature names does not match")
     set_fitted_attributes(model, n_features,
                           None if names is None else np.array(names, dtype=object))
+    _categories_from_state(model, description)
     model._import_state(description, reader)
     return model
 

@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._export import resolve_feature_names, split_conditions
+from ._export import parents_of, resolve_feature_names, split_conditions
 from ._tree import TREE_LEAF
 from ._validation import check_interval_target
 
@@ -206,6 +206,7 @@ def plot_tree(model, *, feature_names=None, ax=None, decimals=2):
     check_is_fitted(model, "tree_")
     tree = model.tree_
     feature_names = resolve_feature_names(model, feature_names)
+    parents = parents_of(tree)
     left, right = tree.children_left, tree.children_right
     # leaves spread left to right in depth-first order, parents over their children
     x = np.zeros(tree.node_count)
@@ -229,7 +230,7 @@ def plot_tree(model, *, feature_names=None, ax=None, decimals=2):
                         zorder=1)
             text = split_conditions(
                 tree, node, feature_names, decimals, getattr(model, "categories_", None),
-                max_labels=PLOTTED_LABELS)[0].replace(" <= ", "\n<= ").replace(
+                parents, max_labels=PLOTTED_LABELS)[0].replace(" <= ", "\n<= ").replace(
                 " in {", "\nin {").replace(" or missing", "\nor missing")
             box = {"boxstyle": "round", "facecolor": "white", "edgecolor": "0.4"}
         else:
