@@ -1,9 +1,9 @@
 """What every mmit estimator shares."""
 
-import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from ._categorical import validate_features
 from .metrics import interval_mse
 
 
@@ -21,10 +21,12 @@ class IntervalRegressorMixin(RegressorMixin):
 
     def _validate_X_predict(self, X):
         """X for prediction: fitted estimator, same features, float64 rows
-        (NaN for missing values, no inf)."""
+        (NaN for missing values where the estimator takes them, no inf;
+        categorical features encoded as in fit)."""
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64, order="C",
-                             ensure_all_finite="allow-nan")
+        allow_nan = self.__sklearn_tags__().input_tags.allow_nan
+        return validate_features(self, X, reset=False, order="C",
+                                 ensure_all_finite="allow-nan" if allow_nan else True)
 
     def score(self, X, y, sample_weight=None):
         """Negative interval MSE of the predictions (higher is better).

@@ -26,6 +26,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
 from ._binning import bin_features
+from ._categorical import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    check_warm_start_encoding,
+    copy_encoding,
+    fitted_encoding,
+    n_categories,
+)
 from ._classes import MMIT
 from ._criterion import HingeTargets
 from ._docstrings import fill_doc
@@ -130,6 +137,9 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         every 10 stages (every stage with 2).
     warm_start : bool, default=False
         Keep the fitted stages and add stages up to ``n_estimators``.
+    %(categorical_features)s
+        With ``splitter="hist"``, a categorical feature has at most
+        ``max_bins`` categories (each its own bin).
 
     Attributes
     ----------
@@ -147,6 +157,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
     validation_score_ : ndarray of shape (n_iter_ + 1,)
         The same on the held-out rows; empty without early stopping.
     %(features_in)s
+    %(categorical_attributes)s
     max_features_ : int
         Features evaluated per node.
     feature_importances_ : ndarray of shape (n_features_in_,)
@@ -197,6 +208,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
 
     def __init__(
@@ -223,6 +235,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         random_state=None,
         verbose=0,
         warm_start=False,
+        categorical_features="from_dtype",
     ):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -245,13 +258,17 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
     def _tree(self, seed):
-        """The (unfitted) MMIT of the stage grown from ``seed``."""
-        return MMIT(margin=self.margin_, loss=self.loss, max_depth=self.max_depth,
-                    min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
-                    max_leaf_nodes=self.max_leaf_nodes, **leaf_params_of(self),
-                    random_state=seed)
+        """The MMIT of the stage grown from ``seed``, not yet fitted, with the
+        model's fitted categorical features (it predicts on the model's
+        input)."""
+        return copy_encoding(self, MMIT(
+            margin=self.margin_, loss=self.loss, max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
+            max_leaf_nodes=self.max_leaf_nodes, **leaf_params_of(self),
+            random_state=seed))
 
     def _validation_rows(self, n_samples, random_state):
         """Boolean mask of the held-out rows (none without early stopping)."""
@@ -285,6 +302,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         self : MMITBoost
             The fitted estimator.
         """
+        previous = fitted_encoding(self)
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         X = np.ascontiguousarray(X)  # rows walk the trees
         # the held-out rows depend on random_state only: the same across warm starts
@@ -308,10 +326,12 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
                             if self.margin == "auto" else float(self.margin))
             self.baseline_prediction_ = LOSSES[self.loss].optimal_constant(
                 lower_train, upper_train, self.margin_, weight_train)
-        elif self.n_estimators < len(self.estimators_):
-            raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
-                             f"number of stages already fitted ({len(self.estimators_)}) "
-                             "when warm_start=True.")
+        else:
+            check_warm_start_encoding(self, previous)
+            if self.n_estimators < len(self.estimators_):
+                raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                                 "number of stages already fitted "
+                                 f"({len(self.estimators_)}) when warm_start=True.")
         tree_params = self._tree(None).get_params()
         check_leaf_model_growth(tree_params, X_train.shape[0])
         leaf_model = LEAF_MODELS[self.leaf_model]
@@ -330,9 +350,11 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
                                          sample_weight[held_out], n_threads)
                           if held_out.any() else None)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
-        features = (bin_features(X_train, weight_train, self.max_bins, n_threads=n_threads)
+        categories = n_categories(self)
+        features = (bin_features(X_train, weight_train, self.max_bins, n_threads=n_threads,
+                                 n_categories=categories)
                     if self.splitter == "hist"
-                    else prepare_features(X_train, self.max_features))
+                    else prepare_features(X_train, self.max_features, categories))
         builder = tree_builder(tree_params, *X_train.shape)
         names = getattr(self, "feature_names_in_", None)
         # skip the draws of the stages already fitted: the same as fitting at once

@@ -6,6 +6,7 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
+from ._categorical import CATEGORICAL_FEATURES_CONSTRAINT, n_categories
 from ._docstrings import fill_doc
 from ._fitting import (
     TREE_PARAMETER_CONSTRAINTS,
@@ -81,6 +82,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         in units of training weight: a leaf whose samples weigh much less
         than it stays near its constant. The default is the middle of
         :class:`MMITCV`'s grid, which chooses it by cross-validation.
+    %(categorical_features)s
     random_state : int, RandomState instance or None, default=None
         Draws the order in which features are tried, which breaks ties
         between equally good splits: a fixed seed gives a fixed tree.
@@ -90,6 +92,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
     tree_ : mmit._tree.Tree
         The fitted tree as flat node arrays.
     %(features_in)s
+    %(categorical_attributes)s
     max_features_ : int
         Number of features evaluated per node.
     feature_importances_ : ndarray of shape (n_features_in_,)
@@ -132,7 +135,8 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
     array([0.5 , 5.75])
     """
 
-    _parameter_constraints = dict(TREE_PARAMETER_CONSTRAINTS)
+    _parameter_constraints = {**TREE_PARAMETER_CONSTRAINTS,
+                              "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT}
 
     def __init__(
         self,
@@ -148,6 +152,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         ccp_alpha=0.0,
         leaf_model="constant",
         leaf_shrinkage=10.0,
+        categorical_features="from_dtype",
         random_state=None,
     ):
         self.margin = margin
@@ -161,6 +166,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         self.ccp_alpha = ccp_alpha
         self.leaf_model = leaf_model
         self.leaf_shrinkage = leaf_shrinkage
+        self.categorical_features = categorical_features
         self.random_state = random_state
 
     @fill_doc
@@ -191,7 +197,8 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
     def _training_data(self, X, y, sample_weight):
         """Validated training data and weights."""
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
-        return training_data(X, lower, upper, self.margin, self.max_features), sample_weight
+        return (training_data(X, lower, upper, self.margin, self.max_features,
+                              n_categories(self)), sample_weight)
 
     def _set_tree(self, tree, n_features, feature_names):
         """Hold ``tree`` as the fitted tree, with the fitted attributes that

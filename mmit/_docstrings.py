@@ -9,8 +9,9 @@ import re
 
 SECTIONS = {
     "fit_X": """\
-X : array-like of shape (n_samples, n_features)
-    Training features; NaN marks a missing value.""",
+X : array-like or data frame of shape (n_samples, n_features)
+    Training features: numbers, or the labels of categorical features;
+    NaN (or None) marks a missing value.""",
     "fit_y": """\
 y : array-like of shape (n_samples, 2) or (n_samples,)
     Lower and upper bound of each target interval (``-inf``/``+inf``
@@ -20,6 +21,31 @@ n_features_in_ : int
     Number of features seen during fit.
 feature_names_in_ : ndarray of shape (n_features_in_,)
     Names of the features, when X was a DataFrame with string columns.""",
+    "categorical_features": """\
+categorical_features : "from_dtype", None or array-like of {int, bool, str}, \
+default="from_dtype"
+    The categorical features, as in scikit-learn's
+    ``HistGradientBoostingRegressor``. "from_dtype": the columns of a data
+    frame with a categorical dtype (pandas ``category``; polars
+    ``Categorical`` and ``Enum``), none for other input. None: none.
+    Otherwise their indices, a boolean mask of length ``n_features``, or
+    their names (X a data frame). A categorical feature's categories are a
+    pandas ``category``'s (or polars ``Enum``'s) as given, in the dtype's
+    order, unobserved ones included; otherwise its sorted distinct
+    non-missing values (strings, or numbers: each distinct number one
+    category, ``inf`` refused). Predictions encode X by label, so the
+    order of a frame's categories does not matter, and a label not seen
+    in fit counts as missing. A non-numeric column (strings, a category)
+    that is not declared categorical is refused, as is, when predicting,
+    a column whose kind differs from the fit's (numbers for labels, or a
+    non-numeric column for a numeric feature).""",
+    "categorical_attributes": """\
+is_categorical_ : ndarray of shape (n_features_in_,) of bool, or None
+    Which features are categorical; None when none is.
+categories_ : list of ndarray or None, or None
+    For each feature, its categories (the labels, the index of each its
+    code) when it is categorical, None when it is numeric; None in place
+    of the list when no feature is categorical.""",
     "predict": """\
 Parameters
 ----------

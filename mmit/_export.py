@@ -20,13 +20,21 @@ def resolve_feature_names(model, feature_names):
     return feature_names
 
 
-def split_conditions(tree, node, feature_names, decimals):
+def split_conditions(tree, node, feature_names, decimals, categories=None,
+                     max_labels=None):
     """The conditions of the left and right child of an internal node.
 
     A missing value (NaN) goes where the node says: ``or missing`` marks
     that side; a threshold of ``+inf`` separates present from missing values.
+    A categorical split names the categories of each side
+    (``site in {a, b}``), ``categories`` being the model's ``categories_``;
+    categories unseen in training go with missing values, and at most
+    ``max_labels`` labels of a side are shown (None: all).
     """
     name = feature_names[tree.feature[node]]
+    if tree.is_categorical[node]:
+        return category_conditions(tree, node, name, categories[tree.feature[node]],
+                                   max_labels)
     if tree.threshold[node] == np.inf:
         present, missing = f"{name} is present", f"{name} is missing"
         return (missing, present) if tree.missing_go_to_left[node] else (present, missing)
@@ -35,6 +43,25 @@ def split_conditions(tree, node, feature_names, decimals):
     if tree.missing_go_to_left[node]:
         return left + " or missing", right
     return left, right + " or missing"
+
+
+def category_conditions(tree, node, name, labels, max_labels):
+    """The conditions of a categorical split's children (see
+    :func:`split_conditions`)."""
+    goes_left = np.zeros(len(labels), dtype=bool)
+    goes_left[tree.categories_left(node, len(labels))] = True
+    missing_left = tree.missing_go_to_left[node]
+    conditions = []
+    for side, missing in ((goes_left, missing_left), (~goes_left, not missing_left)):
+        shown = [str(label) for label in np.asarray(labels, dtype=object)[side]]
+        if not shown:
+            conditions.append(f"{name} is missing")
+            continue
+        if max_labels is not None and len(shown) > max_labels:
+            shown = shown[:max_labels] + [f"... {len(shown) - max_labels} more"]
+        condition = f"{name} in {{{', '.join(shown)}}}"
+        conditions.append(condition + " or missing" if missing else condition)
+    return tuple(conditions)
 
 
 def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
@@ -60,9 +87,11 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     -----
     Each split says which side a missing value (NaN) of its feature goes
     to (``or missing``); a split "present versus missing" reads ``x is
-    present`` / ``x is missing``. A linear leaf shows its model, e.g.
-    ``value: 0.500 + 2 * dose - 0.1 * age`` (a missing feature counts as
-    its training mean).
+    present`` / ``x is missing``. A split of a categorical feature names
+    the categories of each side, ``site in {a, c}`` / ``site in {b} or
+    missing``; a category unseen in training goes with missing values. A
+    linear leaf shows its model, e.g. ``value: 0.500 + 2 * dose - 0.1 *
+    age`` (a missing feature counts as its training mean).
 
     Examples
     --------
@@ -80,6 +109,7 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
     check_is_fitted(model, "tree_")
     tree = model.tree_
     feature_names = resolve_feature_names(model, feature_names)
+    categories = getattr(model, "categories_", None)
     left, right, node_models = tree.children_left, tree.children_right, tree.node_models
     lines = []
     # pre-order walk; ("right", node) entries print the right condition between subtrees
@@ -88,7 +118,8 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
         kind, node, depth = stack.pop()
         indent = "|   " * depth + "|--- "
         if kind == "right":
-            lines.append(indent + split_conditions(tree, node, feature_names, decimals)[1])
+            lines.append(indent + split_conditions(tree, node, feature_names, decimals,
+                                                   categories)[1])
         elif left[node] == TREE_LEAF:
             prediction = (f"{tree.value[node]:.{decimals}f}" if node_models is None else
                           node_models.describe(node, tree.value[node], feature_names,
@@ -99,7 +130,8 @@ def export_text(model, *, feature_names=None, decimals=3, show_cost=False):
                          f"samples: {tree.n_node_samples[node]})")
             lines.append(line)
         else:
-            lines.append(indent + split_conditions(tree, node, feature_names, decimals)[0])
+            lines.append(indent + split_conditions(tree, node, feature_names, decimals,
+                                                   categories)[0])
             stack += [("node", right[node], depth + 1), ("right", node, depth),
                       ("node", left[node], depth + 1)]
     return "\n".join(lines) + "\n"

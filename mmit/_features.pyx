@@ -164,9 +164,10 @@ cdef class BinnedFeatures:
             raise ValueError("a code is outside its feature's bins.")
         n_categories = (np.zeros(p, dtype=np.int32) if n_categories is None
                         else np.ascontiguousarray(n_categories, dtype=np.int32))
+        if n_categories.shape != (p,):
+            raise ValueError("n_categories must describe every feature.")
         categorical = n_categories > 0
-        if n_categories.shape != (p,) or np.any(n_bins[categorical]
-                                                 != n_categories[categorical]):
+        if np.any(n_bins[categorical] != n_categories[categorical]):
             raise ValueError("a categorical feature has one bin per category.")
         self.n_categories = n_categories
         self.codes = codes

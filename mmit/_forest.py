@@ -15,6 +15,13 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
+from ._categorical import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    check_warm_start_encoding,
+    copy_encoding,
+    fitted_encoding,
+    n_categories,
+)
 from ._classes import MMIT
 from ._docstrings import fill_doc
 from ._fitting import (
@@ -215,12 +222,14 @@ LocationDistribution or None, default="auto"
         location see. "auto": "spread" when some rows are out of bag
         (``bootstrap``), else "location". None: no distributions (nor the
         copy of the training rows). See Notes.
+    %(categorical_features)s
 
     Attributes
     ----------
     estimators_ : list of MMIT
         The fitted trees; each predicts on its own.
     %(features_in)s
+    %(categorical_attributes)s
     max_features_ : int
         Number of features evaluated per node.
     feature_importances_ : ndarray of shape (n_features_in_,)
@@ -284,6 +293,7 @@ LocationDistribution or None, default="auto"
         "warm_start": ["boolean"],
         "distribution": [StrOptions({"auto", "spread", "location"}), SpreadDistribution,
                          LocationDistribution, None],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
 
     def __init__(
@@ -309,6 +319,7 @@ LocationDistribution or None, default="auto"
         verbose=0,
         warm_start=False,
         distribution="auto",
+        categorical_features="from_dtype",
     ):
         self.n_estimators = n_estimators
         self.margin = margin
@@ -330,6 +341,7 @@ LocationDistribution or None, default="auto"
         self.verbose = verbose
         self.warm_start = warm_start
         self.distribution = distribution
+        self.categorical_features = categorical_features
 
     def _tree_params(self):
         """The parameters of the trees' MMITs (their seeds aside)."""
@@ -337,8 +349,10 @@ LocationDistribution or None, default="auto"
                 if name != "random_state"}
 
     def _tree(self, seed):
-        """The (unfitted) MMIT of the tree grown from ``seed``."""
-        return MMIT(**self._tree_params(), random_state=seed)
+        """The MMIT of the tree grown from ``seed``, not yet fitted, with the
+        forest's fitted categorical features (it predicts on the forest's
+        input)."""
+        return copy_encoding(self, MMIT(**self._tree_params(), random_state=seed))
 
     def _n_samples_bootstrap(self, sample_weight):
         """Draws per bootstrap sample; a fraction is of the total weight, as in
@@ -377,6 +391,7 @@ LocationDistribution or None, default="auto"
         self : MMITForest
             The fitted estimator.
         """
+        previous = fitted_encoding(self)
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out-of-bag estimates need bootstrap=True.")
@@ -389,6 +404,8 @@ LocationDistribution or None, default="auto"
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         if not self.warm_start or not hasattr(self, "estimators_"):
             self.estimators_ = []
+        else:
+            check_warm_start_encoding(self, previous)
         n_new = self.n_estimators - len(self.estimators_)
         if n_new < 0:
             raise ValueError(
@@ -403,7 +420,8 @@ LocationDistribution or None, default="auto"
             # skip the seeds of the trees already grown: the same forest as at once
             random_state.randint(MAX_SEED, size=len(self.estimators_))
             seeds = [int(seed) for seed in random_state.randint(MAX_SEED, size=n_new)]
-            data = training_data(X, lower, upper, self.margin, self.max_features)
+            data = training_data(X, lower, upper, self.margin, self.max_features,
+                                 n_categories(self))
             self.estimators_.extend(self._grow(seeds, data, sample_weight, bootstrap))
         # the distributions are made on the first request (a forest never asked
         # for one does not pay for them), from copies of the rows, the bounds
@@ -514,7 +532,10 @@ LocationDistribution or None, default="auto"
 
         %(predict)s
         """
-        X = self._validate_X_predict(X)
+        return self._predict(self._validate_X_predict(X))
+
+    def _predict(self, X):
+        """Mean prediction of the trees at validated ``X`` (float64, encoded)."""
         # parallel over slices of rows, each summing the trees in order: the
         # result does not depend on n_jobs
         n_samples = X.shape[0]

@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
+from ._categorical import CATEGORICAL_FEATURES_CONSTRAINT, encoded
 from ._docstrings import fill_doc
 from ._fitting import check_leaf_model_growth, draw_seed
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
@@ -91,6 +92,7 @@ class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEsti
         samples for all.
     verbose : int, default=0
         With 1 or more, report each candidate's out-of-bag MSE on stderr.
+    %(categorical_features)s
 
     Attributes
     ----------
@@ -109,6 +111,7 @@ class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEsti
         with the best candidate's out-of-bag MSE), ``rank_test_score`` and
         ``mean_fit_time``.
     %(features_in)s
+    %(categorical_attributes)s
 
     See Also
     --------
@@ -134,16 +137,19 @@ class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEsti
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
 
     def __init__(self, param_grid=None, *, n_estimators=100, max_samples=None,
-                 n_jobs=None, random_state=None, verbose=0):
+                 n_jobs=None, random_state=None, verbose=0,
+                 categorical_features="from_dtype"):
         self.param_grid = param_grid
         self.n_estimators = n_estimators
         self.max_samples = max_samples
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _candidates(self, lower, upper):
         """Every combination of the grid's values, the most preferred first."""
@@ -195,8 +201,10 @@ class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEsti
         seed = draw_seed(check_random_state(self.random_state))
         common = {"n_estimators": self.n_estimators, "max_samples": self.max_samples,
                   "n_jobs": 1}
+        # the candidates take X as encoded here, with its categories
         results = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
-            delayed(_out_of_bag_errors)({**common, **params}, X, y, sample_weight, seed)
+            delayed(_out_of_bag_errors)({**common, **params}, encoded(self, X), y,
+                                        sample_weight, seed)
             for params in candidates)
         errors, fit_times = [], []
         for number, (error, seconds) in enumerate(results):
@@ -211,7 +219,9 @@ class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEsti
         with rows_without_out_of_bag_prediction_ignored():
             self.best_estimator_ = MMITForest(
                 **{**common, "n_jobs": self.n_jobs}, **self.best_params_, oob_score=True,
-                random_state=seed, verbose=self.verbose).fit(X_input, y, sample_weight)
+                random_state=seed, verbose=self.verbose,
+                categorical_features=self.categorical_features,
+            ).fit(X_input, y, sample_weight)
         return self
 
     def _choose(self, candidates, errors, sample_weight, fit_times):

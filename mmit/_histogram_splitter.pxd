@@ -39,8 +39,7 @@ ctypedef struct FeatureSplit:
     intp_t bin                  # codes <= bin go left
     bint missing_go_to_left     # where missing rows go
     bint can_split              # the node's rows lie in two bins or more
-    bint by_ratio               # a categorical feature: bins scanned by gradient /
-                                # curvature (else in code order); bin: a position
+    bint by_ratio               # categorical: bins by gradient / curvature, bin a position
 
 
 cdef class HistogramSplitter(Splitter):

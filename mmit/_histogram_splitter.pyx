@@ -475,9 +475,10 @@ cdef class HistogramSplitter(Splitter):
                     break
                 self.drawn[k] = self.draw_feature(k)
                 self.build(rows, m, self.drawn[k], sums)
-                best_split_of(sums + self.drawn[k] * N_BINS, self.n_bins[self.drawn[k]],
-                              n_categories[self.drawn[k]] > 0, total_g, total_h, m, min_leaf,
-                              &self.feature_splits[self.drawn[k]])
+                feature = self.drawn[k]
+                best_split_of(sums + feature * N_BINS, self.n_bins[feature],
+                              n_categories[feature] > 0, total_g, total_h, m, min_leaf,
+                              &self.feature_splits[feature])
             feature = self.drawn[k]
             candidate = &self.feature_splits[feature]
             n_visited += candidate.can_split

@@ -4,13 +4,16 @@ column marking where a value was missing.
 :class:`IntervalStackingRegressor` puts :class:`MeanImputer` in front of the
 members that cannot take NaN (the linear models). Unlike scikit-learn's
 ``SimpleImputer`` it takes ``sample_weight`` (so that an integer weight acts
-as repeated rows) and its state is two arrays, which model files store.
+as repeated rows), passes the categorical (non-numeric) columns of a data
+frame through for the model behind it to encode, and its state is two
+arrays, which model files store.
 """
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._categorical import non_numeric_columns
 from ._docstrings import fill_doc
 from ._validation import check_sample_weight
 
@@ -24,10 +27,17 @@ class MeanImputer(TransformerMixin, BaseEstimator):
     transform time is filled with its mean all the same. A feature missing
     in every training row is filled with 0.
 
+    The non-numeric columns of a pandas data frame (categories, strings)
+    are passed through as they are, missing values included, for the model
+    behind to encode; the output is then a data frame (the indicators named
+    ``missingindicator_<name>``, or every column numbered when the names
+    are not all strings).
+
     Attributes
     ----------
     fill_values_ : ndarray of shape (n_features_in_,)
-        Weighted mean of each feature over the rows where it is present.
+        Weighted mean of each feature over the rows where it is present;
+        NaN for a column passed through.
     indicator_features_ : ndarray of shape (n_indicators,)
         Features with missing values in the training rows of positive
         weight, in order; their indicators follow the features.
@@ -66,15 +76,34 @@ class MeanImputer(TransformerMixin, BaseEstimator):
         -------
         self : MeanImputer
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
+        passed = non_numeric_columns(X)
+        X = self._numeric(X, passed, reset=True)
         weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
         missing = np.isnan(X)
+        if passed is not None:
+            missing[:, passed] = False  # passed through: no indicator
         present_weight = weight @ ~missing
         totals = weight @ np.where(missing, 0.0, X)
         with np.errstate(invalid="ignore", divide="ignore"):
             self.fill_values_ = np.where(present_weight > 0, totals / present_weight, 0.0)
+        if passed is not None:
+            self.fill_values_[passed] = np.nan
         self.indicator_features_ = np.flatnonzero(missing[weight > 0].any(axis=0))
         return self
+
+    def _numeric(self, X, passed, reset):
+        """X as float64 (NaN for missing values), the columns of ``passed``
+        (a mask, or None) as NaN: they are passed through."""
+        if passed is None:
+            return validate_data(self, X, reset=reset, dtype=np.float64,
+                                 ensure_all_finite="allow-nan")
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        numeric = np.full(X.shape, np.nan)
+        if not passed.all():
+            numeric[:, ~passed] = check_array(
+                X.iloc[:, np.flatnonzero(~passed)], dtype=np.float64,
+                ensure_all_finite="allow-nan", input_name="X", estimator=self)
+        return numeric
 
     def _export_state(self, writer):
         """The fill values and the features with an indicator, for a model
@@ -108,8 +137,33 @@ class MeanImputer(TransformerMixin, BaseEstimator):
         X_out : ndarray of shape (n_samples, n_features + n_indicators)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64,
-                          ensure_all_finite="allow-nan")
-        missing = np.isnan(X)
-        filled = np.where(missing, self.fill_values_, X)
-        return np.hstack([filled, missing[:, self.indicator_features_].astype(np.float64)])
+        passed = np.isnan(self.fill_values_)
+        found = non_numeric_columns(X)
+        if not np.array_equal(passed, np.zeros_like(passed) if found is None else found):
+            raise ValueError("X's non-numeric columns differ from those seen in fit: "
+                             "give every column the kind it had in fit.")
+        numeric = self._numeric(X, found, reset=False)
+        missing = np.isnan(numeric)
+        filled = np.where(missing, self.fill_values_, numeric)
+        indicators = missing[:, self.indicator_features_].astype(np.float64)
+        if found is None:
+            return np.hstack([filled, indicators])
+        return self._frame(X, passed, filled, indicators)
+
+    def _frame(self, X, passed, filled, indicators):
+        """The output for a data frame ``X``: its passed columns as they are,
+        the others filled, then the indicators."""
+        import pandas as pd
+
+        names = list(X.columns)
+        columns = [X.iloc[:, j] if passed[j] else pd.Series(filled[:, j], index=X.index)
+                   for j in range(X.shape[1])]
+        columns += [pd.Series(indicators[:, k], index=X.index)
+                    for k in range(indicators.shape[1])]
+        out = pd.concat(columns, axis=1)
+        if all(isinstance(name, str) for name in names):
+            out.columns = names + [f"missingindicator_{names[j]}"
+                                   for j in self.indicator_features_]
+        else:
+            out.columns = range(out.shape[1])
+        return out

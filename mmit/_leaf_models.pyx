@@ -497,19 +497,25 @@ class LinearLeaves(LeafModel):
         """``tree`` (grown on ``features`` and ``targets``, a HingeTargets)
         with linear models in its leaves (or in every node); a node keeps its
         constant with fewer than two rows of positive weight, a cost of 0 or
-        zero slopes."""
+        zero slopes. The models read the numeric features only: category
+        codes have no order to be linear in (their slopes are 0)."""
         X = features.rows  # C-contiguous, NaN missing
-        standardised = StandardisedFeatures(X, sample_weight)
+        numeric = np.flatnonzero(np.asarray(features.n_categories) == 0)
+        standardised = StandardisedFeatures(
+            X if numeric.size == X.shape[1] else X[:, numeric], sample_weight)
         indptr, rows, nodes = node_rows(tree, X, sample_weight, all_nodes)
         values, costs = tree.value.copy(), tree.cost.copy()
         lower, upper = breakpoints(*targets.bounds, targets.margin)
-        models, slopes = fit_linear_models(
+        models, numeric_slopes = fit_linear_models(
             standardised.Z, lower, upper, sample_weight, indptr, rows, nodes,
             self.shrinkage, NEWTON_LOSS, LOSSES[loss].tag, values, costs)
         # the models' intercepts are at the standardised zero: the center
-        return tree.with_node_models(
-            LinearNodeModels(models, slopes / standardised.scale, standardised.mean),
-            values, costs)
+        slopes = np.zeros((numeric_slopes.shape[0], X.shape[1]))
+        slopes[:, numeric] = numeric_slopes / standardised.scale
+        center = np.zeros(X.shape[1])
+        center[numeric] = standardised.mean
+        return tree.with_node_models(LinearNodeModels(models, slopes, center), values,
+                                     costs)
 
 
 #: The leaf models, by name: what estimators accept as ``leaf_model``.

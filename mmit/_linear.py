@@ -17,10 +17,10 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ._base import IntervalRegressorMixin
+from ._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encoding
 from ._docstrings import fill_doc
 from ._newton import NEWTON_LOSS, StandardisedFeatures, check_newton_loss, elastic_net_path
 from ._scores import interval_scores
@@ -81,6 +81,32 @@ def _warn_unconverged(alphas, max_iter):
                       "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
 
 
+def one_hot(X, categories):
+    """The columns a linear model fits on: ``X`` (validated, categorical
+    features as codes) with each categorical feature (``categories[j]`` not
+    None) replaced, where it stands, by one 0/1 column per category; a
+    missing value (or a label unknown in fit, NaN too) gives all zeros."""
+    if categories is None:
+        return X
+    return np.hstack([X[:, [j]] if labels is None
+                      else (X[:, [j]] == np.arange(len(labels))).astype(np.float64)
+                      for j, labels in enumerate(categories)])
+
+
+def coef_names(estimator):
+    """The name of each column of :func:`one_hot` for a fitted estimator: the
+    feature's name (``x<j>`` without names), ``<name>_<label>`` for a
+    category, as scikit-learn's ``OneHotEncoder`` names its columns."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        names = [f"x{j}" for j in range(estimator.n_features_in_)]
+    categories = fitted_encoding(estimator)[1] or [None] * len(names)
+    return np.array([f"{name}_{label}" if labels is not None else name
+                     for name, labels in zip(names, categories, strict=True)
+                     for label in (labels if labels is not None else [None])],
+                    dtype=object)
+
+
 def feature_range(X, sample_weight):
     """Smallest and largest value of each feature among the rows of positive
     weight (the rows a fit sees)."""
@@ -90,8 +116,9 @@ def feature_range(X, sample_weight):
 
 
 class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
-    """What the linear estimators share: no missing values, ``x.coef_ +
-    intercept_`` on features clipped to their training range."""
+    """What the linear estimators share: no missing numeric values, their
+    categorical features one-hot encoded, ``x.coef_ + intercept_`` on
+    columns clipped to their training range."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -101,6 +128,14 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
     #: the fitted arrays and values a model file holds
     _state_arrays = ("coef_", "data_min_", "data_max_")
     _state_values = ("intercept_", "n_iter_")
+
+    def _training_columns(self, X, y, sample_weight):
+        """Validated training data, X as the columns of :func:`one_hot`
+        (``coef_names_`` set)."""
+        X, lower, upper, sample_weight = validate_training_data(
+            self, X, y, sample_weight, allow_nan=False)
+        self.coef_names_ = coef_names(self)
+        return one_hot(X, fitted_encoding(self)[1]), lower, upper, sample_weight
 
     def _set_feature_range(self, X, sample_weight):
         self.data_min_, self.data_max_ = feature_range(X, sample_weight)
@@ -134,8 +169,7 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
 
         %(predict)s
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = one_hot(self._validate_X_predict(X), fitted_encoding(self)[1])
         if self.clip_features:
             X = np.clip(X, self.data_min_, self.data_max_)
         return X @ self.coef_ + self.intercept_
@@ -175,18 +209,29 @@ class IntervalLinearRegression(_LinearPredictor):
         ``data_max_``) before predicting, so that a row beyond the training
         range predicts as at its edge instead of extrapolating (see Notes).
         False extrapolates linearly.
+    %(categorical_features)s
+        Each categorical feature is one-hot encoded inside the model: one
+        0/1 column per category, all zeros for a missing value or a label
+        not seen in fit (numeric features must not be missing).
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-        Coefficients on the original scale of the features.
+    coef_ : ndarray of shape (n_columns,)
+        Coefficients on the original scale of the columns the model fits
+        on: each numeric feature, and in its place each category of a
+        categorical feature (named by ``coef_names_``).
     intercept_ : float
         Intercept on the original scale.
     n_iter_ : int
         Sweeps of coordinate descent.
-    data_min_, data_max_ : ndarray of shape (n_features,)
-        Range of each feature over the training rows of positive weight.
+    data_min_, data_max_ : ndarray of shape (n_columns,)
+        Range of each column over the training rows of positive weight.
+    coef_names_ : ndarray of shape (n_columns,) of str
+        The name of each column: the feature's name (``x<j>`` without
+        names), ``<name>_<category>`` for a category (as scikit-learn's
+        ``OneHotEncoder`` names its columns).
     %(features_in)s
+    %(categorical_attributes)s
 
     Notes
     -----
@@ -219,16 +264,18 @@ class IntervalLinearRegression(_LinearPredictor):
         "tol": [Interval(Real, 0.0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "clip_features": ["boolean"],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
 
     def __init__(self, alpha=1e-3, *, l1_ratio=1.0, margin=0.0, tol=1e-4,
-                 max_iter=100_000, clip_features=True):
+                 max_iter=100_000, clip_features=True, categorical_features="from_dtype"):
         self.alpha = alpha
         self.l1_ratio = l1_ratio
         self.margin = margin
         self.tol = tol
         self.max_iter = max_iter
         self.clip_features = clip_features
+        self.categorical_features = categorical_features
 
     @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
@@ -237,7 +284,9 @@ class IntervalLinearRegression(_LinearPredictor):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or data frame of shape (n_samples, n_features)
+            Training features: numbers (none missing), or the labels of
+            categorical features (NaN or None for a missing label).
         %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights.
@@ -247,8 +296,7 @@ class IntervalLinearRegression(_LinearPredictor):
         self : IntervalLinearRegression
             The fitted estimator.
         """
-        X, lower, upper, sample_weight = validate_training_data(
-            self, X, y, sample_weight, allow_nan=False)
+        X, lower, upper, sample_weight = self._training_columns(X, y, sample_weight)
         problem = StandardisedProblem(StandardisedFeatures(X, sample_weight), lower, upper,
                                       self.margin, sample_weight)
         with _single_threaded_blas():
@@ -329,6 +377,9 @@ class IntervalLinearRegressionCV(_LinearPredictor):
     n_jobs : int, default=None
         Parallel jobs over margins and folds (threads; numpy releases the
         GIL in its products).
+    %(categorical_features)s
+        Each categorical feature is one-hot encoded inside the model, see
+        :class:`IntervalLinearRegression`.
 
     Attributes
     ----------
@@ -342,16 +393,20 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         The candidate margins.
     mse_path_ : ndarray of shape (n_margins, n_alphas, n_folds)
         Test interval MSE of every margin, alpha and fold.
-    coef_ : ndarray of shape (n_features,)
+    coef_ : ndarray of shape (n_columns,)
     intercept_ : float
-        The refitted model on all data, original feature scale.
-    data_min_, data_max_ : ndarray of shape (n_features,)
-        Range of each feature over the training rows of positive weight.
+        The refitted model on all data, original scale of the columns (see
+        :class:`IntervalLinearRegression`).
+    data_min_, data_max_ : ndarray of shape (n_columns,)
+        Range of each column over the training rows of positive weight.
+    coef_names_ : ndarray of shape (n_columns,) of str
+        The name of each column, see :class:`IntervalLinearRegression`.
     cv_predictions_ : ndarray of shape (n_samples,)
         With ``store_cv_predictions``: each row's prediction by the fold
         model at the chosen alpha and margin that held it out (the mean
         over its folds if several did, NaN if none did).
     %(features_in)s
+    %(categorical_attributes)s
 
     Examples
     --------
@@ -377,13 +432,15 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         "clip_features": ["boolean"],
         "store_cv_predictions": ["boolean"],
         "n_jobs": [Integral, None],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
     _state_arrays = (*_LinearPredictor._state_arrays, "alphas_", "margins_", "mse_path_")
     _state_values = (*_LinearPredictor._state_values, "alpha_", "margin_")
 
     def __init__(self, *, l1_ratio=1.0, n_alphas=100, eps=1e-3, alphas=None, margins=None,
                  cv=None, tol=1e-4, max_iter=100_000, clip_features=True,
-                 store_cv_predictions=False, n_jobs=None):
+                 store_cv_predictions=False, n_jobs=None,
+                 categorical_features="from_dtype"):
         self.l1_ratio = l1_ratio
         self.n_alphas = n_alphas
         self.eps = eps
@@ -395,6 +452,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         self.clip_features = clip_features
         self.store_cv_predictions = store_cv_predictions
         self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
 
     def _candidate_margins(self, lower, upper, sample_weight):
         if self.margins is None:
@@ -424,7 +482,9 @@ class IntervalLinearRegressionCV(_LinearPredictor):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or data frame of shape (n_samples, n_features)
+            Training features: numbers (none missing), or the labels of
+            categorical features (NaN or None for a missing label).
         %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, for fitting and for the test MSE.
@@ -434,8 +494,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         self : IntervalLinearRegressionCV
             The fitted estimator.
         """
-        X, lower, upper, sample_weight = validate_training_data(
-            self, X, y, sample_weight, allow_nan=False)
+        X, lower, upper, sample_weight = self._training_columns(X, y, sample_weight)
         margins = self._candidate_margins(lower, upper, sample_weight)
         features = StandardisedFeatures(X, sample_weight)
         problems = [StandardisedProblem(features, lower, upper, margin, sample_weight)

@@ -14,6 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 
 from ._base import IntervalRegressorMixin
+from ._categorical import CATEGORICAL_FEATURES_CONSTRAINT, copy_encoding, n_categories
 from ._classes import MMIT
 from ._criterion import HingeTargets
 from ._docstrings import fill_doc
@@ -136,6 +137,7 @@ class MMITCV(IntervalRegressorMixin, BaseEstimator):
     max_depth, min_samples_split, min_samples_leaf, max_features, \
 max_leaf_nodes, min_cost_decrease
         Parameters of the trees, see :class:`MMIT`.
+    %(categorical_features)s
     cv : int, cross-validation generator or iterable, default=None
         Folds, as in scikit-learn (None: 5-fold ``KFold``).
     scoring : str or callable, default=None
@@ -169,6 +171,7 @@ max_leaf_nodes, min_cost_decrease
         ``mean_fit_time`` and ``std_fit_time`` (per fold tree, shared by the
         alphas of a loss and margin).
     %(features_in)s
+    %(categorical_attributes)s
 
     See Also
     --------
@@ -196,6 +199,7 @@ max_leaf_nodes, min_cost_decrease
         "cv": ["cv_object"],
         "scoring": [StrOptions({"neg_interval_mse", "interval_accuracy"}), callable, None],
         "n_jobs": [Integral, None],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
 
     def __init__(
@@ -211,6 +215,7 @@ max_leaf_nodes, min_cost_decrease
         max_features=None,
         max_leaf_nodes=None,
         min_cost_decrease=0.0,
+        categorical_features="from_dtype",
         cv=None,
         scoring=None,
         n_jobs=None,
@@ -226,6 +231,7 @@ max_leaf_nodes, min_cost_decrease
         self.max_features = max_features
         self.max_leaf_nodes = max_leaf_nodes
         self.min_cost_decrease = min_cost_decrease
+        self.categorical_features = categorical_features
         self.cv = cv
         self.scoring = scoring
         self.n_jobs = n_jobs
@@ -261,15 +267,14 @@ max_leaf_nodes, min_cost_decrease
         return [{"loss": loss, "margin": float(margin), **leaf}
                 for loss in self.losses for margin in margins for leaf in leaves]
 
+    @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None, groups=None):
         """Cross-validate the candidates and keep the best tree on all data.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training features; NaN marks a missing value (see
-            :class:`MMIT`).
+        %(fit_X)s
         y : array-like of shape (n_samples, 2) or (n_samples,)
             Target intervals (lower, upper; infinite bounds allowed), or
             exact values.
@@ -298,12 +303,13 @@ max_leaf_nodes, min_cost_decrease
                   for (loss, margin), group in itertools.groupby(
                       candidates, key=lambda candidate: (candidate["loss"],
                                                          candidate["margin"]))]
-        features = prepare_features(X, self.max_features)
+        categories = n_categories(self)
+        features = prepare_features(X, self.max_features, categories)
         full_groups = parallel(
             delayed(_grow_with_paths)(features, lower, upper, params, loss, margin, leaves,
                                       sample_weight, seed)
             for loss, margin, leaves in groups)
-        fold_features = [prepare_features(X[train], self.max_features)
+        fold_features = [prepare_features(X[train], self.max_features, categories)
                          for train, _ in splits]
         X_contiguous = np.ascontiguousarray(X)
         folds = [result for group in parallel(
@@ -317,7 +323,9 @@ max_leaf_nodes, min_cost_decrease
         self._set_results(candidates, full, folds, len(splits))
         best = {name: self.best_params_[name] for name in candidates[0]}
         best_tree = full[candidates.index(best)][0]
-        estimator = MMIT(**params, **self.best_params_, random_state=seed)
+        estimator = copy_encoding(self, MMIT(
+            **params, **self.best_params_, categorical_features=self.categorical_features,
+            random_state=seed))
         self.best_estimator_ = estimator._set_tree(
             prune_at(best_tree, self.best_params_["ccp_alpha"]), self.n_features_in_,
             getattr(self, "feature_names_in_", None))

@@ -15,15 +15,18 @@ only the file: the header, the versions, the parameters as JSON, the
 trees' arrays, and damaged files. Loading never unpickles anything, and
 checks every part before building the estimator.
 
-Format versions: 6 nests the node models of a tree (linear leaves) under
-``tree<k>_node_models_``, their kind in the description
+Format versions: 7 adds categorical features: the sets of categories of
+each tree's categorical splits (``tree<k>_category_sets`` and
+``tree<k>_category_words``) and each model's categories; 6 nests the
+node models of a tree (linear leaves) under ``tree<k>_node_models_``,
+their kind in the description
 (``tree_node_models``), instead of beside its nodes; 5 adds the predictive
 distributions of forests (the training rows' leaves and intervals, and the
 forest that weighs them); 4 adds the linear models, pipelines of the
 imputer and a model, and stacks (a version-4 file of a tree model is laid
 out as in version 3); 3 stores the linear models of trees with linear
 leaves (each node's model row, the slopes and the center); 2 (mmit 0.2)
-stores where each node sends missing values; files of versions 1 to 5
+stores where each node sends missing values; files of versions 1 to 6
 still load (forests without distributions before 5), those of version 1
 sending a missing value to the heavier child (their trees were grown
 without missing values).
@@ -54,8 +57,8 @@ from ._tree import Tree
 __all__ = ["save_model", "load_model"]
 
 FORMAT = "mmit-model"
-VERSION = 6
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
+VERSION = 7
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 #: The estimators a model file holds, by the name it records; each exports
 #: and imports its own fitted state.
 MODEL_KINDS = {cls.__name__: cls for cls in (
@@ -120,6 +123,8 @@ class StateWriter:
             state = tree.__getstate__()
             self.array(f"tree{k}_nodes", state["nodes"])
             self.array(f"tree{k}_values", state["values"])
+            self.array(f"tree{k}_category_sets", state["category_sets"])
+            self.array(f"tree{k}_category_words", state["category_words"])
             node_models = state["node_models"] or {"kind": None}
             kinds.append(node_models["kind"])
             for name, array in node_models.items():
@@ -176,6 +181,9 @@ class StateReader:
                 "values": self.array(f"tree{k}_values"),
                 "node_models": None if kind is None else {
                     "kind": kind, **self._arrays_under(f"tree{k}_node_models_")},
+                **({} if self.version < 7 else {
+                    "category_sets": self.array(f"tree{k}_category_sets"),
+                    "category_words": self.array(f"tree{k}_category_words")}),
             } for k, kind in enumerate(kinds)]
         trees = []
         for tree_state in tree_states:

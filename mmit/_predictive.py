@@ -46,6 +46,7 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 
+from ._categorical import encoded
 from ._fitting import MAX_SEED, TREE_PARAMETER_CONSTRAINTS
 from ._npmle import forest_readout, leaf_estimates
 
@@ -230,7 +231,7 @@ class ForestDistribution:
         ``X`` (float64, C-contiguous)."""
         leaves = np.column_stack([tree.tree_.apply(X)
                                   for tree in self.weighting.estimators_])
-        shift = forest.predict(X) if self.kind == "spread" else np.zeros(X.shape[0])
+        shift = forest._predict(X) if self.kind == "spread" else np.zeros(X.shape[0])
         return self.samples.readout(leaves, shift, points, quantiles, n_threads)
 
     def out_of_bag_readout(self, points, quantiles, n_threads):
@@ -338,7 +339,9 @@ class SpreadDistribution:
             min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
             max_samples=self.max_draws if capped else None, loss=forest.loss,
             n_jobs=forest.n_jobs, random_state=seed, distribution=None)
-        spread.fit(rows.X, np.column_stack([size_lower, size_upper]), weight)
+        # the rows as the forest encoded them, with its categories
+        spread.fit(encoded(forest, rows.X), np.column_stack([size_lower, size_upper]),
+                   weight)
         return ForestDistribution("spread", spread, spread._leaf_samples(
             rows.X, residual_lower, residual_upper, weight),
             np.where(held, out_of_bag, np.nan))

@@ -42,8 +42,7 @@ ctypedef struct SplitRecord:
     double improvement          # the cost decrease the split search measured
     double left_value           # prediction of the left child (if it has a finite bound)
     double right_value          # prediction of the right child (if it has a finite bound)
-    intp_t categories           # a categorical split: where its sets start in the
-                                # splitter's category_words (-1: a threshold split)
+    intp_t categories           # categorical: its sets in category_words (-1: threshold)
     int64_t category_first      # the category code of the sets' first bit
     intp_t category_n_words     # words of each set
     intp_t boundary             # a scan's split: rows before this position go left
@@ -65,8 +64,9 @@ cdef class Splitter:
     cdef int32_t* scratch               # partition buffer
     cdef intp_t* feature_ids            # features, drawn in a random order
     cdef double* row_values             # output: each row's leaf value (NULL: none)
-    cdef vector[uint32_t] category_words  # pending categorical splits: per split, the
-                                        # categories going left, then those present
+    # pending categorical splits: per split, the categories going left, then
+    # those present in the node
+    cdef vector[uint32_t] category_words
     cdef intp_t categories_start        # its words in use before the current search
     cdef object _shared_buffers         # ndarrays holding the arrays above
 

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validat
 
 from ._base import IntervalRegressorMixin
 from ._boosting import MMITBoost
+from ._categorical import is_dataframe
 from ._combiner import simplex_weights
 from ._docstrings import fill_doc
 from ._fitting import draw_seed
@@ -229,6 +230,11 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     The indicator columns let the linear model use informative missing
     values (a detection limit); :ref:`defaults` gives the measurements.
 
+    Categorical features: a data frame goes to every member as it is, so
+    that each declares its categorical features itself (by default its
+    columns of a categorical dtype); the imputer passes the non-numeric
+    columns through, for the linear models to one-hot encode.
+
     References
     ----------
     D. H. Wolpert, "Stacked generalization", Neural Networks 5, 1992.
@@ -351,7 +357,7 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         # a DataFrame goes to the members as given (column names and types
         # for their own pipelines), other X as a checked array
         X, lower, upper, weight = validate_training_data(
-            self, X, y, sample_weight, check_X=not _is_frame(X))
+            self, X, y, sample_weight, check_X=not is_dataframe(X))
         exact = bool(np.all(lower == upper))  # finite by validation
         y = lower if exact else np.column_stack([lower, upper])
         random_state = check_random_state(self.random_state)
@@ -476,7 +482,7 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        if _is_frame(X):
+        if is_dataframe(X):
             check_is_fitted(self)
             validate_data(self, X, reset=False, skip_check_array=True)
         else:
@@ -486,10 +492,6 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
             if weight > 0.0:
                 prediction += weight * estimator.predict(X)
         return prediction
-
-
-def _is_frame(X):
-    return hasattr(X, "iloc") and hasattr(X, "columns")
 
 
 def _checked_predictions(predictions, name, allow_nan=False):

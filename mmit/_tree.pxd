@@ -64,11 +64,12 @@ cdef inline bint category_goes_right(double x, const CategorySet* categories,
 # A node as prediction walks it: 16 bytes (a Node takes 64), so four share a
 # cache line, the two children side by side, a leaf's value in place.
 ctypedef struct WalkNode:
-    double threshold          # x[feature] <= threshold goes left; a leaf: its value;
-                              # a categorical split: the index of its CategorySet
+    # threshold: x[feature] <= threshold goes left; a leaf: its value; a
+    # categorical split: the index of its CategorySet. children: 4 * slot of
+    # the left child (right: next) + 2 * categorical split + NaN goes right.
+    double threshold
     int32_t feature           # feature of the split; a leaf: -1 - its id in Tree.nodes
-    uint32_t children         # 4 * slot of the left child (right: next)
-                              # + 2 * categorical split + NaN goes right
+    uint32_t children
 
 
 # What a walk down one tree reads (pointers into the tree, which must live
@@ -79,7 +80,7 @@ ctypedef struct TreeWalk:
     bint categorical                  # whether it has categorical splits
     const CategorySet* category_sets  # their sets
     const uint32_t* category_words    # and bits
-    PyObject* node_models             # the tree's node_models, None or a NodeModels (borrowed)
+    PyObject* node_models             # its node_models, None or NodeModels (borrowed)
 
 
 cdef class Tree:
@@ -113,7 +114,8 @@ cdef class Tree:
     cdef TreeWalk tree_walk(self) except *
 
 
-cdef inline int64_t next_node(Tree tree, const Node* node, const double* row) noexcept nogil:
+cdef inline int64_t next_node(Tree tree, const Node* node,
+                              const double* row) noexcept nogil:
     """The child of internal ``node`` of ``tree`` that ``row`` goes to (a step
     of the walks on the node records: ``decision_path`` and pruning)."""
     cdef bint right

@@ -12,6 +12,8 @@ import numpy as np
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_array, validate_data
 
+from ._categorical import validate_features
+
 # rows whose hinges 2 * row + is_upper fit in an int32
 MAX_ROWS = 2**30 - 1
 
@@ -200,16 +202,19 @@ def validate_training_data(estimator, X, y, sample_weight, allow_nan=True,
                            check_X=True):
     """Checked X (float64; NaN for missing values unless ``allow_nan`` is
     False, no inf), lower and upper bounds, and non-negative weights with at
-    least one positive. With ``check_X`` False (a DataFrame passed on to
-    other estimators as given), X's values are left unchecked: only its
-    number of features and their names are recorded."""
+    least one positive. An estimator with a ``categorical_features``
+    parameter gets its ``is_categorical_`` and ``categories_``, and X its
+    categorical features' codes (:func:`~mmit._categorical.validate_features`).
+    With ``check_X`` False (a data frame passed on to other estimators as
+    given), X's values are left unchecked: only its number of features and
+    their names are recorded."""
     if y is None:
         raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
                          "target y is None.")
     if check_X:
-        X = validate_data(estimator, X, dtype=np.float64,
-                          ensure_all_finite="allow-nan" if allow_nan else True,
-                          ensure_min_samples=1)
+        X = validate_features(estimator, X, reset=True,
+                              ensure_all_finite="allow-nan" if allow_nan else True,
+                              ensure_min_samples=1)
     else:
         X = validate_data(estimator, X, skip_check_array=True)
     lower, upper = check_interval_target(y, X.shape[0])

@@ -167,11 +167,17 @@ def plot_predictive_distribution(model, X, x, y=None, *, coverages=(0.5, 0.8, 0.
     return ax
 
 
+# labels of a categorical split's left side drawn in its box, at most
+PLOTTED_LABELS = 6
+
+
 def plot_tree(model, *, feature_names=None, ax=None, decimals=2):
     """Draw a fitted MMIT: split rules in the internal nodes, predictions in the leaves.
 
     An internal node shows its left child's condition, which says whether
     missing values (NaN) go left (``or missing``); they go right otherwise.
+    A categorical split shows the categories going left (``site in {a,
+    b}``, the first few of a long list).
 
     Parameters
     ----------
@@ -221,8 +227,10 @@ def plot_tree(model, *, feature_names=None, ax=None, decimals=2):
             for child in (left[node], right[node]):
                 ax.plot([x[node], x[child]], [-depth[node], -depth[child]], color="0.6",
                         zorder=1)
-            text = split_conditions(tree, node, feature_names, decimals)[0].replace(
-                " <= ", "\n<= ").replace(" or missing", "\nor missing")
+            text = split_conditions(
+                tree, node, feature_names, decimals, getattr(model, "categories_", None),
+                max_labels=PLOTTED_LABELS)[0].replace(" <= ", "\n<= ").replace(
+                " in {", "\nin {").replace(" or missing", "\nor missing")
             box = {"boxstyle": "round", "facecolor": "white", "edgecolor": "0.4"}
         else:
             text = f"{tree.value[node]:.{decimals}f}\nn={tree.n_node_samples[node]}"
