@@ -13,12 +13,35 @@ from ._persistence import load_model, save_model
 from .datasets import list_datasets, load_dataset, load_folder
 
 DEFAULT_DATASET = "H3K27ac-H3K4me3_TDHAM_BP_FPOP"
+CATEGORICAL_ARGUMENT = ("--categorical",)
+CATEGORICAL_OPTIONS = {
+    "nargs": "+", "metavar": "NAME", "default": [],
+    "help": "columns of features.csv that hold categories (labels; an empty cell is "
+            "missing): the trees split them natively (needs pandas)"}
 
 
 def _data(args):
     if getattr(args, "data", None):
-        return load_folder(args.data)
+        return load_folder(args.data, categorical=args.categorical)
+    if args.categorical:
+        raise ValueError("--categorical names columns of a --data folder's "
+                         "features.csv; the bundled data sets are numeric.")
     return load_dataset(getattr(args, "dataset", None) or DEFAULT_DATASET)
+
+
+def categorical_names(model):
+    """The names of the features a fitted model (or a model inside it: a
+    stack's members, a pipeline's steps) takes as categories."""
+    names = set()
+    parts = [model]
+    while parts:
+        part = parts.pop()
+        is_categorical = getattr(part, "is_categorical_", None)
+        if is_categorical is not None:
+            names.update(np.asarray(part.feature_names_in_)[is_categorical].tolist())
+        parts.extend(getattr(part, "named_estimators_", {}).values())
+        parts.extend(step for _, step in getattr(part, "steps", []))
+    return sorted(names)
 
 
 def _targets(data):
@@ -43,7 +66,7 @@ def run_cv(args):
 
 
 def run_fit(args):
-    data = load_folder(args.data)
+    data = load_folder(args.data, categorical=args.categorical)
     target = _targets(data)
     name = {"tree": "MMIT", "linear": "MMIT linear leaves", "forest": "MMITForestCV",
             "boost": "MMITBoost CV", "stack": "Stacking"}[args.model]
@@ -69,7 +92,7 @@ def run_fit(args):
 
 def run_predict(args):
     model = load_model(args.model)
-    data = load_folder(args.data)
+    data = load_folder(args.data, categorical=categorical_names(model))
     names = getattr(model, "feature_names_in_", None)
     if names is not None and list(names) != list(data.feature_names):
         raise ValueError(f"the features of {args.data} are not the ones the model "
@@ -89,7 +112,7 @@ def run_plot(args):
     matplotlib.use("Agg")
     from .plot import plot_intervals
 
-    data = load_folder(args.data)
+    data = load_folder(args.data, categorical=args.categorical)
     target = _targets(data)
     names = list(data.feature_names)
     if args.feature not in names:
@@ -135,6 +158,7 @@ def build_parser():
                     default="all",
                     help="mmit models to compare with the baselines (default: all)")
     cv.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
+    cv.add_argument(*CATEGORICAL_ARGUMENT, **CATEGORICAL_OPTIONS)
     cv.set_defaults(run=run_cv)
 
     fit = commands.add_parser(
@@ -153,12 +177,14 @@ def build_parser():
                      default="tree",
                      help="what to fit (default: tree)")
     fit.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
+    fit.add_argument(*CATEGORICAL_ARGUMENT, **CATEGORICAL_OPTIONS)
     fit.set_defaults(run=run_fit)
 
     predict = commands.add_parser(
         "predict", help="predict with a saved model",
         description="Predict the rows of a data folder's features.csv with a model "
-                    "saved by 'mmit fit'; writes one prediction per row to a CSV file.")
+                    "saved by 'mmit fit' (its categorical columns read as the model "
+                    "took them); writes one prediction per row to a CSV file.")
     predict.add_argument("--model", metavar="MODEL", required=True, help="saved model")
     predict.add_argument("--data", metavar="DIR", required=True,
                          help="a folder with features.csv")
@@ -177,6 +203,7 @@ def build_parser():
     plot.add_argument("--out", metavar="PNG", required=True, help="image file to write")
     plot.add_argument("--model", metavar="MODEL",
                       help="a saved model (default: fit an MMIT on the data)")
+    plot.add_argument(*CATEGORICAL_ARGUMENT, **CATEGORICAL_OPTIONS)
     plot.set_defaults(run=run_plot)
     return parser
 

@@ -4,6 +4,7 @@ Each fold of a data set's ``folds`` is in turn the test set; every method
 chooses its hyperparameters by inner cross-validation on the other folds
 (the protocol of the MMIT paper; forests: out of bag), is refitted on them,
 and is scored on the test fold by the interval MSE and the interval accuracy.
+The baselines, which take numbers only, read a categorical column's codes.
 """
 
 import sys
@@ -32,6 +33,7 @@ MODEL_GROUPS = {
             "MMIT linear leaves", "MMITForest", "MMITForestCV", "MMITBoost", "MMITBoost CV",
             "Stacking"],
 }
+BASELINES = ("Constant", "Interval-CART")
 _DEPTHS = [1, 2, 3, 4, 6, 9, 12, 16]
 # MMITBoost CV's inner-CV grid around MMITBoost's defaults (100 stages, learning
 # rate 0.05), margins as fractions of the spread of the training bounds
@@ -112,14 +114,16 @@ def cross_validate_models(data, names, *, extra_models=None, n_jobs=None, progre
     factories = {name: (lambda y, name=name: make_model(name, y, n_jobs=n_jobs))
                  for name in names}
     factories.update(extra_models or {})
+    numeric = category_codes(data.data)
     rows = []
     for fold in np.unique(data.folds):
         test = data.folds == fold
         for name, factory in factories.items():
+            X = numeric if name in BASELINES else data.data
             start = time.perf_counter()
-            model = factory(data.target[~test]).fit(data.data[~test], data.target[~test])
+            model = factory(data.target[~test]).fit(_rows(X, ~test), data.target[~test])
             seconds = time.perf_counter() - start
-            predictions = model.predict(data.data[test])
+            predictions = model.predict(_rows(X, test))
             rows.append({
                 "fold": int(fold), "model": name, "seconds": seconds,
                 "mse": interval_mse(data.target[test], predictions),
@@ -129,6 +133,20 @@ def cross_validate_models(data, names, *, extra_models=None, n_jobs=None, progre
                 print(f"  fold {fold}: {name} fitted in {seconds:.1f} s", file=sys.stderr,
                       flush=True)
     return rows
+
+
+def category_codes(X):
+    """``X`` with the categorical columns of a pandas DataFrame as their codes
+    (NaN for a missing value), for models that take numbers only."""
+    if not hasattr(X, "select_dtypes"):
+        return X
+    columns = X.select_dtypes("category").columns
+    return X.assign(**{name: X[name].cat.codes.replace(-1, np.nan).astype(np.float64)
+                       for name in columns})
+
+
+def _rows(X, mask):
+    return X[mask] if isinstance(X, np.ndarray) else X.iloc[np.flatnonzero(mask)]
 
 
 def fold_table(rows):

@@ -5,7 +5,9 @@ Every data set uses the layout of the MMIT paper's benchmark: a folder with
 ``targets.csv`` (header, then ``lower,upper``; infinite bounds spelled
 ``inf``/``Inf``/``-inf``/``-Inf``) and ``folds.csv`` (header ``fold``, the
 cross-validation fold of each example). Files may be gzip-compressed
-(``.csv.gz``).
+(``.csv.gz``). A folder's features may hold categorical columns (any
+labels, an empty cell for a missing one) when they are declared
+(:func:`load_folder`'s ``categorical``).
 """
 
 import csv
@@ -91,7 +93,7 @@ def load_dataset(name="H3K27ac-H3K4me3_TDHAM_BP_FPOP", *, as_frame=False):
     return bunch
 
 
-def load_folder(path, *, as_frame=False):
+def load_folder(path, *, as_frame=False, categorical=None):
     """Load a data set from a folder in the three-CSV benchmark layout.
 
     Parameters
@@ -101,6 +103,13 @@ def load_folder(path, *, as_frame=False):
         ``folds.csv`` (each may be ``.csv.gz``).
     as_frame : bool, default=False
         Return pandas objects, as :func:`load_dataset`.
+    categorical : list of str, default=None
+        Columns of ``features.csv`` that hold categories (labels; an empty
+        cell is a missing value). ``data`` is then a pandas DataFrame (this
+        needs pandas) whose categorical columns have the ``category`` dtype,
+        their categories sorted, which every mmit model splits natively.
+        Another column that is not numeric raises a ``ValueError`` naming
+        it.
 
     Returns
     -------
@@ -111,13 +120,14 @@ def load_folder(path, *, as_frame=False):
     folder = Path(path)
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a folder.")
-    bunch = _read_folder(folder, folder.name, as_frame)
+    bunch = _read_folder(folder, folder.name, as_frame, categorical)
     bunch.DESCR = f"{folder.name}\n\nLoaded from {folder}.\n{_shape_line(bunch)}"
     return bunch
 
 
-def _read_folder(folder, name, as_frame):
-    feature_names, features = _read_csv(folder, "features", required=True)
+def _read_folder(folder, name, as_frame, categorical=None):
+    feature_names, features = _read_csv(folder, "features", required=True,
+                                        categorical=categorical)
     _, targets = _read_csv(folder, "targets", required=False)
     _, folds = _read_csv(folder, "folds", required=False)
     target = None
@@ -137,10 +147,13 @@ def _read_folder(folder, name, as_frame):
         folds = folds[:, 0].astype(np.int64)
     bunch = Bunch(data=features, target=target, folds=folds,
                   feature_names=np.array(feature_names, dtype=object), name=name)
+    if categorical:
+        bunch.data = _categorical_frame(features, feature_names, categorical)
     if as_frame:
         import pandas as pd
 
-        bunch.data = pd.DataFrame(features, columns=feature_names)
+        if not categorical:
+            bunch.data = pd.DataFrame(features, columns=feature_names)
         if target is not None:
             bunch.target = pd.DataFrame(target, columns=["lower", "upper"])
         if folds is not None:
@@ -148,8 +161,30 @@ def _read_folder(folder, name, as_frame):
     return bunch
 
 
-def _read_csv(folder, stem, required):
-    """Header and float matrix of ``stem.csv`` or ``stem.csv.gz`` in ``folder``."""
+def _categorical_frame(features, feature_names, categorical):
+    """The features (an object array) as a DataFrame: the ``categorical``
+    columns as pandas categories (an empty label missing), the others as
+    floats."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError("categorical columns are read into a pandas DataFrame: "
+                          "install pandas.") from None
+    columns = {}
+    for j, name in enumerate(feature_names):
+        column = features[:, j]
+        if name in categorical:
+            labels = np.where(column == "", None, column)
+            columns[name] = pd.Categorical(labels)
+        else:
+            columns[name] = column.astype(np.float64)
+    return pd.DataFrame(columns)
+
+
+def _read_csv(folder, stem, required, categorical=None):
+    """Header and float matrix of ``stem.csv`` or ``stem.csv.gz`` in ``folder``
+    (an object matrix, the ``categorical`` columns as stripped strings and
+    the others as floats, when some are named)."""
     plain, packed = folder.joinpath(f"{stem}.csv"), folder.joinpath(f"{stem}.csv.gz")
     if plain.is_file():
         text = plain.read_text()
@@ -161,13 +196,27 @@ def _read_csv(folder, stem, required):
         return None, None
     rows = [row for row in csv.reader(io.StringIO(text)) if row]
     header = [name.strip() for name in rows[0]]
-    try:
-        values = np.array([[float(value) for value in row] for row in rows[1:]],
-                          dtype=np.float64)
-    except ValueError as error:
-        raise ValueError(f"{folder}/{stem}: non-numeric value ({error}).") from None
-    if values.ndim != 2 or values.shape[1] != len(header):
+    unknown = sorted(set(categorical or ()) - set(header))
+    if unknown:
+        raise ValueError(f"{folder}/{stem} has no column {', '.join(unknown)}; its "
+                         f"columns are {', '.join(header)}.")
+    if any(len(row) != len(header) for row in rows[1:]):
         raise ValueError(f"{folder}/{stem}: every row must have {len(header)} values.")
+    text_columns = {j for j, name in enumerate(header) if name in (categorical or ())}
+    values = np.empty((len(rows) - 1, len(header)), dtype=object if text_columns
+                      else np.float64)
+    for j, name in enumerate(header):
+        column = [row[j].strip() for row in rows[1:]]
+        if j in text_columns:
+            values[:, j] = column
+            continue
+        try:
+            values[:, j] = [float(value) for value in column]
+        except ValueError as error:
+            raise ValueError(
+                f"{folder}/{stem}: column {name!r} is not numeric ({error}); declare "
+                f"it categorical (categorical=[{name!r}], on the command line "
+                f"--categorical {name}).") from None
     return header, values
 
 

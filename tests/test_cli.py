@@ -90,3 +90,50 @@ def test_commands_report_bad_input(tmp_path, capsys):
                  "--out", str(tmp_path / "p.csv")]) == 2
     error = capsys.readouterr().err
     assert "not an mmit model file" in error and "allow_pickle" not in error
+
+
+@pytest.fixture
+def categorical_folder(tmp_path):
+    """A folder whose features.csv has a column of site labels (some empty)."""
+    pytest.importorskip("pandas")
+    X, y = make_interval_regression(90, 2, pattern="abs", random_state=1)
+    sites = np.array(["north", "south", "east", "west", "centre"])[np.arange(90) % 5]
+    effect = {"north": 2.0, "south": -1.0, "east": 0.5, "west": 3.0, "centre": 0.0}
+    shift = np.array([effect[site] for site in sites])
+    sites[::11] = ""
+    folder = write_folder(tmp_path / "sites", X, y + shift[:, None], np.arange(90) % 3 + 1)
+    lines = (folder / "features.csv").read_text().splitlines()
+    rows = [f"site,{lines[0]}"] + [f"{site},{line}"
+                                    for site, line in zip(sites, lines[1:], strict=True)]
+    (folder / "features.csv").write_text("\n".join(rows) + "\n")
+    return folder
+
+
+def test_a_string_column_must_be_declared(categorical_folder, tmp_path, capsys):
+    assert main(["fit", "--data", str(categorical_folder), "--out",
+                 str(tmp_path / "m.npz")]) == 2
+    assert "--categorical site" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["tree", "stack"])
+def test_categorical_columns_fit_save_and_predict(categorical_folder, tmp_path, kind):
+    model_path, out = tmp_path / "model.npz", tmp_path / "pred.csv"
+    assert main(["fit", "--data", str(categorical_folder), "--out", str(model_path),
+                 "--model", kind, "--categorical", "site"]) == 0
+    # predict reads the site labels as the saved model took them
+    assert main(["predict", "--model", str(model_path), "--data",
+                 str(categorical_folder), "--out", str(out)]) == 0
+    model = load_model(model_path)
+    data = load_folder(categorical_folder, categorical=["site"])
+    np.testing.assert_array_equal(np.loadtxt(out, skiprows=1), model.predict(data.data))
+    if kind == "tree":
+        assert model.is_categorical_.tolist() == [True, False, False]
+        assert list(model.categories_[0]) == ["centre", "east", "north", "south", "west"]
+
+
+def test_cv_takes_categorical_columns(categorical_folder, capsys):
+    assert main(["cv", "--data", str(categorical_folder), "--model", "boost",
+                 "--categorical", "site"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    mean = [line for line in lines if line.startswith("mean")][0].split()
+    assert float(mean[3]) < float(mean[1])  # MMITBoost beats the constant
