@@ -37,6 +37,7 @@ from ._classes import MMIT
 from ._criterion import HingeTargets
 from ._docstrings import fill_doc
 from ._fitting import (
+    CATEGORICAL_PENALTY,
     TREE_PARAMETER_CONSTRAINTS,
     TrainingData,
     check_leaf_model_growth,
@@ -138,6 +139,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
     warm_start : bool, default=False
         Keep the fitted stages and add stages up to ``n_estimators``.
     %(categorical_features)s
+    %(categorical_penalty)s
         With ``splitter="hist"``, a categorical feature has at most
         ``max_bins`` categories (each its own bin).
 
@@ -209,6 +211,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+        "categorical_penalty": TREE_PARAMETER_CONSTRAINTS["categorical_penalty"],
     }
 
     def __init__(
@@ -236,6 +239,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         verbose=0,
         warm_start=False,
         categorical_features="from_dtype",
+        categorical_penalty=CATEGORICAL_PENALTY,
     ):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -259,6 +263,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         self.verbose = verbose
         self.warm_start = warm_start
         self.categorical_features = categorical_features
+        self.categorical_penalty = categorical_penalty
 
     def _tree(self, seed):
         """The MMIT of the stage grown from ``seed``, not yet fitted, with the
@@ -268,7 +273,7 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
             margin=self.margin_, loss=self.loss, max_depth=self.max_depth,
             min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
             max_leaf_nodes=self.max_leaf_nodes, **leaf_params_of(self),
-            random_state=seed))
+            categorical_penalty=self.categorical_penalty, random_state=seed))
 
     def _validation_rows(self, n_samples, random_state):
         """Boolean mask of the held-out rows (none without early stopping)."""

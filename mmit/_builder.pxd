@@ -28,5 +28,6 @@ cdef class TreeBuilder:
     cdef readonly intp_t max_leaf_nodes     # leaves of best-first growth; -1: depth-first
     cdef readonly double min_cost_decrease  # split: cost decrease >= this * root weight
     cdef readonly intp_t presort_min_rows   # nodes this large keep presorted lists
+    cdef readonly double category_penalty   # the bar of ordered categorical splits
     cdef readonly object buffers            # Buffers: working arrays kept between builds
     cdef bint building                      # a build is running (one at a time)

@@ -190,16 +190,22 @@ cdef class TreeBuilder:
     presort_min_rows : int
         Nodes with at least this many rows keep their children's rows in
         presorted lists; smaller ones sort on demand (see the module doc).
+    category_penalty : float, default=0.0
+        What a split of a node's categories in an order they were sorted into
+        must gain beyond the best split otherwise found, per category of the
+        node beyond two, in units of the node's mean loss (``cost / weight``).
     """
 
     def __cinit__(self, loss, intp_t max_depth, intp_t min_samples_split,
                   intp_t min_samples_leaf, intp_t max_features, intp_t max_leaf_nodes,
-                  double min_cost_decrease, intp_t presort_min_rows):
+                  double min_cost_decrease, intp_t presort_min_rows,
+                  double category_penalty=0.0):
         if not callable(getattr(loss, "criterion", None)):
             raise TypeError(f"loss must be an IntervalLoss, got {loss!r}.")
         if (max_depth < 0 or min_samples_split < 1 or min_samples_leaf < 1
                 or max_features < 1 or not (max_leaf_nodes == -1 or max_leaf_nodes >= 2)
-                or not min_cost_decrease >= 0.0 or presort_min_rows < 0):
+                or not min_cost_decrease >= 0.0 or presort_min_rows < 0
+                or not category_penalty >= 0.0):
             raise ValueError("invalid tree builder parameters.")
         self.loss = loss
         self.max_depth = max_depth
@@ -209,6 +215,7 @@ cdef class TreeBuilder:
         self.max_leaf_nodes = max_leaf_nodes
         self.min_cost_decrease = min_cost_decrease
         self.presort_min_rows = presort_min_rows
+        self.category_penalty = category_penalty
         self.buffers = Buffers()
         self.building = False
 
@@ -275,6 +282,7 @@ cdef class TreeBuilder:
                                      self.buffers)
         if splitter.n_active == 0:
             raise ValueError("no sample has a positive weight.")
+        splitter.category_penalty = self.category_penalty
         if row_values is not None and features.n_samples > 0:
             splitter.row_values = &row_values[0]
         cdef Tree tree = Tree(features.n_features)

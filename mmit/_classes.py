@@ -9,6 +9,7 @@ from ._base import IntervalRegressorMixin
 from ._categorical import CATEGORICAL_FEATURES_CONSTRAINT, n_categories
 from ._docstrings import fill_doc
 from ._fitting import (
+    CATEGORICAL_PENALTY,
     TREE_PARAMETER_CONSTRAINTS,
     check_leaf_model_growth,
     draw_seed,
@@ -83,6 +84,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         than it stays near its constant. The default is the middle of
         :class:`MMITCV`'s grid, which chooses it by cross-validation.
     %(categorical_features)s
+    %(categorical_penalty)s
     random_state : int, RandomState instance or None, default=None
         Draws the order in which features are tried, which breaks ties
         between equally good splits: a fixed seed gives a fixed tree.
@@ -153,6 +155,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         leaf_model="constant",
         leaf_shrinkage=10.0,
         categorical_features="from_dtype",
+        categorical_penalty=CATEGORICAL_PENALTY,
         random_state=None,
     ):
         self.margin = margin
@@ -167,6 +170,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         self.leaf_model = leaf_model
         self.leaf_shrinkage = leaf_shrinkage
         self.categorical_features = categorical_features
+        self.categorical_penalty = categorical_penalty
         self.random_state = random_state
 
     @fill_doc

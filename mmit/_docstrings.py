@@ -39,6 +39,15 @@ default="from_dtype"
     that is not declared categorical is refused, as is, when predicting,
     a column whose kind differs from the fit's (numbers for labels, or a
     non-numeric column for a numeric feature).""",
+    "categorical_penalty": """\
+categorical_penalty : float, default=3.0
+    The evidence a split of a categorical feature's categories, ordered by
+    the optimal constants of their rows, must add to the best split
+    otherwise found (the codes' own order, the other features): per
+    category of the node beyond two, this many times the node's mean loss
+    (its cost over its weight). An order fitted to the node's rows finds
+    spurious splits among many categories; 0 takes the best of all orders
+    scanned. The default: :ref:`categorical_features` in the user guide.""",
     "categorical_attributes": """\
 is_categorical_ : ndarray of shape (n_features_in_,) of bool, or None
     Which features are categorical; None when none is.

@@ -25,6 +25,7 @@ from ._categorical import (
 from ._classes import MMIT
 from ._docstrings import fill_doc
 from ._fitting import (
+    CATEGORICAL_PENALTY,
     MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
     check_leaf_model_growth,
@@ -172,7 +173,8 @@ class MMITForest(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEstima
         Hinge applied to the distance outside the shrunk interval (see
         Notes on the defaults).
     margin, max_depth, min_samples_split, min_samples_leaf, \
-max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage
+max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage, \
+categorical_penalty
         Parameters of each tree, see :class:`MMIT`. Linear leaves need a
         limit on the trees' growth (say ``min_samples_leaf=20``): fully
         grown trees are refused with ``leaf_model="linear"``, their leaves'
@@ -320,6 +322,7 @@ LocationDistribution or None, default="auto"
         warm_start=False,
         distribution="auto",
         categorical_features="from_dtype",
+        categorical_penalty=CATEGORICAL_PENALTY,
     ):
         self.n_estimators = n_estimators
         self.margin = margin
@@ -342,6 +345,7 @@ LocationDistribution or None, default="auto"
         self.warm_start = warm_start
         self.distribution = distribution
         self.categorical_features = categorical_features
+        self.categorical_penalty = categorical_penalty
 
     def _tree_params(self):
         """The parameters of the trees' MMITs (their seeds aside)."""

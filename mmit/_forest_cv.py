@@ -26,7 +26,7 @@ from ._validation import bounds_spread, validate_training_data
 
 #: The MMITForest parameters MMITForestCV's grid may set.
 FOREST_GRID_PARAMETERS = ("margin", "loss", "max_features", "min_samples_leaf", "max_depth",
-                          "leaf_model", *LEAF_PARAMETERS)
+                          "leaf_model", *LEAF_PARAMETERS, "categorical_penalty")
 
 
 def default_forest_grid(lower, upper):
@@ -71,8 +71,9 @@ class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEsti
     ----------
     param_grid : dict of lists, default=None
         Candidate values of ``margin``, ``loss``, ``max_features``,
-        ``min_samples_leaf``, ``max_depth``, ``leaf_model`` and
-        ``leaf_shrinkage``, each list in order of preference. None: margin 0
+        ``min_samples_leaf``, ``max_depth``, ``leaf_model``,
+        ``leaf_shrinkage`` and ``categorical_penalty``, each list in order
+        of preference. None: margin 0
         and a tenth of the standard deviation of the finite training
         bounds, the squared and linear hinge,
         ``max_features`` 1.0 (all features), 1/3 and "sqrt",

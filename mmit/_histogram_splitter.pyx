@@ -118,16 +118,18 @@ cdef inline void accumulate(const int32_t* rows, intp_t count, const uint8_t* co
 
 cdef void best_split_of(const BinSums* sums, intp_t n_bins, bint categorical,
                         double total_g, double total_h, double m, double min_leaf,
-                        FeatureSplit* best) noexcept nogil:
+                        double category_penalty, FeatureSplit* best) noexcept nogil:
     """The best split of one feature's histogram: the first boundary of
     largest gain (ties within ``SPLIT_RTOL``), the missing rows tried on
     each side; for a categorical feature, then in the order of the
-    categories' ratios (module doc), where a better split has its position
-    in that order as its bin. A side with less than ``SPLIT_RTOL`` of the
-    node's curvature scores 0. O(n_bins), O(n_bins log n_bins) categorical."""
+    categories' ratios (module doc), where a split better by
+    ``category_penalty`` times the categories beyond two has its position
+    in that order as its bin (and its gain less that penalty). A side with
+    less than ``SPLIT_RTOL`` of the node's curvature scores 0. O(n_bins), O(n_bins log n_bins) categorical."""
     cdef intp_t b, nonempty = sums[MISSING_BIN].count > 0.0
     cdef RatioBin order[MISSING_BIN]
     cdef FeatureSplit by_ratio
+    cdef double penalty
     best.gain = 0.0
     best.bin = -1
     best.missing_go_to_left = False
@@ -143,11 +145,12 @@ cdef void best_split_of(const BinSums* sums, intp_t n_bins, bint categorical,
     n_bins = ratio_order(sums, n_bins, total_h, order)
     if n_bins < 3:  # two categories have one partition, the codes' split
         return
-    by_ratio.gain = best.gain
+    penalty = category_penalty * (n_bins - 2)
+    by_ratio.gain = best.gain + penalty
     by_ratio.bin = -1
     scan_bins(sums, order, n_bins, total_g, total_h, m, min_leaf, &by_ratio)
     if by_ratio.bin >= 0:
-        best.gain = by_ratio.gain
+        best.gain = by_ratio.gain - penalty
         best.bin = by_ratio.bin
         best.missing_go_to_left = by_ratio.missing_go_to_left
         best.by_ratio = True
@@ -437,7 +440,7 @@ cdef class HistogramSplitter(Splitter):
         cdef intp_t m = node.end - node.start, k, n_drawn = 0, n_visited = 0, feature
         cdef intp_t p = self.n_features, n_scans = 1
         cdef const int32_t* rows = self.node_rows + node.start
-        cdef double total_g = 0.0, total_h = 0.0, best_gain = 0.0
+        cdef double total_g = 0.0, total_h = 0.0, best_gain = 0.0, penalty
         cdef double min_leaf = self.min_samples_leaf
         cdef const int32_t* n_bins = self.n_bins
         cdef const int32_t* n_categories = &self.features.n_categories[0]
@@ -445,6 +448,9 @@ cdef class HistogramSplitter(Splitter):
         cdef FeatureSplit* feature_splits = self.feature_splits
         cdef BinSums* sums
         cdef FeatureSplit* candidate
+        # in gain units (twice a cost decrease), per category beyond two
+        penalty = (2.0 * self.category_penalty * node.cost / node.weight
+                   if node.weight > 0.0 else 0.0)
         split.feature = -1
         split.categories = -1
         self.categories_start = self.category_words.size()
@@ -459,7 +465,7 @@ cdef class HistogramSplitter(Splitter):
             for k in prange(p, num_threads=n_scans, schedule="static"):
                 best_split_of(sums + drawn[k] * N_BINS, n_bins[drawn[k]],
                               n_categories[drawn[k]] > 0, total_g, total_h, m, min_leaf,
-                              &feature_splits[drawn[k]])
+                              penalty, &feature_splits[drawn[k]])
             n_drawn = p
         else:
             # a scratch histogram, one drawn feature at a time
@@ -478,7 +484,7 @@ cdef class HistogramSplitter(Splitter):
                 feature = self.drawn[k]
                 best_split_of(sums + feature * N_BINS, self.n_bins[feature],
                               n_categories[feature] > 0, total_g, total_h, m, min_leaf,
-                              &self.feature_splits[feature])
+                              penalty, &self.feature_splits[feature])
             feature = self.drawn[k]
             candidate = &self.feature_splits[feature]
             n_visited += candidate.can_split

@@ -19,6 +19,7 @@ from ._classes import MMIT
 from ._criterion import HingeTargets
 from ._docstrings import fill_doc
 from ._fitting import (
+    CATEGORICAL_PENALTY,
     MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
     TrainingData,
@@ -135,7 +136,7 @@ class MMITCV(IntervalRegressorMixin, BaseEstimator):
         Candidate ``leaf_shrinkage`` values of linear leaves (the
         measurements behind the default: :ref:`defaults` in the user guide).
     max_depth, min_samples_split, min_samples_leaf, max_features, \
-max_leaf_nodes, min_cost_decrease
+max_leaf_nodes, min_cost_decrease, categorical_penalty
         Parameters of the trees, see :class:`MMIT`.
     %(categorical_features)s
     cv : int, cross-validation generator or iterable, default=None
@@ -191,7 +192,8 @@ max_leaf_nodes, min_cost_decrease
     _parameter_constraints = {
         **{name: TREE_PARAMETER_CONSTRAINTS[name] for name in (
             "max_depth", "min_samples_split", "min_samples_leaf", "max_features",
-            "max_leaf_nodes", "min_cost_decrease", "random_state")},
+            "max_leaf_nodes", "min_cost_decrease", "categorical_penalty",
+            "random_state")},
         "margins": ["array-like", None],
         "losses": [list, tuple],
         "leaf_models": [list, tuple],
@@ -216,6 +218,7 @@ max_leaf_nodes, min_cost_decrease
         max_leaf_nodes=None,
         min_cost_decrease=0.0,
         categorical_features="from_dtype",
+        categorical_penalty=CATEGORICAL_PENALTY,
         cv=None,
         scoring=None,
         n_jobs=None,
@@ -232,6 +235,7 @@ max_leaf_nodes, min_cost_decrease
         self.max_leaf_nodes = max_leaf_nodes
         self.min_cost_decrease = min_cost_decrease
         self.categorical_features = categorical_features
+        self.categorical_penalty = categorical_penalty
         self.cv = cv
         self.scoring = scoring
         self.n_jobs = n_jobs
@@ -240,7 +244,7 @@ max_leaf_nodes, min_cost_decrease
     def _tree_params(self):
         return {name: getattr(self, name) for name in (
             "max_depth", "min_samples_split", "min_samples_leaf", "max_features",
-            "max_leaf_nodes", "min_cost_decrease")}
+            "max_leaf_nodes", "min_cost_decrease", "categorical_penalty")}
 
     def _candidate_grid(self, lower, upper):
         """The (loss, margin, leaf model) candidates, as MMIT parameters."""

@@ -68,6 +68,7 @@ cdef class Splitter:
     # those present in the node
     cdef vector[uint32_t] category_words
     cdef intp_t categories_start        # its words in use before the current search
+    cdef double category_penalty        # ordered splits' bar (per category, x mean loss)
     cdef object _shared_buffers         # ndarrays holding the arrays above
 
     cdef int setup(self, Criterion criterion, const double[::1] sample_weight,

@@ -151,6 +151,7 @@ cdef class Splitter:
         self.feature_ids = &feature_ids_view[0]
         self.row_values = NULL
         self.categories_start = 0
+        self.category_penalty = 0.0
         return 0
 
     cdef intp_t draw_feature(self, intp_t n_drawn) noexcept nogil:
@@ -527,7 +528,8 @@ cdef class ExactSplitter(Splitter):
         cdef intp_t m = node.end - node.start, k, g, n_groups = 0, at
         cdef const double* column = self.X + feature * self.n_samples
         cdef CategoryGroup* groups = self.groups
-        cdef double before = best.cost, cost
+        cdef double before = best.cost, cost, penalty
+        cdef SplitRecord trial
         cdef bint reordered = False
         for k in range(n_present):
             check_index(rows[k], self.n_samples)
@@ -557,10 +559,17 @@ cdef class ExactSplitter(Splitter):
             return 0
         for k in range(n_present, m):
             self.category_rows[k] = rows[k]
-        before = best.cost
+        # a split of the ordered categories must beat the best so far by the
+        # penalty of its choice among many (module doc)
+        penalty = (self.category_penalty * (n_groups - 2) * node.cost / node.weight
+                   if node.weight > 0.0 else 0.0)
+        trial = best[0]
+        trial.cost = best.cost - penalty
         self.evaluate_feature(node, feature, self.category_rows, n_present, tolerance,
-                              best)
-        if best.cost < before:
+                              &trial)
+        if trial.cost < best.cost - penalty:
+            best[0] = trial
+            best.cost = trial.cost + penalty
             self.keep_categories(best, feature, self.category_rows, n_present)
         return 0
 

@@ -26,8 +26,10 @@ LOSSES = ["linear_hinge", "squared_hinge"]
 
 def stump(X, lower, upper, n_categories, *, loss="squared_hinge", margin=0.0,
           weight=None, **params):
-    """The exact splitter's tree of depth 1 (or as ``params`` say)."""
-    params = MMIT(loss=loss, margin=margin, **{"max_depth": 1, **params}).get_params()
+    """The exact splitter's tree of depth 1 (or as ``params`` say), the best
+    split of every order scanned taken (no categorical penalty)."""
+    params = MMIT(loss=loss, margin=margin, **{"max_depth": 1, "categorical_penalty": 0.0,
+                                              **params}).get_params()
     data = training_data(X, lower, upper, margin, None, n_categories)
     weight = np.ones(X.shape[0]) if weight is None else weight
     return grow_tree(params, data, weight, 1)
@@ -134,7 +136,7 @@ def test_missing_absent_and_unseen_categories_follow_the_missing_side(splitter):
 
 
 def grown(splitter, X, y, n_categories, **params):
-    params = MMIT(**params).get_params()
+    params = MMIT(**{"categorical_penalty": 0.0, **params}).get_params()
     if splitter == "exact":
         return grow_tree(params, training_data(X, y, y, 0.0, None, n_categories),
                          np.ones(len(y)), 1)
@@ -177,7 +179,7 @@ def test_presorted_and_sorted_on_demand_grow_the_same_tree():
     X, y, _ = shuffled_effects(n=300, seed=7)
     X = np.c_[X, np.random.RandomState(2).rand(300, 6)]
     n_categories = [12] + [0] * 7
-    params = MMIT(max_depth=5, max_features=2).get_params()
+    params = MMIT(max_depth=5, max_features=2, categorical_penalty=0.0).get_params()
     presorted = training_data(X, y, y, 0.0, 2, n_categories)
     assert presorted.features.presorted
     on_demand = TrainingData(Features(X, False, n_categories), presorted.targets)
@@ -239,3 +241,40 @@ def test_linear_leaves_read_the_numeric_features_only():
     assert same.any()
     assert np.allclose(tree.predict(np.ascontiguousarray(X))[same],
                        tree.predict(np.ascontiguousarray(moved))[same])
+
+
+@settings(max_examples=60, deadline=None)
+@given(categorical_problems(kinds=("interval", "exact", "left", "right"),
+                            max_categories=6),
+       st.sampled_from(LOSSES), st.sampled_from([0.5, 4.0]))
+def test_a_penalty_keeps_splits_between_the_codes_and_the_best_partition(
+        problem, loss, penalty):
+    codes, lower, upper, weight, n_categories = problem
+    X = codes[:, None]
+    native = stump(X, lower, upper, [n_categories], loss=loss, weight=weight,
+                   categorical_penalty=penalty)
+    ordinal = stump(X, lower, upper, None, loss=loss, weight=weight)
+    free = stump(X, lower, upper, [n_categories], loss=loss, weight=weight)
+    assert split_cost(free) <= split_cost(native) * (1 + 1e-9) + 1e-9
+    assert split_cost(native) <= split_cost(ordinal) * (1 + 1e-9) + 1e-9
+
+
+@pytest.mark.parametrize("splitter", ["exact", "hist"])
+def test_the_penalty_is_the_bar_of_ordered_splits(splitter):
+    # 40 categories of pure noise: their order fitted to the rows finds a
+    # split; the penalty asks more of it than noise gives
+    rng = np.random.RandomState(0)
+    n, K = 800, 40
+    X = np.c_[rng.randint(0, K, n).astype(np.float64)]
+    y = rng.normal(size=n)
+    free = grown(splitter, X, y, [K], max_depth=1)
+    assert free.is_categorical[0]
+    order_by_code = np.arange(K)
+    left = free.categories_left(0, K)
+    assert not np.array_equal(left, order_by_code[:len(left)])  # not a codes split
+    bar = grown(splitter, X, y, [K], max_depth=1, categorical_penalty=4.0)
+    if bar.node_count > 1:  # only the codes' own order may split it
+        left = bar.categories_left(0, K)
+        present = np.unique(X[:, 0]).astype(int)
+        kept = np.isin(present, left)
+        assert np.all(kept[:kept.sum()]) or np.all(~kept[:(~kept).sum()])
