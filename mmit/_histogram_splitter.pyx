@@ -125,7 +125,8 @@ cdef void best_split_of(const BinSums* sums, intp_t n_bins, bint categorical,
     categories' ratios (module doc), where a split better by
     ``category_penalty`` times the categories beyond two has its position
     in that order as its bin (and its gain less that penalty). A side with
-    less than ``SPLIT_RTOL`` of the node's curvature scores 0. O(n_bins), O(n_bins log n_bins) categorical."""
+    less than ``SPLIT_RTOL`` of the node's curvature scores 0. O(n_bins),
+    O(n_bins log n_bins) categorical."""
     cdef intp_t b, nonempty = sums[MISSING_BIN].count > 0.0
     cdef RatioBin order[MISSING_BIN]
     cdef FeatureSplit by_ratio
