@@ -6,7 +6,7 @@ from libc.stdint cimport int32_t, uint8_t
 
 from ._features cimport BinnedFeatures
 from ._typedefs cimport intp_t
-from ._splitter cimport NodeRecord, SplitRecord, Splitter
+from ._splitter cimport CategoryGroup, NodeRecord, SplitRecord, Splitter
 
 
 ctypedef struct BinSums:
@@ -27,11 +27,6 @@ ctypedef struct BlockSums:
     intp_t n_left               # rows of the block going left
     double left_weight          # their weight
     double right_weight         # the weight of the others
-
-
-ctypedef struct RatioBin:
-    double ratio                # a category's gradient over its curvature
-    intp_t bin                  # its bin
 
 
 ctypedef struct FeatureSplit:

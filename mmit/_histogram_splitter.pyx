@@ -58,7 +58,7 @@ values.
 from cython.parallel cimport prange
 from libc.math cimport INFINITY, NAN
 from libc.stdint cimport int32_t, uint8_t, uint32_t
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
 import numpy as np
@@ -69,7 +69,7 @@ from ._criterion cimport Criterion
 from ._features cimport MISSING_BIN, BinnedFeatures
 from ._parallel cimport PARALLEL_MIN_ROWS, PARALLEL_MIN_WORK, threads_for
 from ._typedefs cimport check_index
-from ._splitter cimport Splitter
+from ._splitter cimport Splitter, sort_categories
 from ._tree cimport Tree
 
 # Gains within this of each other are ties, and a gain must exceed this
@@ -128,7 +128,7 @@ cdef void best_split_of(const BinSums* sums, intp_t n_bins, bint categorical,
     less than ``SPLIT_RTOL`` of the node's curvature scores 0. O(n_bins),
     O(n_bins log n_bins) categorical."""
     cdef intp_t b, nonempty = sums[MISSING_BIN].count > 0.0
-    cdef RatioBin order[MISSING_BIN]
+    cdef CategoryGroup order[MISSING_BIN]
     cdef FeatureSplit by_ratio
     cdef double penalty
     best.gain = 0.0
@@ -158,7 +158,7 @@ cdef void best_split_of(const BinSums* sums, intp_t n_bins, bint categorical,
 
 
 cdef intp_t ratio_order(const BinSums* sums, intp_t n_bins, double total_h,
-                        RatioBin* order) noexcept nogil:
+                        CategoryGroup* order) noexcept nogil:
     """The bins with rows in ``order``, by increasing ratio of gradient to
     curvature sums (ties by bin; a bin without curvature by its gradient's
     sign); returns their number."""
@@ -166,22 +166,14 @@ cdef intp_t ratio_order(const BinSums* sums, intp_t n_bins, double total_h,
     cdef double h_floor = SPLIT_RTOL * total_h
     for b in range(n_bins):
         if sums[b].count > 0.0:
-            order[count].ratio = sums[b].gradient / max(sums[b].hessian, h_floor)
-            order[count].bin = b
+            order[count].value = sums[b].gradient / max(sums[b].hessian, h_floor)
+            order[count].code = b
             count += 1
-    qsort(order, count, sizeof(RatioBin), compare_ratios)
+    sort_categories(order, count)
     return count
 
 
-cdef int compare_ratios(const void* a, const void* b) noexcept nogil:
-    cdef const RatioBin* x = <const RatioBin*> a
-    cdef const RatioBin* y = <const RatioBin*> b
-    if x.ratio != y.ratio:
-        return -1 if x.ratio < y.ratio else 1
-    return -1 if x.bin < y.bin else (1 if x.bin > y.bin else 0)
-
-
-cdef void scan_bins(const BinSums* sums, const RatioBin* order, intp_t n_bins,
+cdef void scan_bins(const BinSums* sums, const CategoryGroup* order, intp_t n_bins,
                     double total_g, double total_h, double m, double min_leaf,
                     FeatureSplit* best) noexcept nogil:
     """Make ``best`` the first boundary of largest gain between the bins in
@@ -201,7 +193,7 @@ cdef void scan_bins(const BinSums* sums, const RatioBin* order, intp_t n_bins,
         left_h = missing.hessian if missing_left else 0.0
         left_n = missing.count if missing_left else 0.0
         for b in range(n_bins):
-            bin_sums = sums + (b if order == NULL else order[b].bin)
+            bin_sums = sums + (b if order == NULL else order[b].code)
             left_g += bin_sums.gradient
             left_h += bin_sums.hessian
             left_n += bin_sums.count
@@ -510,7 +502,7 @@ cdef class HistogramSplitter(Splitter):
         """Make the best split, on a categorical feature with histogram
         ``sums``, a split of sets: the categories up to its bin go left (in
         the ratio order when ``by_ratio``, else in code order)."""
-        cdef RatioBin order[MISSING_BIN]
+        cdef CategoryGroup order[MISSING_BIN]
         cdef intp_t n_bins = self.n_bins[split.feature], b, bin
         cdef intp_t n_words = (n_bins + 31) // 32
         cdef uint32_t* words = self.new_categories(split, 0, n_words)
@@ -520,7 +512,7 @@ cdef class HistogramSplitter(Splitter):
             if sums[b].count > 0.0:
                 words[n_words + (b >> 5)] |= 1u << (b & 31)
         for b in range(split.bin + 1):
-            bin = order[b].bin if by_ratio else b
+            bin = order[b].code if by_ratio else b
             if sums[bin].count > 0.0:
                 words[bin >> 5] |= 1u << (bin & 31)
         split.threshold = NAN

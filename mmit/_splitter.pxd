@@ -26,10 +26,13 @@ ctypedef struct NodeRecord:
 
 
 ctypedef struct CategoryGroup:
-    double value                # optimal constant of the category's rows in the node
-    double code                 # the category's code
+    double value                # its sort key: its rows' optimal constant (or ratio)
+    intp_t code                 # the category's code (its bin)
     intp_t start                # its rows: [start, start + count) of the node's
-    intp_t count                # present rows in code order
+    intp_t count                # present rows in code order (exact splitter)
+
+
+cdef void sort_categories(CategoryGroup* groups, intp_t count) noexcept nogil
 
 
 ctypedef struct SplitRecord:

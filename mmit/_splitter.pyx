@@ -534,7 +534,7 @@ cdef class ExactSplitter(Splitter):
         for k in range(n_present):
             check_index(rows[k], self.n_samples)
             if k == 0 or column[rows[k]] != column[rows[k - 1]]:
-                groups[n_groups].code = column[rows[k]]
+                groups[n_groups].code = <intp_t>column[rows[k]]
                 groups[n_groups].start = k
                 n_groups += 1
             groups[n_groups - 1].count = k + 1 - groups[n_groups - 1].start
@@ -548,7 +548,7 @@ cdef class ExactSplitter(Splitter):
             self.criterion.add(rows + groups[g].start, groups[g].count)
             if not self.criterion.minimum(&groups[g].value, &cost):
                 groups[g].value = node.value
-        qsort(groups, n_groups, sizeof(CategoryGroup), compare_groups)
+        sort_categories(groups, n_groups)
         at = 0
         for g in range(n_groups):
             reordered |= groups[g].start != at
@@ -669,8 +669,12 @@ cdef inline void reverse_rows(int32_t* rows, intp_t count) noexcept nogil:
         rows[count - 1 - k] = row
 
 
+cdef void sort_categories(CategoryGroup* groups, intp_t count) noexcept nogil:
+    """Order categories by increasing value, ties by code."""
+    qsort(groups, count, sizeof(CategoryGroup), compare_groups)
+
+
 cdef int compare_groups(const void* a, const void* b) noexcept nogil:
-    """Categories by increasing optimal constant, ties by code."""
     cdef const CategoryGroup* x = <const CategoryGroup*> a
     cdef const CategoryGroup* y = <const CategoryGroup*> b
     if x.value != y.value:
