@@ -153,3 +153,18 @@ def test_native_splits_beat_the_codes_when_effects_are_shuffled():
                           .predict(everything[test]))
     ordinal = interval_mse(y[test], model.fit(codes[train], y[train]).predict(codes[test]))
     assert native < 0.8 * ordinal
+
+
+def test_a_frame_and_its_codes_grow_the_same_tree():
+    frame, y = frame_and_target()
+    # a category no row has, in the middle of the codes
+    frame["site"] = frame["site"].cat.add_categories(["unused"]).cat.reorder_categories(
+        SITES[::-1][:6] + ["unused"] + SITES[::-1][6:])
+    codes = np.column_stack([frame["site"].cat.codes.replace(-1, np.nan),
+                             frame["grade"].cat.codes, frame["dose"]])
+    by_frame = MMIT(max_depth=5, random_state=0).fit(frame, y).tree_
+    by_codes = MMIT(max_depth=5, categorical_features=[0, 1], random_state=0).fit(
+        codes, y).tree_
+    for field in ("children_left", "feature", "value", "cost", "is_categorical",
+                  "missing_go_to_left"):
+        assert_array_equal(getattr(by_frame, field), getattr(by_codes, field))
