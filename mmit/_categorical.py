@@ -416,9 +416,8 @@ def _missing(values):
         return np.isnan(values)
     if values.dtype.kind != "O":
         return np.zeros(values.shape[0], dtype=bool)
-    return np.fromiter((value is None or (isinstance(value, numbers.Real)
-                                          and value != value) for value in values),
-                       dtype=bool, count=values.shape[0])
+    # None, and NaN (the one value unequal to itself), element-wise in numpy
+    return np.asarray((values == None) | (values != values), dtype=bool)  # noqa: E711
 
 
 def _check_finite_labels(labels, feature):

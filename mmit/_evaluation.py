@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.utils import _safe_indexing
 
 from ._boosting import MMITBoost
 from ._forest import MMITForest
@@ -121,9 +122,10 @@ def cross_validate_models(data, names, *, extra_models=None, n_jobs=None, progre
         for name, factory in factories.items():
             X = numeric if name in BASELINES else data.data
             start = time.perf_counter()
-            model = factory(data.target[~test]).fit(_rows(X, ~test), data.target[~test])
+            model = factory(data.target[~test]).fit(
+                _safe_indexing(X, np.flatnonzero(~test)), data.target[~test])
             seconds = time.perf_counter() - start
-            predictions = model.predict(_rows(X, test))
+            predictions = model.predict(_safe_indexing(X, np.flatnonzero(test)))
             rows.append({
                 "fold": int(fold), "model": name, "seconds": seconds,
                 "mse": interval_mse(data.target[test], predictions),
@@ -143,10 +145,6 @@ def category_codes(X):
     columns = X.select_dtypes("category").columns
     return X.assign(**{name: X[name].cat.codes.replace(-1, np.nan).astype(np.float64)
                        for name in columns})
-
-
-def _rows(X, mask):
-    return X[mask] if isinstance(X, np.ndarray) else X.iloc[np.flatnonzero(mask)]
 
 
 def fold_table(rows):

@@ -244,14 +244,14 @@ def _categories_state(model):
 
 
 def _json_labels(labels, feature):
-    values = np.asarray(labels, dtype=object).tolist()
+    values = [value.item() if isinstance(value, np.generic) else value
+              for value in np.asarray(labels, dtype=object)]
     for value in values:
-        value = value.item() if isinstance(value, np.generic) else value
         if not isinstance(value, (str, bool, int, float)):
             raise TypeError(f"cannot save the category {value!r} of feature {feature}: "
                             "model files keep categories that are strings, numbers or "
                             "booleans.")
-    return [value.item() if isinstance(value, np.generic) else value for value in values]
+    return values
 
 
 def _categories_from_state(model, description):

@@ -287,14 +287,15 @@ cdef class Tree:
         missing values go left)."""
         if not (0 <= node < self.node_count and self.nodes[node].category_set >= 0):
             raise ValueError(f"node {node} has no categorical split.")
-        codes = np.arange(n_categories, dtype=np.float64)
-        cdef double[::1] code_view = codes
-        cdef const Node* split = &self.nodes[node]
-        goes_left = np.empty(n_categories, dtype=bool)
-        for k in range(n_categories):
-            goes_left[k] = not category_goes_right(
-                code_view[k], &self.category_sets[split.category_set],
-                self.category_words.data(), split.missing_go_to_left == 0)
+        cdef CategorySet categories = self.category_sets[self.nodes[node].category_set]
+        words = np.asarray(<const uint32_t[:categories.n_bits // 32]>
+                           (self.category_words.data() + categories.offset))
+        bits = np.unpackbits(words.view(np.uint8), bitorder="little").astype(bool)
+        # as category_goes_right: a code outside the set's bits goes with NaN
+        goes_left = np.full(n_categories, bool(self.nodes[node].missing_go_to_left))
+        held = np.arange(max(0, categories.first),
+                         min(n_categories, categories.first + categories.n_bits))
+        goes_left[held] = bits[held - categories.first]
         return np.flatnonzero(goes_left)
 
     @property
