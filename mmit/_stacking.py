@@ -12,6 +12,7 @@ from sklearn.base import _fit_context, clone
 from sklearn.model_selection import KFold, check_cv
 from sklearn.pipeline import Pipeline
 from sklearn.utils import Bunch, _safe_indexing, check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
@@ -258,6 +259,7 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     _parameter_constraints = {
         "estimators": [list, None],
         "cv": ["cv_object"],
+        "out_of_fold": [StrOptions({"auto", "folds", "free"})],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -265,10 +267,11 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     # the parameter whose models a model file holds in the stack's state
     _member_parameters = ("estimators",)
 
-    def __init__(self, estimators=None, *, cv=5, n_jobs=None, random_state=None,
-                 verbose=0):
+    def __init__(self, estimators=None, *, cv=5, out_of_fold="auto", n_jobs=None,
+                 random_state=None, verbose=0):
         self.estimators = estimators
         self.cv = cv
+        self.out_of_fold = out_of_fold
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -369,7 +372,9 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         predictions = np.full((n_samples, n_members), np.nan)
         fitted = [None] * n_members
         report = self._progress()
-        sources = [out_of_fold_source(estimator) for _, estimator in members]
+        free = self.out_of_fold == "free"
+        sources = [out_of_fold_source(estimator) if free else FOLDS
+                   for _, estimator in members]
         # one pool of threads runs the linear CVs' one fit and every fold and
         # refit of the other members; it starts on creation, so the bagged
         # forests' one fit each (with their own threads) overlaps it
