@@ -42,6 +42,7 @@ from ._predictive import (
     ForestDistribution,
     LeafSamples,
     LocationDistribution,
+    OutOfBagDistributionMixin,
     PredictiveDistributionMixin,
     SpreadDistribution,
     TrainingRows,
@@ -153,7 +154,8 @@ class _Progress:
 
 
 @fill_doc
-class MMITForest(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEstimator):
+class MMITForest(OutOfBagDistributionMixin, PredictiveDistributionMixin,
+                 IntervalRegressorMixin, BaseEstimator):
     """A random forest of Maximum Margin Interval Trees.
 
     Each tree is an :class:`MMIT` grown on a bootstrap sample (drawn as
@@ -511,6 +513,12 @@ LocationDistribution or None, default="auto"
 
     def _distribution_owner(self):
         return self
+
+    def _distribution_query(self, X, distribution):
+        """``X`` validated, and the forest's predictions there for a "spread"
+        ``distribution`` (see ``PredictiveDistributionMixin``)."""
+        X = self._validate_X_predict(X)
+        return X, self._predict(X) if distribution.kind == "spread" else None
 
     def _export_state(self, writer):
         """The trees and the predictive distributions (made now if not yet),

@@ -20,7 +20,7 @@ from ._docstrings import fill_doc
 from ._fitting import check_leaf_model_growth, draw_seed
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
 from ._leaf_models import LEAF_PARAMETERS
-from ._predictive import PredictiveDistributionMixin
+from ._predictive import OutOfBagDistributionMixin, PredictiveDistributionMixin
 from ._scores import distance_outside
 from ._validation import bounds_spread, validate_training_data
 
@@ -52,7 +52,8 @@ def _out_of_bag_errors(params, X, y, sample_weight, seed):
 
 
 @fill_doc
-class MMITForestCV(PredictiveDistributionMixin, IntervalRegressorMixin, BaseEstimator):
+class MMITForestCV(OutOfBagDistributionMixin, PredictiveDistributionMixin,
+                   IntervalRegressorMixin, BaseEstimator):
     """MMITForest with margin, loss, max_features and leaf size chosen out of bag.
 
     Each candidate of a small grid is one forest scored by its out-of-bag

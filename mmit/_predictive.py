@@ -45,6 +45,7 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.utils._param_validation import Interval, validate_parameter_constraints
+from sklearn.utils.validation import check_is_fitted
 
 from ._categorical import encoded
 from ._fitting import MAX_SEED, TREE_PARAMETER_CONSTRAINTS
@@ -226,12 +227,14 @@ class ForestDistribution:
         return cls(kind, weighting,
                    weighting._samples_in_leaves(leaves, lower, upper, weight), location)
 
-    def readout(self, forest, X, points, quantiles, n_threads):
-        """Quantiles or CDF values (see ``LeafSamples.readout``) at validated
-        ``X`` (float64, C-contiguous)."""
+    def readout(self, X, location, points, quantiles, n_threads):
+        """Quantiles or CDF values (see ``LeafSamples.readout``) at ``X`` as
+        ``weighting`` takes it (validated: float64, C-contiguous, encoded),
+        for queries of the model's predictions ``location`` ("spread"; None
+        for "location")."""
         leaves = np.column_stack([tree.tree_.apply(X)
                                   for tree in self.weighting.estimators_])
-        shift = forest._predict(X) if self.kind == "spread" else np.zeros(X.shape[0])
+        shift = location if self.kind == "spread" else np.zeros(X.shape[0])
         return self.samples.readout(leaves, shift, points, quantiles, n_threads)
 
     def out_of_bag_readout(self, points, quantiles, n_threads):
@@ -286,6 +289,9 @@ class SpreadDistribution:
     max_draws : int or None, default=100_000
         Bootstrap draws of each of its trees at most (its ``max_samples``
         when the forest draws more); None: as many as the forest's.
+    random_state : int or None, default=None
+        The seed of the second forest; None: drawn from the model's own
+        (a forest's first tree's seed, a stack's ``random_state``).
 
     Examples
     --------
@@ -299,12 +305,14 @@ class SpreadDistribution:
     min_samples_leaf: int | float = 40
     max_features: int | float | str | None = "sqrt"
     max_draws: int | None = 100_000
+    random_state: int | None = None
 
     _parameter_constraints = {
         "tree_share": [Interval(Real, 0.0, None, closed="neither")],
         "min_samples_leaf": TREE_PARAMETER_CONSTRAINTS["min_samples_leaf"],
         "max_features": TREE_PARAMETER_CONSTRAINTS["max_features"],
         "max_draws": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": [Interval(Integral, 0, MAX_SEED, closed="left"), None],
     }
 
     def __post_init__(self):
@@ -316,35 +324,46 @@ class SpreadDistribution:
     def fit(self, forest, rows):
         """The ForestDistribution of a fitted ``forest`` and its
         ``TrainingRows``: grows the second forest."""
+        seed = (self.random_state if self.random_state is not None else
+                int(np.random.default_rng(forest.estimators_[0].random_state).integers(
+                    MAX_SEED)))
+        return self.grow(forest, rows, rows.out_of_bag_predictions(forest),
+                         len(forest.estimators_), forest.loss, forest.n_jobs, seed)
+
+    def grow(self, encoder, rows, location, n_trees, loss, n_jobs, seed):
+        """The ForestDistribution of a model whose out-of-sample predictions
+        of its ``TrainingRows`` are ``location`` (NaN where none): the second
+        forest (``tree_share`` of ``n_trees`` trees, ``loss``, ``n_jobs``,
+        seeded by ``seed``) grown on the residuals' sizes, the rows encoded as
+        the fitted MMITForest ``encoder`` encodes them."""
         lower, upper, sample_weight = rows.lower, rows.upper, rows.sample_weight
-        out_of_bag = rows.out_of_bag_predictions(forest)
-        # residual intervals of the rows with an out-of-bag prediction
-        held = ~np.isnan(out_of_bag) & (sample_weight > 0)
+        # residual intervals of the rows with an out-of-sample prediction
+        held = ~np.isnan(location) & (sample_weight > 0)
         if not held.any():
             raise ValueError("distribution='spread' needs rows out of bag: use more "
                              "samples or more trees, or distribution='location'.")
-        location = np.where(held, out_of_bag, 0.0)
-        residual_lower = np.where(held, lower - location, 0.0)
-        residual_upper = np.where(held, upper - location, 0.0)
+        shift = np.where(held, location, 0.0)
+        residual_lower = np.where(held, lower - shift, 0.0)
+        residual_upper = np.where(held, upper - shift, 0.0)
         # the residuals' sizes: |y - f| over y in the interval
         size_lower = np.where((residual_lower <= 0) & (residual_upper >= 0), 0.0,
                               np.minimum(np.abs(residual_lower), np.abs(residual_upper)))
         size_upper = np.maximum(np.abs(residual_lower), np.abs(residual_upper))
         weight = np.where(held, sample_weight, 0.0)
-        seed = int(np.random.default_rng(forest.estimators_[0].random_state).integers(
-            MAX_SEED))
         capped = self.max_draws is not None and rows.n_draws > self.max_draws
-        spread = type(forest)(
-            max(1, round(self.tree_share * len(forest.estimators_))),
+        spread = type(encoder)(
+            max(1, round(self.tree_share * n_trees)),
             min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
-            max_samples=self.max_draws if capped else None, loss=forest.loss,
-            n_jobs=forest.n_jobs, random_state=seed, distribution=None)
-        # the rows as the forest encoded them, with its categories
-        spread.fit(encoded(forest, rows.X), np.column_stack([size_lower, size_upper]),
+            max_samples=self.max_draws if capped else None, loss=loss,
+            n_jobs=n_jobs, random_state=seed, distribution=None)
+        # the rows as the encoder encoded them, with its categories
+        spread.fit(encoded(encoder, rows.X), np.column_stack([size_lower, size_upper]),
                    weight)
+        if hasattr(encoder, "feature_names_in_"):  # it reads the frames the model takes
+            spread.feature_names_in_ = encoder.feature_names_in_
         return ForestDistribution("spread", spread, spread._leaf_samples(
             rows.X, residual_lower, residual_upper, weight),
-            np.where(held, out_of_bag, np.nan))
+            np.where(held, location, np.nan))
 
 
 #: The distributions ``MMITForest(distribution=...)`` names by a string.
@@ -450,41 +469,39 @@ def check_thresholds(thresholds, name="thresholds"):
 
 
 class PredictiveDistributionMixin:
-    """Quantiles, intervals and CDFs of a forest's predictive distributions
-    (``_distribution_owner()``: the fitted forest holding ``distribution_``),
-    at new rows and out of bag."""
+    """Quantiles, intervals, CDFs and survival curves of a model's predictive
+    distributions, at new rows. ``_distribution_owner()``: the fitted model
+    holding ``distribution_`` (a forest, a search's chosen forest, a stack),
+    whose ``_distribution_query(X, distribution)`` gives X as the
+    distribution's weighting forest takes it and the model's predictions
+    there."""
 
     def _distribution(self):
         owner = self._distribution_owner()
+        check_is_fitted(owner)
         if getattr(owner, "distribution_", None) is None:
             raise ValueError(f"this {type(owner).__name__} has no predictive distributions "
                              "(fitted with distribution=None, or loaded from a model "
-                             "file of format version 4 or earlier): fit it with "
-                             "distribution='auto', 'spread' or 'location'.")
+                             "file written without them): fit it with a distribution.")
         return owner, owner.distribution_.fitted(owner)
 
     def _readout(self, X, points, quantiles):
         owner, distribution = self._distribution()
-        X = owner._validate_X_predict(X)
-        return distribution.readout(owner, X, points, quantiles,
+        X, location = owner._distribution_query(X, distribution)
+        return distribution.readout(X, location, points, quantiles,
                                     effective_n_jobs(owner.n_jobs))
-
-    def _out_of_bag_readout(self, points, quantiles):
-        owner, distribution = self._distribution()
-        return distribution.out_of_bag_readout(points, quantiles,
-                                               effective_n_jobs(owner.n_jobs))
 
     def predict_quantiles(self, X, quantiles=(0.1, 0.5, 0.9)):
         """Quantiles of each sample's predictive distribution.
 
-        The distribution is the average over the trees of the weighted
-        nonparametric maximum-likelihood estimates of the training
-        intervals in the sample's leaves (see ``distribution``; with exact
-        values, the quantile regression forest's weighted empirical
-        distribution): a quantile falls where the CDF reaches
-        the level, spreading the mass of a bounded Turnbull interval evenly
-        over it; it is -inf or +inf where the level falls in mass that the
-        data place only beyond their last finite bound (censored rows).
+        The distribution is the average over a forest's trees of the
+        weighted nonparametric maximum-likelihood estimates of training
+        intervals in the sample's leaves (see the estimator's
+        ``distribution``; with exact values, a weighted empirical
+        distribution): a quantile falls where the CDF reaches the level,
+        spreading the mass of a bounded Turnbull interval evenly over it;
+        it is -inf or +inf where the level falls in mass that the data
+        place only beyond their last finite bound (censored rows).
 
         Parameters
         ----------
@@ -547,7 +564,7 @@ class PredictiveDistributionMixin:
 
     def predict_survival(self, X, times, *, log=False):
         """Survival curves: P(time > t) under each sample's predictive
-        distribution, for a forest fitted on the targets of
+        distribution, for a model fitted on the targets of
         :func:`mmit.intervals_from_survival` (with the same ``log``).
 
         ``1 - predict_cdf(X, times)``, at ``np.log(times)`` with ``log``.
@@ -584,6 +601,17 @@ class PredictiveDistributionMixin:
                 raise ValueError("log=True needs positive times.")
             times = np.log(times)
         return 1.0 - self._readout(X, times, False)
+
+
+
+class OutOfBagDistributionMixin:
+    """The predictive distributions of a forest's training rows, out of bag
+    (with :class:`PredictiveDistributionMixin`)."""
+
+    def _out_of_bag_readout(self, points, quantiles):
+        owner, distribution = self._distribution()
+        return distribution.out_of_bag_readout(points, quantiles,
+                                               effective_n_jobs(owner.n_jobs))
 
     def oob_quantiles(self, quantiles=(0.1, 0.5, 0.9)):
         """:meth:`predict_quantiles` of each training sample out of bag (from

@@ -4,6 +4,7 @@ weighted by their out-of-fold predictions (stacked generalisation)."""
 import itertools
 import sys
 import time
+from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
@@ -18,13 +19,20 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validat
 
 from ._base import IntervalRegressorMixin
 from ._boosting import MMITBoost
-from ._categorical import is_dataframe
+from ._categorical import is_dataframe, non_numeric_columns, validate_features
 from ._combiner import simplex_weights
 from ._docstrings import fill_doc
 from ._fitting import draw_seed
 from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
 from ._imputation import MeanImputer
 from ._linear import IntervalLinearRegressionCV
+from ._predictive import (
+    DeferredDistribution,
+    ForestDistribution,
+    PredictiveDistributionMixin,
+    SpreadDistribution,
+    TrainingRows,
+)
 from ._scores import interval_scores
 from ._validation import validate_training_data
 
@@ -34,6 +42,10 @@ IMPUTER_STEP, MEMBER_STEP = "impute", "model"
 
 # where a member's out-of-fold predictions come from
 OUT_OF_BAG, CV_PATH, FOLDS = "out of bag", "cv path", "folds"
+
+# out_of_fold="auto" fits every member on the folds below this many rows,
+# and reads the free predictions from there (benchmarks/stacking_defaults.py)
+FOLDS_BELOW_ROWS = 200
 
 
 def default_estimators(random_state, n_jobs):
@@ -133,7 +145,8 @@ def _fit_and_predict(index, fold, estimator, X, y, sample_weight, train, test):
 
 
 @fill_doc
-class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
+class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMixin,
+                                _BaseComposition):
     """A convex combination of interval regressors, weighted by their
     out-of-fold predictions.
 
@@ -166,6 +179,17 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         many folds of ``KFold`` with the rows shuffled by ``random_state``;
         otherwise as in scikit-learn. The test folds must partition the
         rows.
+    distribution : "spread", SpreadDistribution or None, default="spread"
+        What the predictive distributions (:meth:`predict_quantiles`,
+        :meth:`predict_interval`, :meth:`predict_cdf`,
+        :meth:`predict_survival`) are made of: the stack's prediction plus
+        its out-of-fold residual intervals (``[lower - P w, upper - P w]``,
+        ``P w`` the weighted out-of-fold predictions), weighed by a second
+        forest grown on the residuals' sizes (a :class:`SpreadDistribution`,
+        as for :class:`MMITForest`, its trees a share of the default
+        forest's 100). Made on the first request (or by
+        :func:`save_model`) from a copy of the training rows, so that a
+        stack never asked for one fits as fast as with None. See Notes.
     n_jobs : int, default=None
         Fits run in parallel threads: the folds and refits of the members,
         and the trees of the default forest (joblib semantics).
@@ -193,6 +217,9 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     cv_scores_ : ndarray of shape (n_members,)
         Negative interval MSE of each member's out-of-fold predictions
         (weighted; higher is better).
+    distribution_ : object or None
+        What the predictive distributions read from, made on the first
+        request (None with ``distribution=None``).
     %(features_in)s
 
     See Also
@@ -221,6 +248,16 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     boosting fits (five folds and all rows). The default members, the
     convex combiner and these free out-of-fold predictions were chosen by
     measurement (:ref:`defaults` in the user guide).
+
+    Predictive distributions: the residuals of the stack's own out-of-fold
+    predictions measure its errors as the refitted stack makes them, so
+    an interval narrows where the combination predicts well, whichever
+    member does it; the forest grown on their sizes lets the spread
+    follow the features that move it. With one bagged :class:`MMITForest`
+    read out of bag (``out_of_fold="free"``) and the same
+    :class:`SpreadDistribution`, the distributions are the forest's own.
+    Their coverage and pinball loss against the forest's, NGBoost's and
+    quantile-forest's are on :ref:`accuracy`.
 
     Missing values: ``X`` may hold NaN. Members that take NaN (the trees,
     forests and boosting) receive it; the others (the linear models, most
@@ -260,6 +297,7 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         "estimators": [list, None],
         "cv": ["cv_object"],
         "out_of_fold": [StrOptions({"auto", "folds", "free"})],
+        "distribution": [StrOptions({"spread"}), SpreadDistribution, None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -267,11 +305,12 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
     # the parameter whose models a model file holds in the stack's state
     _member_parameters = ("estimators",)
 
-    def __init__(self, estimators=None, *, cv=5, out_of_fold="auto", n_jobs=None,
-                 random_state=None, verbose=0):
+    def __init__(self, estimators=None, *, cv=5, out_of_fold="auto", distribution="spread",
+                 n_jobs=None, random_state=None, verbose=0):
         self.estimators = estimators
         self.cv = cv
         self.out_of_fold = out_of_fold
+        self.distribution = distribution
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -372,7 +411,8 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         predictions = np.full((n_samples, n_members), np.nan)
         fitted = [None] * n_members
         report = self._progress()
-        free = self.out_of_fold == "free"
+        free = (self.out_of_fold == "free" or
+                (self.out_of_fold == "auto" and n_samples >= FOLDS_BELOW_ROWS))
         sources = [out_of_fold_source(estimator) if free else FOLDS
                    for _, estimator in members]
         # one pool of threads runs the linear CVs' one fit and every fold and
@@ -425,6 +465,8 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
         self.estimators_ = fitted
         self.named_estimators_ = Bunch(**{name: model for (name, _), model
                                           in zip(members, fitted, strict=True)})
+        self.distribution_ = self._deferred_distribution(
+            X, lower, upper, weight, predictions, random_state)
         if self.verbose:
             print("[IntervalStackingRegressor] weights: " + ", ".join(
                 f"{name} {w:.3f}" for (name, _), w in zip(members, self.weights_,
@@ -432,17 +474,52 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
                   file=sys.stderr, flush=True)
         return self
 
+    def _deferred_distribution(self, X, lower, upper, weight, predictions, random_state):
+        """The predictive distributions (None with ``distribution=None``), made
+        on the first request from a copy of the training rows and the
+        stack's out-of-fold predictions (see Notes)."""
+        if self.distribution is None:
+            return None
+        strategy = (SpreadDistribution() if self.distribution == "spread"
+                    else self.distribution)
+        # the rows encoded as a forest encodes them, non-numeric columns as
+        # categories: the spread forest reads them so
+        categorical = non_numeric_columns(X)
+        encoder = MMITForest(categorical_features="from_dtype" if categorical is None
+                             else categorical)
+        rows = np.array(validate_features(encoder, X, reset=True, order="C"), order="C")
+        used = self.weights_ > 0.0
+        location = predictions[:, used] @ self.weights_[used]
+        seed = (strategy.random_state if strategy.random_state is not None
+                else draw_seed(random_state))
+        return DeferredDistribution(
+            StackSpread(strategy, encoder, seed),
+            TrainingRows(rows, lower.copy(), upper.copy(), weight.copy(), X.shape[0],
+                         location))
+
+    def _distribution_owner(self):
+        return self
+
+    def _distribution_query(self, X, distribution):
+        """``X`` as the spread forest takes it, and the stack's predictions
+        there (see ``PredictiveDistributionMixin``)."""
+        location = self.predict(X)
+        return distribution.weighting._validate_X_predict(X), location
+
     def _export_state(self, writer):
-        """The weights, the out-of-fold predictions and scores, and the fitted
-        members (their descriptions), for a model file
-        (``mmit._persistence``)."""
+        """The weights, the out-of-fold predictions and scores, the fitted
+        members (their descriptions) and the predictive distributions (made
+        now if not yet), for a model file (``mmit._persistence``)."""
         writer.array("weights", self.weights_)
         writer.array("cv_predictions", self.cv_predictions_)
         writer.array("cv_scores", self.cv_scores_)
-        return {"default_members": self.estimators is None,
-                "members": [{"name": name, **writer.model(f"member{k}", member)}
-                            for k, (name, member)
-                            in enumerate(self.named_estimators_.items())]}
+        state = {"default_members": self.estimators is None,
+                 "members": [{"name": name, **writer.model(f"member{k}", member)}
+                             for k, (name, member)
+                             in enumerate(self.named_estimators_.items())]}
+        if self.distribution_ is not None:
+            state["distribution"] = self.distribution_.fitted(self)._export_state(writer)
+        return state
 
     def _import_state(self, state, reader):
         """The fitted stack of a model file (``n_features_in_`` and
@@ -463,6 +540,9 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
                 raise ValueError(f"member {name!r} has the wrong number of features")
         self.estimators_ = [member for _, member in members]
         self.named_estimators_ = Bunch(**dict(members))
+        self.distribution_ = (ForestDistribution._from_state(self, state["distribution"],
+                                                             reader)
+                              if "distribution" in state else None)
 
     def _progress(self):
         """A function reporting each fit on stderr (with ``verbose``)."""
@@ -497,6 +577,25 @@ class IntervalStackingRegressor(IntervalRegressorMixin, _BaseComposition):
             if weight > 0.0:
                 prediction += weight * estimator.predict(X)
         return prediction
+
+
+@dataclass(frozen=True)
+class StackSpread:
+    """How a stack makes its predictive distributions: ``strategy`` (a
+    :class:`SpreadDistribution`) grown on the stack's out-of-fold residuals,
+    its forest of ``tree_share`` times the default forest's trees, seeded by
+    ``seed``, the rows encoded by ``encoder``."""
+
+    strategy: SpreadDistribution
+    encoder: MMITForest
+    seed: int
+
+    def fit(self, stack, rows):
+        """The ForestDistribution of a fitted stack and its ``TrainingRows``."""
+        default = MMITForest()
+        return self.strategy.grow(self.encoder, rows, rows.out_of_bag,
+                                  default.n_estimators, default.loss, stack.n_jobs,
+                                  self.seed)
 
 
 def _checked_predictions(predictions, name, allow_nan=False):

@@ -16,6 +16,7 @@ from mmit import (
     MMITBoost,
     MMITForest,
 )
+from mmit._stacking import FOLDS_BELOW_ROWS
 from mmit.baselines import ConstantRegressor
 from mmit.metrics import interval_mse
 
@@ -107,8 +108,8 @@ def test_integer_weights_equal_repeated_rows():
 
 def test_default_members_and_n_jobs_do_not_change_the_result():
     X, y = interval_problem(n=120, seed=5)
-    one = IntervalStackingRegressor(random_state=0, n_jobs=1).fit(X, y)
-    two = IntervalStackingRegressor(random_state=0, n_jobs=2).fit(X, y)
+    one = IntervalStackingRegressor(out_of_fold="free", random_state=0, n_jobs=1).fit(X, y)
+    two = IntervalStackingRegressor(out_of_fold="free", random_state=0, n_jobs=2).fit(X, y)
     assert list(one.named_estimators_) == ["forest", "boost", "linear"]
     assert isinstance(one.named_estimators_.forest, MMITForest)
     np.testing.assert_array_equal(one.weights_, two.weights_)
@@ -132,8 +133,27 @@ def test_default_members_and_n_jobs_do_not_change_the_result():
         np.testing.assert_allclose(one.cv_predictions_[test, 2], fold.predict(X[test]),
                                    atol=2e-3)
     # the seeds come from random_state: another gives other folds and forests
-    other = IntervalStackingRegressor(random_state=1).fit(X, y)
+    other = IntervalStackingRegressor(out_of_fold="free", random_state=1).fit(X, y)
     assert not np.array_equal(other.cv_predictions_, one.cv_predictions_)
+
+
+@pytest.mark.parametrize("n_samples", [FOLDS_BELOW_ROWS - 1, FOLDS_BELOW_ROWS])
+def test_the_default_fits_on_the_folds_below_a_size(n_samples):
+    X, y = interval_problem(n=n_samples, seed=8)
+    stack = IntervalStackingRegressor(random_state=0).fit(X, y)
+    folds = IntervalStackingRegressor(out_of_fold="folds", random_state=0).fit(X, y)
+    forest = stack.named_estimators_.forest
+    if n_samples < FOLDS_BELOW_ROWS:  # every member fitted on every fold
+        np.testing.assert_array_equal(stack.cv_predictions_, folds.cv_predictions_)
+        assert not hasattr(forest, "oob_prediction_")
+        np.testing.assert_array_equal(stack.predict(X), folds.predict(X))
+    else:  # the forest's out-of-bag predictions and the linear model's CV path
+        np.testing.assert_array_equal(stack.cv_predictions_[:, 0], forest.oob_prediction_)
+        np.testing.assert_array_equal(stack.cv_predictions_[:, 2],
+                                      stack.named_estimators_.linear[-1].cv_predictions_)
+        assert not np.array_equal(stack.cv_predictions_[:, 0], folds.cv_predictions_[:, 0])
+    # the boosting member is fitted on the folds either way
+    np.testing.assert_array_equal(stack.cv_predictions_[:, 1], folds.cv_predictions_[:, 1])
 
 
 def test_missing_values_reach_the_trees_and_the_imputer():
