@@ -1,20 +1,24 @@
 """Fit time of IntervalStackingRegressor (default members) against MMITForest.
 
 Data: the largest bundled data set (H3K27ac-H3K4me3_TDHAM_BP_FPOP, 935 rows
-x 26 features; ``--data-dir`` times every data set of a folder instead) and
+x 26 features), servo (167 rows: below 200 rows the default fits every
+member on the folds; ``--data-dir`` times every data set of a folder
+instead) and
 ``make_interval_regression`` data of 1e4 rows with 20 and 200 features (the
 "linear" pattern, 20% censored bounds; ``--sizes`` with no value leaves them
 out). Both fit with
 the same ``n_jobs`` (1, as their default None, and 2) and are timed
-in turn (median of the repeats). Each member's share is the wall time of its
-part of the stack's fit, timed alone the way the stack runs it: the forest's
-one fit with its out-of-bag predictions, the linear model's one fit (its own
-CV on the stack's folds gives the out-of-fold predictions), the boosting's
-fits on the 5 folds and on all rows in a pool of ``n_jobs`` threads.
+in turn (median of the repeats), the stack with each ``--out-of-fold``
+setting (default: "auto"). Each member's share is the wall time of its
+part of the stack's fit, timed alone the way the stack runs it: with the
+free predictions, the forest's one fit with its out-of-bag predictions and
+the linear model's one fit (its own CV on the stack's folds gives the
+out-of-fold predictions); otherwise (and always for the boosting) its fits
+on the 5 folds and on all rows in a pool of ``n_jobs`` threads.
 
 Usage: python benchmarks/bench_stacking.py [--repeats 3] [--sizes 1e4]
-       [--features 20 200] [--n-jobs 1 2] [--datasets NAME ...] [--data-dir DIR]
-       [--csv PATH]
+       [--features 20 200] [--n-jobs 1 2] [--out-of-fold auto folds free]
+       [--datasets NAME ...] [--data-dir DIR] [--csv PATH]
 """
 
 import argparse
@@ -35,7 +39,7 @@ from mmit._stacking import (
     _fit_and_predict,
     _fit_once,
     default_estimators,
-    out_of_fold_source,
+    out_of_fold_sources,
 )
 from mmit.datasets import load_dataset, load_folder, make_interval_regression
 
@@ -49,15 +53,16 @@ def median_seconds(fit, repeats):
     return float(np.median(times))
 
 
-def member_seconds(X, y, n_jobs, repeats):
+def member_seconds(X, y, n_jobs, repeats, out_of_fold):
     """Wall time of each default member's part of the stack's fit, run as the
     stack runs it."""
     members = default_estimators(check_random_state(0), n_jobs)
     cv = KFold(5, shuffle=True, random_state=0)
     splits = list(cv.split(X))
     times = {}
-    for name, estimator in members:
-        source = out_of_fold_source(estimator)
+    sources = out_of_fold_sources([estimator for _, estimator in members],
+                                  out_of_fold, len(X))
+    for (name, estimator), source in zip(members, sources, strict=True):
         if source == FOLDS:
             def fit(estimator=estimator):
                 Parallel(n_jobs=n_jobs, prefer="threads")(
@@ -77,7 +82,11 @@ def main():
     parser.add_argument("--sizes", type=float, nargs="*", default=[1e4])
     parser.add_argument("--features", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--datasets", nargs="+", default=["H3K27ac-H3K4me3_TDHAM_BP_FPOP"],
+    parser.add_argument("--out-of-fold", nargs="+", default=["auto"],
+                        choices=["auto", "folds", "free"],
+                        help="the stack's out_of_fold settings timed")
+    parser.add_argument("--datasets", nargs="+",
+                        default=["H3K27ac-H3K4me3_TDHAM_BP_FPOP", "servo"],
                         help="bundled data sets (mmit.datasets.load_dataset names)")
     parser.add_argument("--data-dir", type=Path,
                         help="every data set folder of DIR instead (e.g. the paper's 12)")
@@ -95,22 +104,26 @@ def main():
             X, y = make_interval_regression(int(n), p, "linear", random_state=0)
             cases.append((f"simulated {size(n)} x {p}", X, y))
     members = [name for name, _ in default_estimators(check_random_state(0), 1)]
-    table = Table(["data", "n_jobs", "stack s", "MMITForest s", "ratio", *members],
-                  args.csv)
-    for (label, X, y), n_jobs in itertools.product(cases, args.n_jobs):
-        def fit_stack(X=X, y=y, n_jobs=n_jobs):
-            IntervalStackingRegressor(n_jobs=n_jobs, random_state=0).fit(X, y)
+    table = Table(["data", "out_of_fold", "n_jobs", "stack s", "MMITForest s", "ratio",
+                   *members], args.csv)
+    for (label, X, y), out_of_fold, n_jobs in itertools.product(cases, args.out_of_fold,
+                                                                args.n_jobs):
+        def fit_stack(X=X, y=y, n_jobs=n_jobs, out_of_fold=out_of_fold):
+            IntervalStackingRegressor(out_of_fold=out_of_fold, n_jobs=n_jobs,
+                                      random_state=0).fit(X, y)
 
         def fit_forest(X=X, y=y, n_jobs=n_jobs):
             MMITForest(n_jobs=n_jobs, random_state=0).fit(X, y)
 
         stack = median_seconds(fit_stack, args.repeats)
         forest = median_seconds(fit_forest, args.repeats)
-        shares = member_seconds(X, y, n_jobs, args.repeats)
+        shares = member_seconds(X, y, n_jobs, args.repeats, out_of_fold)
         total = sum(shares.values())
-        table.add(label, n_jobs, seconds(stack), seconds(forest), f"{stack / forest:.2f}",
+        table.add(label, out_of_fold, n_jobs, seconds(stack), seconds(forest),
+                  f"{stack / forest:.2f}",
                   *(f"{100 * shares[name] / total:.0f}%" for name in members))
-        print(f"  {label}, n_jobs={n_jobs} done", file=sys.stderr, flush=True)
+        print(f"  {label}, {out_of_fold}, n_jobs={n_jobs} done", file=sys.stderr,
+              flush=True)
 
 
 if __name__ == "__main__":

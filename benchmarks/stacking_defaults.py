@@ -30,7 +30,11 @@ best single family); the mean weight of each family in one stack of all;
 and, for the chosen members (``--members``), the alternatives to the
 combiner (best family by CV error, plain average, an unconstrained linear
 combiner, simplex weights plus an intercept) and to the K-fold predictions
-(out of bag, the CV path). ``--families`` computes only some families;
+(out of bag, the CV path), also by the size of the training part, below
+and from the rows where ``out_of_fold="auto"`` switches: the geometric
+mean of the ratios of test MSE to every member fitted on the folds, with
+the number of sets more than 2% worse and better (``+worse/-better``).
+``--families`` computes only some families;
 ``--free`` gives the forest and the linear model their free predictions
 only (no K-fold fits of them: the stack's way).
 
@@ -61,6 +65,7 @@ from mmit import (
     MMITForest,
 )
 from mmit._combiner import combined_loss, simplex_weights
+from mmit._stacking import FOLDS_BELOW_ROWS
 from mmit.baselines import ConstantRegressor
 from mmit.metrics import interval_mse
 
@@ -181,6 +186,28 @@ def print_table(title, rows, names, reference=None):
     print_ranking(title, names, mse, base, extra={"sets > 1.15": above})
 
 
+def print_by_size(alternatives, n_train):
+    """The free out-of-fold predictions against every member fitted on the
+    folds, for data sets below and from ``FOLDS_BELOW_ROWS`` training rows
+    (where ``out_of_fold="auto"`` switches): the geometric mean of the
+    ratios of test MSE, and the sets more than 2% worse and better."""
+    variants = ["simplex, forest out of bag", "simplex, linear CV path",
+                "simplex, both (the stack's way)"]
+    print(f"\nfree out-of-fold predictions / every member on the folds, by training "
+          f"rows (the stack's switch: {FOLDS_BELOW_ROWS})")
+    print(f"{'rows':<14}{'sets':>6}" + "".join(f"{v:>34}" for v in variants))
+    for label, below in (("below", True), ("from", False)):
+        names = [name for name in alternatives
+                 if (n_train[name] < FOLDS_BELOW_ROWS) == below]
+        cells = []
+        for variant in variants:
+            ratio = np.array([alternatives[name][variant] / alternatives[name]["simplex"]
+                              for name in names])
+            cells.append(f"{np.exp(np.mean(np.log(ratio))):.3f} "
+                         f"(+{int((ratio > 1.02).sum())}/-{int((ratio < 0.98).sum())})")
+        print(f"{label:<14}{len(names):>6}" + "".join(f"{c:>34}" for c in cells))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data_dir", type=Path)
@@ -267,6 +294,10 @@ def main():
                 name, chosen, variant=FREE)
     print_table(f"combiners of {' + '.join(chosen)}; ratios to the best of them",
                 alternatives, list(next(iter(alternatives.values()))))
+    if not args.free:
+        n_train = {name: np.mean([len(split[1]) for split in splits])
+                   for name, splits in data}
+        print_by_size(alternatives, n_train)
     seconds = {f: np.mean([[p[f]["fold_seconds"], p[f]["refit_seconds"]]
                            for by_split in predictions.values() for p in by_split], axis=0)
                for f in names}
