@@ -1,6 +1,7 @@
-"""Predictive distributions of MMITForest against a Gaussian AFT model and a
-constant spread, on simulated data with known truth and on the bundled
-data sets.
+"""Predictive distributions of MMITForest and IntervalStackingRegressor
+against a Gaussian AFT model, NGBoost, a quantile regression forest and a
+constant spread, on simulated data with known truth and on the bundled data
+sets.
 
 Simulated shapes (``--shapes``): the value is ``f(x) + s(x) * noise`` with
 ``f(x) = sin(1.5 x0) + 0.5 x1`` and x uniform on [-2, 2]^5:
@@ -23,24 +24,54 @@ draw's ratio moves by up to 3% from draw to draw, mostly with XGBoost's
 tuning).
 
 Methods, each giving the quantiles at 0.05, 0.1, 0.25, 0.5, 0.75, 0.9 and
-0.95:
+0.95 (random_state=0 where they take one, ``--n-jobs`` threads where said):
 
 - MMITForest() (``distribution="spread"``) and
-  MMITForest(distribution="location");
-- constant spread: MMITForest.predict plus the quantiles of the NPMLE of
-  all the out-of-bag residual intervals;
+  MMITForest(distribution="location"), ``--n-jobs``;
+- constant spread: MMITForest(distribution=None).predict plus the
+  quantiles of the NPMLE of all its out-of-bag residual intervals;
 - XGBoost AFT: ``survival:aft`` on exp(bounds), the error distribution
   (normal, logistic), its scale (0.1, 0.3, 1 times the spread of the
   training bounds) and max_depth (3, 6) chosen by the AFT negative
   log-likelihood of a fifth of the training rows held out, with early
   stopping there (learning rate 0.05, up to 1000 rounds); its quantiles
-  ``mu(x) + scale * z`` (z: the distribution's quantiles).
+  ``mu(x) + scale * z`` (z: the distribution's quantiles); ``--n-jobs``
+  threads (on a busy machine 1: its many short parallel loops slow down by
+  10-100 times when a thread waits for a core). Left out without xgboost
+  (the bench extra);
+- stack: IntervalStackingRegressor() (its default members, ``--n-jobs``)
+  and its predict_quantiles; left out while the class has none;
+- NGBoost Normal: ``ngboost.NGBRegressor(Dist=Normal)`` (default settings
+  otherwise), the quantiles of its predicted Normal (``pred_dist``: loc,
+  scale); exact targets only. NGBoost pins an older scikit-learn than
+  mmit's, so it runs in an environment of its own, that
+  ``--ngboost-python PATH`` (its interpreter) names: the rows go to
+  ``ngboost_worker.py`` there through a temporary .npz file, and the
+  quantiles and the fit's seconds come back the same way. Made with::
 
-Printed per shape and censored share, as means over the draws: the
-coverage of the central 50, 80 and 90% intervals (quantiles 0.25-0.75,
-0.1-0.9, 0.05-0.95) and the mean pinball loss over the 7 levels; and the
-ratio of MMITForest()'s loss to the better of the constant spread's and
-XGBoost's, draw by draw: its mean, smallest and largest.
+      python3 -m venv /work/ngboost-env
+      /work/ngboost-env/bin/pip install ngboost numpy scipy
+
+  then ``--ngboost-python /work/ngboost-env/bin/python``; left out without;
+- quantile forest: quantile-forest's RandomForestQuantileRegressor()
+  (default settings, ``--n-jobs``) and ``predict(X, quantiles=...)``;
+  exact targets only; left out without quantile-forest (the bench extra).
+
+A method of exact targets only is not run on the censored shares (its
+cells there are "-"). The fit seconds of a method are its fit's, median
+over the draws: for the mmit models with their first one-row
+``predict_quantiles`` (a forest makes its distributions then), for the
+constant spread with its residuals' NPMLE, for XGBoost its whole tuning
+(12 fits), for NGBoost without its process's start.
+
+Printed per shape and censored share (a table, written to ``--csv PATH``
+as well), as means over the draws: each method's coverage of the central
+50, 80 and 90% intervals (quantiles 0.25-0.75, 0.1-0.9, 0.05-0.95), its
+mean pinball loss over the 7 levels (and the smallest and largest of the
+draws) and its fit seconds; then the ratios of the pinball losses, draw
+by draw (mean, smallest and largest): MMITForest()'s to the better of the
+constant spread's and XGBoost's, and the goals: the stack's to
+MMITForest()'s and to NGBoost's.
 
 ``--data-dir``: on each bundled data set and fold of folds.csv, MMITForest()
 fitted on the other folds: the coverage of its 50/80/90% intervals on the
@@ -73,14 +104,21 @@ the first call's making of every leaf's estimate, once per forest.
 
 Usage: python benchmarks/uncertainty.py [--shapes step linear shared skewed
        homoscedastic] [--censored 0 0.3 0.6] [--repeats 5]
-       [--data-dir DIR] [--speed] [--spread-leaves 20 40]
-       [--fit-cost [--baseline DIR] [--csv PATH]] [--n-jobs 2]
+       [--ngboost-python PATH] [--data-dir DIR] [--speed]
+       [--spread-leaves 20 40] [--fit-cost [--baseline DIR]] [--csv PATH]
+       [--n-jobs 2]
+(``--csv`` writes the simulated table, or ``--fit-cost``'s with
+``--shapes`` given no shape.)
 """
 
 import argparse
+import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from functools import partial
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -92,14 +130,20 @@ from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from tables import Table, add_csv_argument, seconds  # noqa: E402
 from timing import BaselineProcess, interleaved_medians, xgboost_available  # noqa: E402
 
-from mmit import MMITForest, SpreadDistribution  # noqa: E402
+from mmit import IntervalStackingRegressor, MMITForest, SpreadDistribution  # noqa: E402
 from mmit._predictive import LeafSamples  # noqa: E402
 from mmit.datasets import load_folder  # noqa: E402
 from mmit.metrics import interval_coverage, pinball_loss  # noqa: E402
 
+try:
+    from quantile_forest import RandomForestQuantileRegressor
+except ImportError:
+    RandomForestQuantileRegressor = None
+
 LEVELS = np.array([0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95])
 INTERVALS = {0.5: (2, 4), 0.8: (1, 5), 0.9: (0, 6)}  # columns of LEVELS
 SHAPES = ("step", "linear", "shared", "skewed", "homoscedastic")
+NGBOOST_WORKER = Path(__file__).resolve().parent / "ngboost_worker.py"
 
 
 def simulate(n, shape, rng, censored):
@@ -136,7 +180,7 @@ def residual_quantiles(forest, y, levels):
     return one_leaf.readout(np.zeros((1, 1)), [0.0], levels, True, 1)[0]
 
 
-def xgboost_quantiles(X, y, X_test, levels, rng):
+def xgboost_quantiles(X, y, X_test, levels, rng, n_jobs):
     """The tuned Gaussian/logistic AFT model's quantiles (see the module doc)."""
     import xgboost
 
@@ -159,7 +203,7 @@ def xgboost_quantiles(X, y, X_test, levels, rng):
                 params = {"objective": "survival:aft", "eval_metric": "aft-nloglik",
                           "aft_loss_distribution": distribution,
                           "aft_loss_distribution_scale": scale, "max_depth": depth,
-                          "learning_rate": 0.05, "tree_method": "hist", "nthread": 2,
+                          "learning_rate": 0.05, "tree_method": "hist", "nthread": n_jobs,
                           "verbosity": 0}
                 result = {}
                 booster = xgboost.train(params, train, num_boost_round=1000,
@@ -181,46 +225,182 @@ def interval_covered(value, quantiles):
             for coverage, (a, b) in INTERVALS.items()}
 
 
-def simulated(shapes, censored_shares, repeats, n_jobs, with_xgboost):
+@dataclass
+class Draw:
+    """One draw's training rows and targets, its test rows, its generator
+    (after the rows were drawn) and the number of jobs."""
+
+    X: np.ndarray
+    y: np.ndarray
+    X_test: np.ndarray
+    rng: np.random.Generator
+    n_jobs: int
+
+
+def timed(function, *args, **kwargs):
+    """``function``'s result and its seconds."""
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def exact_values(y):
+    if not np.array_equal(y[:, 0], y[:, 1]):
+        raise ValueError("this method takes exact targets only")
+    return y[:, 0]
+
+
+def mmit_quantiles(model, draw):
+    """An mmit model's quantiles of the test rows, and the seconds of its fit
+    and first one-row request (a forest makes its distributions then)."""
+    def fit():
+        model.fit(draw.X, draw.y).predict_quantiles(draw.X_test[:1], LEVELS)
+
+    _, fit_seconds = timed(fit)
+    return model.predict_quantiles(draw.X_test, LEVELS), fit_seconds
+
+
+def forest_method(draw, distribution):
+    return mmit_quantiles(MMITForest(distribution=distribution, random_state=0,
+                                     n_jobs=draw.n_jobs), draw)
+
+
+def stack_method(draw):
+    return mmit_quantiles(IntervalStackingRegressor(random_state=0, n_jobs=draw.n_jobs),
+                          draw)
+
+
+def constant_spread_method(draw):
+    def fit():
+        forest = MMITForest(distribution=None, oob_score=True, random_state=0,
+                            n_jobs=draw.n_jobs).fit(draw.X, draw.y)
+        return forest, residual_quantiles(forest, draw.y, LEVELS)
+
+    (forest, residual), fit_seconds = timed(fit)
+    return forest.predict(draw.X_test)[:, None] + residual, fit_seconds
+
+
+def xgboost_method(draw):
+    return timed(xgboost_quantiles, draw.X, draw.y, draw.X_test, LEVELS, draw.rng,
+                 draw.n_jobs)
+
+
+def quantile_forest_method(draw):
+    model = RandomForestQuantileRegressor(random_state=0, n_jobs=draw.n_jobs)
+    _, fit_seconds = timed(model.fit, draw.X, exact_values(draw.y))
+    return model.predict(draw.X_test, quantiles=list(LEVELS)), fit_seconds
+
+
+def ngboost_method(draw, python):
+    """NGBoost's quantiles and fit seconds, from ngboost_worker.py run by the
+    interpreter ``python`` (NGBoost's own environment)."""
+    with tempfile.TemporaryDirectory() as folder:
+        source, target = Path(folder, "rows.npz"), Path(folder, "quantiles.npz")
+        np.savez(source, X=draw.X, y=exact_values(draw.y), X_test=draw.X_test,
+                 levels=LEVELS, random_state=0)
+        subprocess.run([python, str(NGBOOST_WORKER), str(source), str(target)],
+                       check=True)
+        with np.load(target) as result:
+            return result["quantiles"], float(result["seconds"])
+
+
+def ngboost_version(python):
+    """NGBoost's version in the interpreter ``python``'s environment."""
+    try:
+        found = subprocess.run([python, str(NGBOOST_WORKER), "--version"],
+                               capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise SystemExit(f"--ngboost-python {python} cannot run ngboost_worker.py: "
+                         f"{getattr(error, 'stderr', None) or error}") from None
+    return found.stdout.strip()
+
+
+def simulation_methods(with_xgboost, ngboost_python):
+    """The methods that can run here (each left out says why on stderr), by
+    name: a function of a Draw giving the quantiles and the fit seconds, and
+    whether it takes exact targets only; and the peers' versions."""
+    methods = {"MMITForest spread": (partial(forest_method, distribution="spread"), False),
+               "MMITForest location": (partial(forest_method, distribution="location"),
+                                       False),
+               "constant spread": (constant_spread_method, False)}
+    versions = []
+    if with_xgboost:
+        methods["XGBoost AFT"] = (xgboost_method, False)
+    if hasattr(IntervalStackingRegressor, "predict_quantiles"):
+        methods["stack"] = (stack_method, False)
+    else:
+        print("IntervalStackingRegressor has no predict_quantiles: its rows are left out",
+              file=sys.stderr)
+    if ngboost_python:
+        versions.append(f"ngboost {ngboost_version(ngboost_python)}")
+        methods["NGBoost Normal"] = (partial(ngboost_method, python=ngboost_python), True)
+    else:
+        print("NGBoost's rows are left out: give --ngboost-python PATH, the interpreter "
+              "of its own environment (see the module doc)", file=sys.stderr)
+    if RandomForestQuantileRegressor is not None:
+        versions.append(f"quantile-forest {version('quantile-forest')}")
+        methods["quantile forest"] = (quantile_forest_method, True)
+    else:
+        print("quantile-forest is not installed (the bench extra has it): its rows are "
+              "left out", file=sys.stderr)
+    return methods, versions
+
+
+RATIOS = {"spread / better peer": ("MMITForest spread", ("constant spread", "XGBoost AFT")),
+          "stack / forest": ("stack", ("MMITForest spread",)),
+          "stack / NGBoost": ("stack", ("NGBoost Normal",))}
+
+
+def simulated(shapes, censored_shares, repeats, n_jobs, methods, versions,
+              csv_path):
     """Per shape and censored share, ``repeats`` independent draws of the
-    training and test rows: every method's mean coverage and pinball loss,
-    and the ratio of MMITForest()'s loss to the better peer's, draw by draw
-    (mean, and the smallest and largest)."""
-    print(f"{'shape':<14} {'cens':>4} {'method':<22} {'cov50':>6} {'cov80':>6} "
-          f"{'cov90':>6} {'pinball':>8}")
+    training and test rows: every method's mean coverage and pinball loss
+    and median fit seconds, and the ratios of RATIOS (a method's loss to the
+    better of the others', draw by draw: mean, smallest and largest)."""
+    title = (f"means over {repeats} draws (fit seconds: medians); '-': exact targets "
+             "only" + "".join(f"; {v}" for v in versions))
+    table = Table(["shape", "censored", "method", "50%", "80%", "90%", "pinball",
+                   "pinball (draws)", "fit s"], csv_path, title=title)
     for shape in shapes:
         for censored in censored_shares:
-            covered, losses, ratios = {}, {}, []
+            covered, losses, fit_seconds = {}, {}, {}
+            run = {name: function for name, (function, exact_only) in methods.items()
+                   if censored == 0 or not exact_only}
             for repeat in range(repeats):
                 rng = np.random.default_rng([SHAPES.index(shape), int(100 * censored),
                                              repeat])
                 X, y, _ = simulate(3000, shape, rng, censored)
                 X_test, _, value = simulate(5000, shape, rng, 0.0)
-                quantiles = {}
-                for distribution in ("spread", "location"):
-                    forest = MMITForest(distribution=distribution, oob_score=True,
-                                        random_state=0, n_jobs=n_jobs).fit(X, y)
-                    quantiles[f"MMITForest {distribution}"] = forest.predict_quantiles(
-                        X_test, LEVELS)
-                quantiles["constant spread"] = (forest.predict(X_test)[:, None]
-                                                + residual_quantiles(forest, y, LEVELS))
-                if with_xgboost:
-                    quantiles["XGBoost AFT"] = xgboost_quantiles(X, y, X_test, LEVELS, rng)
-                for method, q in quantiles.items():
-                    losses.setdefault(method, []).append(pinball_loss(value, q, LEVELS))
-                    covered.setdefault(method, []).append(
+                draw = Draw(X, y, X_test, rng, n_jobs)
+                for name, function in run.items():
+                    q, seconds_taken = function(draw)
+                    losses.setdefault(name, []).append(pinball_loss(value, q, LEVELS))
+                    covered.setdefault(name, []).append(
                         list(interval_covered(value, q).values()))
-                peers = [losses[m][-1] for m in ("constant spread", "XGBoost AFT")
-                         if m in losses]
-                ratios.append(losses["MMITForest spread"][-1] / min(peers))
-            for method in losses:
-                cov50, cov80, cov90 = np.mean(covered[method], axis=0)
-                print(f"{shape:<14} {censored:>4.1f} {method:<22} {cov50:>6.3f} "
-                      f"{cov80:>6.3f} {cov90:>6.3f} {np.mean(losses[method]):>8.4f}",
-                      flush=True)
-            print(f"{shape:<14} {censored:>4.1f} {'ratio to the better peer':<22} "
-                  f"mean {np.mean(ratios):.3f}, draws {min(ratios):.3f}-{max(ratios):.3f}",
-                  flush=True)
+                    fit_seconds.setdefault(name, []).append(seconds_taken)
+            case = (shape, f"{censored:.0%}")
+            for name in methods:
+                if name not in run:
+                    table.add(*case, name, *["-"] * 6)
+                    continue
+                cells = [f"{c:.3f}" for c in np.mean(covered[name], axis=0)]
+                table.add(*case, name, *cells, f"{np.mean(losses[name]):.4f}",
+                          span(losses[name], 4), seconds(np.median(fit_seconds[name])))
+            for ratio, (method, peers) in RATIOS.items():
+                peers = [peer for peer in peers if peer in methods]
+                if method not in methods or not peers:
+                    continue
+                if method not in run or not all(peer in run for peer in peers):
+                    table.add(*case, ratio, *["-"] * 6)
+                    continue
+                draws = np.array(losses[method]) / np.min([losses[p] for p in peers],
+                                                          axis=0)
+                table.add(*case, ratio, "", "", "", f"{draws.mean():.3f}",
+                          span(draws, 3), "")
+
+
+def span(values, digits):
+    return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
 
 
 def spread_leaves(leaf_sizes, shapes, censored_shares, repeats, n_jobs):
@@ -343,6 +523,8 @@ def main():
     parser.add_argument("--shapes", nargs="*", default=list(SHAPES), choices=SHAPES)
     parser.add_argument("--censored", type=float, nargs="+", default=[0.0, 0.3, 0.6])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--ngboost-python", metavar="PATH",
+                        help="the Python of NGBoost's own environment (module doc)")
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--spread-leaves", type=int, nargs="+")
@@ -351,9 +533,13 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=2)
     add_csv_argument(parser)
     args = parser.parse_args()
-    with_xgboost = xgboost_available("rows")
+    if args.csv and args.shapes and args.fit_cost:
+        parser.error("--csv writes one table: --fit-cost's with --shapes given no shape")
     if args.shapes:
-        simulated(args.shapes, args.censored, args.repeats, args.n_jobs, with_xgboost)
+        methods, versions = simulation_methods(xgboost_available("rows"),
+                                               args.ngboost_python)
+        simulated(args.shapes, args.censored, args.repeats, args.n_jobs, methods,
+                  versions, args.csv)
     if args.data_dir:
         bundled(args.data_dir, args.n_jobs)
     if args.speed:
