@@ -98,17 +98,18 @@ previous main, which made its distributions in ``fit``). Medians of
 ``--csv PATH`` the table is also written to PATH (docs/results/ format).
 
 ``--speed``: predict_quantiles (3 levels) on 1e4 rows of a 100-tree forest
-fitted on 1e4 rows (p = 20) against its predict, timed in turn, with 0, 60
-and 100% of the training values known only between inspection times; and
-the first call's making of every leaf's estimate, once per forest.
+("spread" and "location") and of the default stack, fitted on 1e4 rows
+(p = 20), against their predict, timed in turn, with 0, 60 and 100% of
+the training values known only between inspection times; and the first
+request's making of the distributions, once per model.
 
 Usage: python benchmarks/uncertainty.py [--shapes step linear shared skewed
        homoscedastic] [--censored 0 0.3 0.6] [--repeats 5]
        [--ngboost-python PATH] [--data-dir DIR] [--speed]
        [--spread-leaves 20 40] [--fit-cost [--baseline DIR]] [--csv PATH]
        [--n-jobs 2]
-(``--csv`` writes the simulated table, or ``--fit-cost``'s with
-``--shapes`` given no shape.)
+(``--csv`` writes the simulated table, or with ``--shapes`` given no
+shape, ``--fit-cost``'s or ``--speed``'s.)
 """
 
 import argparse
@@ -462,26 +463,32 @@ def bundled(data_dir, n_jobs):
               flush=True)
 
 
-def speed(n_jobs):
+def speed(n_jobs, csv_path):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(10_000, 20))
     value = np.sin(X[:, 0]) + (0.1 + 0.5 * (X[:, 1] > 0)) * rng.normal(size=10_000)
     X_test = rng.normal(size=(10_000, 20))
+    table = Table(["censored", "model", "first request s (once)", "predict_quantiles s",
+                   "predict s", "ratio"], csv_path,
+                  title="predict_quantiles (3 levels) and predict on 1e4 rows, fitted on "
+                        "1e4 rows x 20, medians of 3:")
     for censored in (0.0, 0.6, 1.0):
         y = inspected(value, X[:, 3], rng.random(10_000) < censored)
-        for distribution in ("spread", "location"):
-            forest = MMITForest(100, distribution=distribution, random_state=0,
-                                n_jobs=n_jobs).fit(X, y)
+        models = {f"MMITForest(distribution={distribution!r})": MMITForest(
+                      100, distribution=distribution, random_state=0, n_jobs=n_jobs)
+                  for distribution in ("spread", "location")}
+        models["IntervalStackingRegressor()"] = IntervalStackingRegressor(
+            random_state=0, n_jobs=n_jobs)
+        for name, model in models.items():
+            model.fit(X, y)
             start = time.perf_counter()
-            forest.predict_quantiles(X_test[:10])  # every leaf's estimate, made once
+            model.predict_quantiles(X_test[:10])  # every leaf's estimate, made once
             first = time.perf_counter() - start
             quantiles, predict = interleaved_medians(
-                [partial(forest.predict_quantiles, X_test),
-                 partial(forest.predict, X_test)], 3)
-            print(f"censored {censored:.0%}, distribution={distribution}: "
-                  f"leaves' estimates {first:.3f} s (once), "
-                  f"predict_quantiles {quantiles:.3f} s, predict {predict:.3f} s, "
-                  f"ratio {quantiles / predict:.2f}", flush=True)
+                [partial(model.predict_quantiles, X_test),
+                 partial(model.predict, X_test)], 3)
+            table.add(f"{censored:.0%}", name, seconds(first), seconds(quantiles),
+                      seconds(predict), f"{quantiles / predict:.2f}")
 
 
 def fit_cost(repeats, baseline_dir, csv_path, n=20_000, p=20):
@@ -533,8 +540,10 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=2)
     add_csv_argument(parser)
     args = parser.parse_args()
-    if args.csv and args.shapes and args.fit_cost:
-        parser.error("--csv writes one table: --fit-cost's with --shapes given no shape")
+    if args.csv and (args.shapes and (args.fit_cost or args.speed)
+                     or args.fit_cost and args.speed):
+        parser.error("--csv writes one table: the simulated one, or with --shapes given "
+                     "no shape, --fit-cost's or --speed's")
     if args.shapes:
         methods, versions = simulation_methods(xgboost_available("rows"),
                                                args.ngboost_python)
@@ -543,7 +552,7 @@ def main():
     if args.data_dir:
         bundled(args.data_dir, args.n_jobs)
     if args.speed:
-        speed(args.n_jobs)
+        speed(args.n_jobs, args.csv)
     if args.fit_cost:
         fit_cost(args.repeats, args.baseline, args.csv)
     if args.spread_leaves:
