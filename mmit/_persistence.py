@@ -17,7 +17,8 @@ checks every part before building the estimator.
 
 Format versions: 7 adds categorical features: the sets of categories of
 each tree's categorical splits (``tree<k>_category_sets`` and
-``tree<k>_category_words``) and each model's categories; 6 nests the
+``tree<k>_category_words``), each model's categories and the predictive
+distributions of stacks (a stack without them loads without them); 6 nests the
 node models of a tree (linear leaves) under ``tree<k>_node_models_``,
 their kind in the description
 (``tree_node_models``), instead of beside its nodes; 5 adds the predictive

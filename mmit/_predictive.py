@@ -1,7 +1,9 @@
 """Predictive distributions from a forest's leaves: what ``MMITForest(distribution=...)``
 takes (:class:`SpreadDistribution`, :class:`LocationDistribution`), what they
 make (:class:`ForestDistribution`), and the estimators' methods that read
-them (:class:`PredictiveDistributionMixin`).
+them (:class:`PredictiveDistributionMixin`, :class:`OutOfBagDistributionMixin`).
+``IntervalStackingRegressor`` makes its own with ``SpreadDistribution.grow``
+from its out-of-fold predictions.
 
 Each tree puts a query ``x`` in a leaf, whose training rows each weigh
 their weight in the tree's sample over the leaf's total. The predictive
