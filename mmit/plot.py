@@ -99,7 +99,7 @@ def plot_predictive_distribution(model, X, x, y=None, *, coverages=(0.5, 0.8, 0.
                                  ax=None, feature_name="feature"):
     """Each example's predictive distribution as nested bands along a feature.
 
-    For every row of ``X`` a forest's central prediction intervals
+    For every row of ``X`` a model's central prediction intervals
     (``predict_interval``, one shade per coverage, the widest lightest) are
     drawn as a vertical band at the row's ``x``, with the median as a dot;
     the examples' target intervals (``y``, as :func:`plot_intervals` draws
@@ -110,8 +110,8 @@ def plot_predictive_distribution(model, X, x, y=None, *, coverages=(0.5, 0.8, 0.
 
     Parameters
     ----------
-    model : MMITForest or MMITForestCV
-        A forest fitted with a ``distribution``.
+    model : MMITForest, MMITForestCV or IntervalStackingRegressor
+        A model fitted with a ``distribution``.
     X : array-like of shape (n_samples, n_features)
         The examples.
     x : array-like of shape (n_samples,)

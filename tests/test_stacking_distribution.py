@@ -174,3 +174,22 @@ def test_bad_inputs():
         without.predict_interval(X)
     with pytest.raises(ValueError, match="distribution"):
         IntervalStackingRegressor(small_members(), distribution="location").fit(X, y)
+
+
+def test_the_predictive_distribution_plot_takes_the_stack():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mmit.plot import plot_predictive_distribution
+
+    X, y, _ = heteroscedastic(80, 8)
+    stack = IntervalStackingRegressor(small_members(), cv=3, random_state=0).fit(X, y)
+    ax = plot_predictive_distribution(stack, X[:10], X[:10, 0], y[:10],
+                                      coverages=(0.5, 0.9))
+    bands = [container for container in ax.containers
+             if container.get_label().endswith("interval")]
+    assert [band.get_label() for band in bands] == ["90% interval", "50% interval"]
+    heights = [np.array([bar.get_height() for bar in band]) for band in bands]
+    assert np.all(heights[0] >= heights[1] - 1e-12)
+    matplotlib.pyplot.close("all")
