@@ -40,7 +40,7 @@ Methods, each giving the quantiles at 0.05, 0.1, 0.25, 0.5, 0.75, 0.9 and
   10-100 times when a thread waits for a core). Left out without xgboost
   (the bench extra);
 - stack: IntervalStackingRegressor() (its default members, ``--n-jobs``)
-  and its predict_quantiles; left out while the class has none;
+  and its predict_quantiles;
 - NGBoost Normal: ``ngboost.NGBRegressor(Dist=Normal)`` (default settings
   otherwise), the quantiles of its predicted Normal (``pred_dist``: loc,
   scale); exact targets only. NGBoost pins an older scikit-learn than
@@ -85,6 +85,11 @@ the "spread" forest's leaves of each size
 size's on the same draws, with the coverage: the evidence for the default
 (40).
 
+``--stack-construction``: the default stack's distributions against its
+forest member's moved to the stack's prediction (the member's pinball loss
+over the stack's own, and both's coverage): the evidence for the stack's
+construction.
+
 ``--fit-cost``: what the distributions add to a fit, at 2e4 rows and 20
 features (speed_data.py, 100 trees, ``max_features="sqrt"``,
 ``n_jobs=2``), timed in turn with scikit-learn's RandomForestRegressor
@@ -106,7 +111,8 @@ request's making of the distributions, once per model.
 Usage: python benchmarks/uncertainty.py [--shapes step linear shared skewed
        homoscedastic] [--censored 0 0.3 0.6] [--repeats 5]
        [--ngboost-python PATH] [--data-dir DIR] [--speed]
-       [--spread-leaves 20 40] [--fit-cost [--baseline DIR]] [--csv PATH]
+       [--spread-leaves 20 40] [--stack-construction]
+       [--fit-cost [--baseline DIR]] [--csv PATH]
        [--n-jobs 2]
 (``--csv`` writes the simulated table, or with ``--shapes`` given no
 shape, ``--fit-cost``'s or ``--speed``'s.)
@@ -327,11 +333,7 @@ def simulation_methods(with_xgboost, ngboost_python):
     versions = []
     if with_xgboost:
         methods["XGBoost AFT"] = (xgboost_method, False)
-    if hasattr(IntervalStackingRegressor, "predict_quantiles"):
-        methods["stack"] = (stack_method, False)
-    else:
-        print("IntervalStackingRegressor has no predict_quantiles: its rows are left out",
-              file=sys.stderr)
+    methods["stack"] = (stack_method, False)
     if ngboost_python:
         versions.append(f"ngboost {ngboost_version(ngboost_python)}")
         methods["NGBoost Normal"] = (partial(ngboost_method, python=ngboost_python), True)
@@ -367,11 +369,7 @@ def simulated(shapes, censored_shares, repeats, n_jobs, methods, versions,
             covered, losses, fit_seconds = {}, {}, {}
             run = {name: function for name, (function, exact_only) in methods.items()
                    if censored == 0 or not exact_only}
-            for repeat in range(repeats):
-                rng = np.random.default_rng([SHAPES.index(shape), int(100 * censored),
-                                             repeat])
-                X, y, _ = simulate(3000, shape, rng, censored)
-                X_test, _, value = simulate(5000, shape, rng, 0.0)
+            for X, y, X_test, value, rng in simulated_draws(shape, censored, repeats):
                 draw = Draw(X, y, X_test, rng, n_jobs)
                 for name, function in run.items():
                     q, seconds_taken = function(draw)
@@ -404,6 +402,45 @@ def span(values, digits):
     return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
 
 
+def simulated_draws(shape, censored, repeats):
+    """``repeats`` independent draws of one shape and censored share: 3000
+    training rows and targets, 5000 test rows and their true values, and
+    the generator (after the rows were drawn)."""
+    for repeat in range(repeats):
+        rng = np.random.default_rng([SHAPES.index(shape), int(100 * censored), repeat])
+        X, y, _ = simulate(3000, shape, rng, censored)
+        X_test, _, value = simulate(5000, shape, rng, 0.0)
+        yield X, y, X_test, value, rng
+
+
+def stack_construction(shapes, censored_shares, repeats, n_jobs):
+    """The default stack's distributions (its prediction plus its own
+    out-of-fold residuals, in a forest grown on their sizes) against its
+    forest member's distributions moved to the stack's prediction: the
+    ratio of the member's pinball loss to the stack's own (mean over the
+    draws), with both's 50/80/90% coverage."""
+    print(f"\n{'shape':<14} {'cens':>4} {'member / own':>13} {'own coverage':>20} "
+          f"{'member coverage':>20}")
+    for shape in shapes:
+        for censored in censored_shares:
+            ratios, covered = [], {"own": [], "member": []}
+            for X, y, X_test, value, _ in simulated_draws(shape, censored, repeats):
+                stack = IntervalStackingRegressor(random_state=0, n_jobs=n_jobs).fit(X, y)
+                forest = stack.named_estimators_.forest
+                location = stack.predict(X_test)[:, None]
+                quantiles = {"own": stack.predict_quantiles(X_test, LEVELS),
+                             "member": forest.predict_quantiles(X_test, LEVELS)
+                             - forest.predict(X_test)[:, None] + location}
+                ratios.append(pinball_loss(value, quantiles["member"], LEVELS)
+                              / pinball_loss(value, quantiles["own"], LEVELS))
+                for name, q in quantiles.items():
+                    covered[name].append(list(interval_covered(value, q).values()))
+            cells = ["/".join(f"{c:.3f}" for c in np.mean(covered[name], axis=0))
+                     for name in ("own", "member")]
+            print(f"{shape:<14} {censored:>4.1f} {np.mean(ratios):>13.3f} {cells[0]:>20} "
+                  f"{cells[1]:>20}", flush=True)
+
+
 def spread_leaves(leaf_sizes, shapes, censored_shares, repeats, n_jobs):
     """The default forest's pinball loss with the second ("spread") forest's
     leaves of each size in ``leaf_sizes``, as a ratio to the first size's on
@@ -414,11 +451,7 @@ def spread_leaves(leaf_sizes, shapes, censored_shares, repeats, n_jobs):
         for censored in censored_shares:
             losses = {size: [] for size in leaf_sizes}
             covered = {size: [] for size in leaf_sizes}
-            for repeat in range(repeats):
-                rng = np.random.default_rng([SHAPES.index(shape), int(100 * censored),
-                                             repeat])
-                X, y, _ = simulate(3000, shape, rng, censored)
-                X_test, _, value = simulate(5000, shape, rng, 0.0)
+            for X, y, X_test, value, _ in simulated_draws(shape, censored, repeats):
                 for size in leaf_sizes:
                     forest = MMITForest(
                         distribution=SpreadDistribution(min_samples_leaf=size),
@@ -535,6 +568,7 @@ def main():
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--spread-leaves", type=int, nargs="+")
+    parser.add_argument("--stack-construction", action="store_true")
     parser.add_argument("--fit-cost", action="store_true")
     parser.add_argument("--baseline", type=Path)
     parser.add_argument("--n-jobs", type=int, default=2)
@@ -555,6 +589,9 @@ def main():
         speed(args.n_jobs, args.csv)
     if args.fit_cost:
         fit_cost(args.repeats, args.baseline, args.csv)
+    if args.stack_construction:
+        stack_construction(args.shapes or list(SHAPES), args.censored, args.repeats,
+                           args.n_jobs)
     if args.spread_leaves:
         spread_leaves(args.spread_leaves, args.shapes or list(SHAPES), args.censored,
                       args.repeats, args.n_jobs)

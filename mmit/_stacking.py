@@ -609,11 +609,12 @@ class StackSpread:
     seed: int
 
     def fit(self, stack, rows):
-        """The ForestDistribution of a fitted stack and its ``TrainingRows``."""
-        default = MMITForest()
+        """The ForestDistribution of a fitted stack and its ``TrainingRows``
+        (the encoder is a default forest: its trees and loss are the
+        defaults')."""
         return self.strategy.grow(self.encoder, rows, rows.out_of_bag,
-                                  default.n_estimators, default.loss, stack.n_jobs,
-                                  self.seed)
+                                  self.encoder.n_estimators, self.encoder.loss,
+                                  stack.n_jobs, self.seed)
 
 
 def _checked_predictions(predictions, name, allow_nan=False):
