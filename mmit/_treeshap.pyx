@@ -24,7 +24,6 @@ from cython.parallel cimport parallel, prange
 from libc.stdint cimport int64_t, uint32_t
 from libc.stdlib cimport free, malloc
 
-
 from ._tree cimport CategorySet, Node, Tree, category_goes_right, goes_right
 
 
