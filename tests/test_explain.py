@@ -109,3 +109,32 @@ def test_categorical_splits_are_additive():
     explanation = shap_values(model, X_test)
     np.testing.assert_allclose(explanation.values.sum(axis=1) + explanation.base_values,
                                model.predict(X_test), atol=1e-10)
+
+
+def shap_dictionary(model):
+    """A forest's trees in shap's TreeExplainer dictionary format."""
+    trees = []
+    for estimator in model.estimators_:
+        tree = estimator.tree_
+        left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
+        trees.append({
+            "children_left": left, "children_right": right,
+            "children_default": np.where(np.asarray(tree.missing_go_to_left, bool), left,
+                                         right),
+            "features": np.where(left < 0, -2, np.asarray(tree.feature)),
+            "thresholds": np.asarray(tree.threshold),
+            "values": np.asarray(tree.value)[:, np.newaxis] / len(model.estimators_),
+            "node_sample_weight": np.asarray(tree.weighted_n_node_samples)})
+    return {"trees": trees}
+
+
+def test_equal_to_shap_s_tree_explainer_on_the_same_trees():
+    shap = pytest.importorskip("shap")
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 6))
+    y = X[:, 0] * X[:, 1] + np.abs(X[:, 2]) + 0.2 * rng.normal(size=400)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    forest = MMITForest(10, random_state=0).fit(X, y)
+    theirs = shap.TreeExplainer(shap_dictionary(forest)).shap_values(
+        X[:40], check_additivity=False)
+    np.testing.assert_allclose(shap_values(forest, X[:40]).values, theirs, atol=1e-10)
