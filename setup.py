@@ -43,7 +43,7 @@ if DEBUG:
 
 # modules whose loops run on several threads
 OPENMP_MODULES = {"_binning", "_criterion", "_histogram_splitter", "_loss", "_npmle",
-                  "_solver"}
+                  "_solver", "_treeshap"}
 
 
 def openmp_flag():
@@ -98,7 +98,7 @@ extensions = [
     extension(name)
     for name in ("_loss", "_solver", "_criterion", "_newton", "_leaf_models", "_tree",
                  "_features", "_splitter", "_binning", "_histogram_splitter", "_builder",
-                 "_pruning", "_npmle")
+                 "_pruning", "_npmle", "_treeshap")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))
