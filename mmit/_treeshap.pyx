@@ -40,6 +40,7 @@ ctypedef struct TreeView:
     const CategorySet* category_sets
     const uint32_t* category_words
     double scale              # the tree's weight in the model
+    const double* reciprocals  # 1 / k for k = 0 .. the longest path + 1
 
 
 cdef inline int64_t child_of(const TreeView* tree, const Node* node,
@@ -57,17 +58,19 @@ cdef inline int64_t child_of(const TreeView* tree, const Node* node,
 
 
 cdef void extend_path(PathElement* path, int64_t depth, double zero_fraction,
-                      double one_fraction, int64_t feature) noexcept nogil:
+                      double one_fraction, int64_t feature,
+                      const double* reciprocals) noexcept nogil:
     """Add ``feature`` at position ``depth`` and update the weights."""
     cdef int64_t i
+    cdef double share = reciprocals[depth + 1]
     path[depth].feature = feature
     path[depth].zero_fraction = zero_fraction
     path[depth].one_fraction = one_fraction
     path[depth].pweight = 1.0 if depth == 0 else 0.0
     i = depth - 1
     while i >= 0:
-        path[i + 1].pweight += one_fraction * path[i].pweight * (i + 1) / (depth + 1)
-        path[i].pweight = zero_fraction * path[i].pweight * (depth - i) / (depth + 1)
+        path[i + 1].pweight += one_fraction * path[i].pweight * ((i + 1) * share)
+        path[i].pweight = zero_fraction * path[i].pweight * ((depth - i) * share)
         i -= 1
 
 
@@ -93,24 +96,27 @@ cdef void unwind_path(PathElement* path, int64_t depth, int64_t index) noexcept 
         path[i].one_fraction = path[i + 1].one_fraction
 
 
-cdef double unwound_path_sum(const PathElement* path, int64_t depth,
-                             int64_t index) noexcept nogil:
+cdef double unwound_path_sum(const PathElement* path, int64_t depth, int64_t index,
+                             const double* reciprocals) noexcept nogil:
     """The total weight of the path with the element at ``index`` unwound
-    (without changing it)."""
-    cdef double one_fraction = path[index].one_fraction
+    (without changing it). Its one fraction is 0 or 1 (the row's path goes
+    through all of the feature's splits on the path, or not)."""
     cdef double zero_fraction = path[index].zero_fraction
     cdef double next_one_portion = path[depth].pweight
-    cdef double total = 0.0, weight
+    cdef double total = 0.0, weight, removal, length = depth + 1
     cdef int64_t i = depth - 1
-    while i >= 0:
-        if one_fraction != 0.0:
-            weight = next_one_portion * (depth + 1) / ((i + 1) * one_fraction)
+    if path[index].one_fraction != 0.0:
+        removal = zero_fraction * reciprocals[depth + 1]
+        while i >= 0:
+            weight = next_one_portion * (length * reciprocals[i + 1])
             total += weight
-            next_one_portion = (path[i].pweight
-                                - weight * zero_fraction * (depth - i) / (depth + 1))
-        else:
-            total += path[i].pweight * (depth + 1) / (zero_fraction * (depth - i))
-        i -= 1
+            next_one_portion = path[i].pweight - weight * (removal * (depth - i))
+            i -= 1
+    else:
+        removal = length / zero_fraction
+        while i >= 0:
+            total += path[i].pweight * (removal * reciprocals[depth - i])
+            i -= 1
     return total
 
 
@@ -122,15 +128,16 @@ cdef void recurse(const TreeView* tree, int64_t node_id, const double* row, doub
     cdef PathElement* path = parent_path + depth + 1
     cdef const Node* node = &tree.nodes[node_id]
     cdef int64_t i, hot, cold, found
-    cdef double weight, incoming_zero = 1.0, incoming_one = 1.0, cover
+    cdef double weight, value, incoming_zero = 1.0, incoming_one = 1.0, cover
     for i in range(depth + 1):
         path[i] = parent_path[i]
-    extend_path(path, depth, zero_fraction, one_fraction, feature)
+    extend_path(path, depth, zero_fraction, one_fraction, feature, tree.reciprocals)
     if node.left_child < 0:
+        value = tree.values[node_id] * tree.scale
         for i in range(1, depth + 1):
-            weight = unwound_path_sum(path, depth, i)
+            weight = unwound_path_sum(path, depth, i, tree.reciprocals)
             phi[path[i].feature] += (weight * (path[i].one_fraction - path[i].zero_fraction)
-                                     * tree.values[node_id] * tree.scale)
+                                     * value)
         return
     hot = child_of(tree, node, row)
     cold = node.right_child if hot == node.left_child else node.left_child
@@ -163,6 +170,7 @@ def tree_shap(list trees, const double[::1] scales, const double[:, ::1] X,
     cdef int64_t max_depth = 0, buffer_size
     cdef TreeView* views = <TreeView*> malloc(max(n_trees, 1) * sizeof(TreeView))
     cdef PathElement* buffer
+    cdef double* reciprocals = NULL
     cdef int status = 0
     cdef int* failed = &status
     if views == NULL:
@@ -178,18 +186,27 @@ def tree_shap(list trees, const double[::1] scales, const double[:, ::1] X,
             views[t].category_words = tree.category_words.data()
             views[t].scale = scales[t]
             max_depth = max(max_depth, tree.max_depth)
+        reciprocals = <double*> malloc((max_depth + 3) * sizeof(double))
+        if reciprocals == NULL:
+            raise MemoryError()
+        reciprocals[0] = 0.0
+        for t in range(1, max_depth + 3):
+            reciprocals[t] = 1.0 / t
+        for t in range(n_trees):
+            views[t].reciprocals = reciprocals
         buffer_size = (max_depth + 2) * (max_depth + 3) // 2
         with nogil, parallel(num_threads=max(n_threads, 1)):
             buffer = <PathElement*> malloc(buffer_size * sizeof(PathElement))
             if buffer == NULL:
                 failed[0] = 1
-            for row in prange(n_samples, schedule="dynamic", chunksize=16):
-                if buffer != NULL:
-                    for t in range(n_trees):
+            for t in range(n_trees):
+                for row in prange(n_samples, schedule="static"):
+                    if buffer != NULL:
                         recurse(&views[t], 0, &X[row, 0], &out[row, 0], buffer, 0,
                                 1.0, 1.0, -1)
             free(buffer)
         if status:
             raise MemoryError()
     finally:
+        free(reciprocals)
         free(views)
