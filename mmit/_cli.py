@@ -4,11 +4,14 @@ import argparse
 import csv
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from . import __version__
 from ._evaluation import MODEL_GROUPS, cross_validate_models, fold_table, make_model
+from ._explain import shap_values
+from ._files import replacing_file
 from ._persistence import load_model, save_model
 from .datasets import list_datasets, load_dataset, load_folder
 
@@ -90,19 +93,46 @@ def run_fit(args):
     return 0
 
 
-def run_predict(args):
-    model = load_model(args.model)
-    data = load_folder(args.data, categorical=categorical_names(model))
+def model_and_rows(model_path, data_folder):
+    """A saved model and the features of a data folder, its categorical
+    columns read as the model took them, checked to be the model's."""
+    model = load_model(model_path)
+    data = load_folder(data_folder, categorical=categorical_names(model))
     names = getattr(model, "feature_names_in_", None)
     if names is not None and list(names) != list(data.feature_names):
-        raise ValueError(f"the features of {args.data} are not the ones the model "
+        raise ValueError(f"the features of {data_folder} are not the ones the model "
                          f"was fitted on ({', '.join(names)}).")
-    predictions = model.predict(data.data)
-    with open(args.out, "w", newline="") as file:
+    return model, data
+
+
+def write_csv(path, header, rows):
+    """Write a CSV file (numbers as Python writes them: exact round trips)
+    that replaces ``path`` only once complete."""
+    with replacing_file(path, "w", newline="") as file:
         writer = csv.writer(file)
-        writer.writerow(["prediction"])
-        writer.writerows([repr(float(value))] for value in predictions)
+        writer.writerow(header)
+        writer.writerows([repr(float(value)) for value in row] for row in rows)
+
+
+def run_predict(args):
+    model, data = model_and_rows(args.model, args.data)
+    predictions = model.predict(data.data)
+    write_csv(args.out, ["prediction"], predictions[:, np.newaxis])
     print(f"wrote {len(predictions)} predictions to {args.out}")
+    return 0
+
+
+def run_explain(args):
+    model, data = model_and_rows(args.model, args.data)
+    explanation = shap_values(model, data.data, n_jobs=args.n_jobs)
+    names = list(data.feature_names)  # features.csv's header
+    write_csv(args.out, [*names, "base_value"],
+              np.column_stack([explanation.values, explanation.base_values]))
+    print(f"wrote the SHAP values of {len(explanation.values)} rows to {args.out}; "
+          f"mean |value| per feature, largest first:")
+    importances = explanation.importances
+    for j in np.argsort(-importances, kind="stable")[:10]:
+        print(f"  {names[j]:<30} {importances[j]:.4g}")
     return 0
 
 
@@ -127,7 +157,9 @@ def run_plot(args):
                         model.predict(data.data), feature_name=args.feature,
                         model_name=label)
     ax.set_title(data.name)
-    ax.figure.savefig(args.out, dpi=120, bbox_inches="tight")
+    with replacing_file(args.out) as file:
+        ax.figure.savefig(file, format=Path(args.out).suffix[1:] or None, dpi=120,
+                          bbox_inches="tight")
     print(f"wrote {args.out}")
     return 0
 
@@ -190,6 +222,22 @@ def build_parser():
                          help="a folder with features.csv")
     predict.add_argument("--out", metavar="CSV", required=True, help="CSV file to write")
     predict.set_defaults(run=run_predict)
+
+    explain = commands.add_parser(
+        "explain", help="SHAP values of a saved model's predictions",
+        description="Explain the prediction of every row of a data folder's "
+                    "features.csv by a model saved by 'mmit fit': exact SHAP values "
+                    "(TreeSHAP for the trees, exact for linear models, the weighted sum "
+                    "of its members' for a stack). Writes one row per row of "
+                    "features.csv, a column per feature and the base value (they add "
+                    "up to the prediction), and prints the features' mean absolute "
+                    "values.")
+    explain.add_argument("model", metavar="MODEL", help="saved model")
+    explain.add_argument("data", metavar="DATA",
+                         help="a folder with features.csv")
+    explain.add_argument("--out", metavar="CSV", required=True, help="CSV file to write")
+    explain.add_argument("--n-jobs", type=int, default=None, help="parallel threads")
+    explain.set_defaults(run=run_explain)
 
     plot = commands.add_parser(
         "plot", help="plot target intervals and predictions along a feature",

@@ -115,6 +115,12 @@ def feature_range(X, sample_weight):
     return rows.min(axis=0), rows.max(axis=0)
 
 
+def feature_mean(X, sample_weight):
+    """The weighted training mean of each feature (rows of positive weight:
+    within the training range, so unchanged by clipping)."""
+    return np.average(X, axis=0, weights=sample_weight)
+
+
 class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
     """What the linear estimators share: no missing numeric values, their
     categorical features one-hot encoded, ``x.coef_ + intercept_`` on
@@ -139,12 +145,14 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
 
     def _set_feature_range(self, X, sample_weight):
         self.data_min_, self.data_max_ = feature_range(X, sample_weight)
+        self.data_mean_ = feature_mean(X, sample_weight)
 
     def _export_state(self, writer):
         """The fitted arrays and values, for a model file
         (``mmit._persistence``)."""
         for name in self._state_arrays:
             writer.array(name.rstrip("_"), getattr(self, name))
+        writer.array("data_mean", self.data_mean_)
         return {"values": {name: getattr(self, name) for name in self._state_values}}
 
     def _import_state(self, state, reader):
@@ -160,6 +168,11 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
             array = reader.array(name.rstrip("_"), np.float64, (len(self.coef_names_),))
             if not np.all(np.isfinite(array)):
                 raise ValueError("a linear model's arrays are not finite")
+        # the training means (for SHAP values) came with format 7
+        self.data_mean_ = reader.optional_array("data_mean", np.float64,
+                                                (len(self.coef_names_),))
+        if self.data_mean_ is not None and not np.all(np.isfinite(self.data_mean_)):
+            raise ValueError("a linear model's arrays are not finite")
         self.intercept_ = float(self.intercept_)
 
     @fill_doc
@@ -228,6 +241,10 @@ class IntervalLinearRegression(_LinearPredictor):
         Sweeps of coordinate descent.
     data_min_, data_max_ : ndarray of shape (n_columns,)
         Range of each column over the training rows of positive weight.
+    data_mean_ : ndarray of shape (n_columns,) or None
+        Weighted mean of each column over the training rows (the baseline
+        of :func:`~mmit.shap_values`); None for a model loaded from a file
+        of an older mmit.
     coef_names_ : ndarray of shape (n_columns,) of str
         The name of each column: the feature's name (``x<j>`` without
         names), ``<name>_<category>`` for a category (as scikit-learn's
@@ -401,6 +418,10 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         :class:`IntervalLinearRegression`).
     data_min_, data_max_ : ndarray of shape (n_columns,)
         Range of each column over the training rows of positive weight.
+    data_mean_ : ndarray of shape (n_columns,) or None
+        Weighted mean of each column over the training rows (the baseline
+        of :func:`~mmit.shap_values`); None for a model loaded from a file
+        of an older mmit.
     coef_names_ : ndarray of shape (n_columns,) of str
         The name of each column, see :class:`IntervalLinearRegression`.
     cv_predictions_ : ndarray of shape (n_samples,)

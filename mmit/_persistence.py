@@ -17,8 +17,10 @@ checks every part before building the estimator.
 
 Format versions: 7 adds categorical features: the sets of categories of
 each tree's categorical splits (``tree<k>_category_sets`` and
-``tree<k>_category_words``), each model's categories and the predictive
-distributions of stacks (a stack without them loads without them); 6 nests the
+``tree<k>_category_words``), each model's categories, the predictive
+distributions of stacks (a stack without them loads without them) and the
+training means of linear models (``data_mean``, for SHAP values; a model
+without them loads without them); 6 nests the
 node models of a tree (linear leaves) under ``tree<k>_node_models_``,
 their kind in the description
 (``tree_node_models``), instead of beside its nodes; 5 adds the predictive
@@ -35,10 +37,7 @@ without missing values).
 
 import dataclasses
 import json
-import os
-import tempfile
 import zipfile
-from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import KFold
@@ -48,6 +47,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._boosting import MMITBoost
 from ._categorical import fitted_encoding, takes_categorical_features
 from ._classes import MMIT
+from ._files import replacing_file
 from ._fitting import set_fitted_attributes
 from ._forest import MMITForest
 from ._imputation import MeanImputer
@@ -161,6 +161,13 @@ class StateReader:
                 for size, actual in zip(shape, array.shape, strict=True))):
             raise ValueError(f"the array {name} has the wrong shape")
         return array
+
+    def optional_array(self, name, dtype=None, shape=None):
+        """The array ``name`` as :meth:`array` reads it, or None when the file
+        has none (a part newer than the file's version allows)."""
+        if f"{self._prefix}{name}" not in self._arrays:
+            return None
+        return self.array(name, dtype, shape)
 
     def _arrays_under(self, prefix):
         start = f"{self._prefix}{prefix}"
@@ -344,16 +351,8 @@ def save_model(model, path):
     metadata = {"format": FORMAT, "version": VERSION,
                 **_describe(model, StateWriter(arrays))}
     arrays["metadata"] = np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8)
-    path = Path(path)
-    file = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.",
-                                       suffix=".tmp", delete=False)
-    try:
-        with file:
-            np.savez_compressed(file, **arrays)
-        os.replace(file.name, path)
-    except BaseException:
-        os.unlink(file.name)
-        raise
+    with replacing_file(path) as file:
+        np.savez_compressed(file, **arrays)
 
 
 def load_model(path):

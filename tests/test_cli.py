@@ -1,4 +1,4 @@
-"""The command line: mmit cv, fit, predict and plot."""
+"""The command line: mmit cv, fit, predict, explain and plot."""
 
 
 import numpy as np
@@ -13,6 +13,7 @@ from mmit import (
     load_model,
 )
 from mmit._cli import main
+from mmit._files import replacing_file
 from mmit.datasets import load_folder, make_interval_regression
 
 
@@ -23,7 +24,7 @@ def folder(tmp_path):
 
 
 def test_every_command_has_help(capsys):
-    for command in ([], ["cv"], ["fit"], ["predict"], ["plot"]):
+    for command in ([], ["cv"], ["fit"], ["predict"], ["explain"], ["plot"]):
         with pytest.raises(SystemExit) as exit_info:
             main(command + ["--help"])
         assert exit_info.value.code == 0
@@ -69,6 +70,47 @@ def test_fit_then_predict_matches_the_fitted_model(folder, tmp_path, kind, capsy
     assert isinstance(model, {"tree": MMIT, "linear": MMIT, "forest": MMITForest,
                               "boost": MMITBoost, "stack": IntervalStackingRegressor}[kind])
     np.testing.assert_array_equal(predictions, model.predict(load_folder(folder).data))
+
+
+@pytest.mark.parametrize("kind", ["tree", "boost", "stack"])
+def test_explain_writes_values_that_add_up_to_the_predictions(folder, tmp_path, kind,
+                                                               capsys):
+    model_path, out = tmp_path / "model.npz", tmp_path / "values.csv"
+    assert main(["fit", "--data", str(folder), "--out", str(model_path),
+                 "--model", kind]) == 0
+    capsys.readouterr()
+    assert main(["explain", str(model_path), str(folder), "--out", str(out)]) == 0
+    assert "mean |value| per feature" in capsys.readouterr().out
+    header = out.read_text().splitlines()[0].split(",")
+    assert header == ["f0", "f1", "f2", "base_value"]
+    values = np.loadtxt(out, delimiter=",", skiprows=1)
+    data = load_folder(folder).data
+    np.testing.assert_allclose(values.sum(axis=1), load_model(model_path).predict(data),
+                               atol=1e-10)
+
+
+def test_explain_refuses_other_features(folder, tmp_path, capsys):
+    model_path, out = tmp_path / "model.npz", tmp_path / "values.csv"
+    assert main(["fit", "--data", str(folder), "--out", str(model_path)]) == 0
+    other = write_folder(tmp_path / "other", np.zeros((5, 2)))
+    assert main(["explain", str(model_path), str(other), "--out", str(out)]) == 2
+    assert "X has 2 features, but MMIT is expecting 3" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_an_interrupted_write_leaves_the_old_file(tmp_path):
+    out = tmp_path / "values.csv"
+    out.write_text("old\n")
+    with pytest.raises(KeyboardInterrupt):
+        with replacing_file(out, "w") as file:
+            file.write("half of the new")
+            raise KeyboardInterrupt
+    assert out.read_text() == "old\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["values.csv"]
+    with replacing_file(out, "w") as file:
+        file.write("new\n")
+    assert out.read_text() == "new\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["values.csv"]
 
 
 def test_plot_writes_an_image(folder, tmp_path, capsys):

@@ -1,7 +1,8 @@
 """SHAP values (mmit._explain, mmit._treeshap): equal to a brute-force
 Shapley oracle over all feature subsets with the path-dependent value
-function on small trees (missing values included),
-additive for the tree ensembles, independent of the threads."""
+function on small trees (missing values, linear leaves and interaction
+values included), additive for every estimator, equal to shap's
+TreeExplainer on the same trees, independent of the threads."""
 
 import itertools
 import math
@@ -23,12 +24,25 @@ def goes_left(tree, node, x):
     return value <= tree.threshold[node]
 
 
+def leaf_value(tree, x, known, node):
+    """A leaf's value: its constant, and a linear leaf's terms of the known
+    features (a missing one at the center, as the leaf predicts it)."""
+    value = tree.value[node]
+    models = tree.node_models
+    if models is not None and models.models[node] >= 0:
+        slopes = models.slopes[models.models[node]]
+        for j in known:
+            if not np.isnan(x[j]):
+                value += slopes[j] * (x[j] - models.center[j])
+    return value
+
+
 def path_value(tree, x, known, node=0):
     """E[f(x) | x_known] under the path-dependent rule: known features follow
     x, the others split the weight by the children's covers."""
     left, right = tree.children_left[node], tree.children_right[node]
     if left < 0:
-        return tree.value[node]
+        return leaf_value(tree, x, known, node)
     if tree.feature[node] in known:
         return path_value(tree, x, known, left if goes_left(tree, node, x) else right)
     cover = tree.weighted_n_node_samples
@@ -37,6 +51,8 @@ def path_value(tree, x, known, node=0):
 
 
 def brute_force(tree, x):
+    """Shapley values: every feature's weighted marginal contributions to
+    every subset of the others."""
     p = x.shape[0]
     phi = np.zeros(p)
     for j in range(p):
@@ -49,22 +65,65 @@ def brute_force(tree, x):
     return phi
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), n_features=st.integers(1, 6),
-       max_depth=st.integers(1, 4), missing=st.sampled_from([0.0, 0.2]))
-def test_tree_values_equal_the_brute_force_shapley_values(seed, n_features, max_depth,
-                                                          missing):
+def brute_force_interactions(tree, x):
+    """Shapley interaction values: off the diagonal, half the weighted joint
+    effects of each pair on every subset of the others; on it, each
+    feature's Shapley value minus its interactions."""
+    p = x.shape[0]
+    phi = np.zeros((p, p))
+    for j, k in itertools.permutations(range(p), 2):
+        others = [m for m in range(p) if m not in (j, k)]
+        for size in range(p - 1):
+            weight = (math.factorial(size) * math.factorial(p - size - 2)
+                      / (2 * math.factorial(p - 1)))
+            for subset in map(set, itertools.combinations(others, size)):
+                phi[j, k] += weight * (path_value(tree, x, subset | {j, k})
+                                       - path_value(tree, x, subset | {j})
+                                       - path_value(tree, x, subset | {k})
+                                       + path_value(tree, x, subset))
+    np.fill_diagonal(phi, brute_force(tree, x) - phi.sum(axis=1))
+    return phi
+
+
+def small_tree(seed, n_features, max_depth, missing, leaf_model):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(120, n_features))
     y = X[:, 0] + (X[:, -1] > 0) + 0.3 * rng.normal(size=120)
     X[rng.random(X.shape) < missing] = np.nan
-    model = MMIT(max_depth=max_depth, loss="squared_hinge", random_state=seed).fit(X, y)
+    model = MMIT(max_depth=max_depth, loss="squared_hinge", leaf_model=leaf_model,
+                 random_state=seed).fit(X, y)
+    return model, X
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n_features=st.integers(1, 6),
+       max_depth=st.integers(1, 4), missing=st.sampled_from([0.0, 0.2]),
+       leaf_model=st.sampled_from(["constant", "linear"]))
+def test_tree_values_equal_the_brute_force_shapley_values(seed, n_features, max_depth,
+                                                          missing, leaf_model):
+    model, X = small_tree(seed, n_features, max_depth, missing, leaf_model)
     explanation = shap_values(model, X[:8])
     for i in range(8):
         np.testing.assert_allclose(explanation.values[i], brute_force(model.tree_, X[i]),
                                    atol=1e-10)
     np.testing.assert_allclose(explanation.values.sum(axis=1) + explanation.base_values,
                                model.predict(X[:8]), atol=1e-10)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n_features=st.integers(2, 4),
+       max_depth=st.integers(1, 4), missing=st.sampled_from([0.0, 0.2]),
+       leaf_model=st.sampled_from(["constant", "linear"]))
+def test_interaction_values_equal_the_brute_force_ones(seed, n_features, max_depth,
+                                                       missing, leaf_model):
+    model, X = small_tree(seed, n_features, max_depth, missing, leaf_model)
+    explanation = shap_values(model, X[:5], interactions=True)
+    assert explanation.values.shape == (5, n_features, n_features)
+    for i in range(5):
+        np.testing.assert_allclose(explanation.values[i],
+                                   brute_force_interactions(model.tree_, X[i]), atol=1e-10)
+    np.testing.assert_allclose(explanation.contributions,
+                               shap_values(model, X[:5]).values, atol=1e-10)
 
 
 @pytest.mark.parametrize("model", [
