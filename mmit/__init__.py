@@ -2,6 +2,7 @@
 
 from ._boosting import MMITBoost
 from ._classes import MMIT, MaxMarginIntervalTree
+from ._explain import Explanation, shap_values
 from ._export import export_text
 from ._forest import MMITForest
 from ._forest_cv import MMITForestCV
@@ -18,6 +19,7 @@ from ._survival import intervals_from_survival
 __version__ = "0.2.0.dev0"
 
 __all__ = [
+    "Explanation",
     "IntervalLinearRegression",
     "IntervalLinearRegressionCV",
     "IntervalStackingRegressor",
@@ -35,4 +37,5 @@ __all__ = [
     "intervals_from_survival",
     "load_model",
     "save_model",
+    "shap_values",
 ]

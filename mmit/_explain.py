@@ -150,8 +150,8 @@ def shap_values(estimator, X, *, interactions=False, n_jobs=None):
     if not isinstance(interactions, bool):
         raise TypeError(f"interactions must be True or False, not {interactions!r}.")
     check_explained(estimator)
-    values, base, data = contributions(estimator, X, interactions,
-                                       effective_n_jobs(n_jobs))
+    values, base = contributions(estimator, X, interactions, effective_n_jobs(n_jobs))
+    data = rows_as_read(estimator, X)
     names = getattr(estimator, "feature_names_in_", None)
     names = ([str(name) for name in names] if names is not None
              else [f"x{j}" for j in range(data.shape[1])])
@@ -177,18 +177,34 @@ def check_explained(estimator):
                         f"{type(estimator).__name__}.")
 
 
+def rows_as_read(estimator, X):
+    """The rows of ``X`` as numbers, the way the model reads them: a
+    categorical feature as its category codes, NaN for a missing value (a
+    stack: as its first member reads them)."""
+    if isinstance(estimator, IntervalStackingRegressor):
+        return rows_as_read(estimator.estimators_[0], X)
+    if not isinstance(estimator, Pipeline):
+        return estimator._validate_X_predict(X)
+    imputer = estimator[0]
+    passed = non_numeric_columns(X)
+    rows = imputer._numeric(X, passed, reset=False)
+    if passed is not None and passed.any():  # the codes of the model behind
+        codes = estimator[-1]._validate_X_predict(estimator[:-1].transform(X))
+        rows[:, passed] = codes[:, :rows.shape[1]][:, passed]
+    return rows
+
+
 def contributions(estimator, X, interactions, n_threads):
-    """The values (or interaction values), the base value and the rows as
-    the model read them."""
+    """The values (or interaction values) and the base value."""
     if isinstance(estimator, (MMITCV, MMITForestCV)):
         X = estimator._validate_X_predict(X)
         return contributions(estimator.best_estimator_, X, interactions, n_threads)
     if isinstance(estimator, IntervalStackingRegressor):
         return stack_contributions(estimator, X, interactions, n_threads)
     if isinstance(estimator, (Pipeline, _LinearPredictor)):
-        values, base, data = linear_contributions(estimator, X)
+        values, base = linear_contributions(estimator, X)
         return (np.einsum("ij,jk->ijk", values, np.eye(values.shape[1]))
-                if interactions else values), base, data
+                if interactions else values), base
     X = estimator._validate_X_predict(X)
     trees, scales, offset = tree_terms(estimator)
     scales = np.ascontiguousarray(scales, dtype=np.float64)
@@ -202,7 +218,7 @@ def contributions(estimator, X, interactions, n_threads):
         values = pairs
     base = offset + sum(scale * expected_value(tree)
                         for tree, scale in zip(trees, scales, strict=True))
-    return values, base, X
+    return values, base
 
 
 def tree_terms(estimator):
@@ -234,7 +250,6 @@ def linear_contributions(estimator, X):
                          "older mmit): fit it again to explain it.")
     Z, feature_of_input = X, None
     if isinstance(estimator, Pipeline):
-        data = estimator[0]._numeric(X, non_numeric_columns(X), reset=False)
         for imputer in estimator[:-1]:
             Z = imputer.transform(Z)
             columns = np.concatenate([np.arange(imputer.n_features_in_),
@@ -242,8 +257,7 @@ def linear_contributions(estimator, X):
             feature_of_input = (columns if feature_of_input is None
                                 else feature_of_input[columns])
     Z = model._validate_X_predict(Z)
-    if not isinstance(estimator, Pipeline):
-        data = Z
+    n_features = Z.shape[1] if feature_of_input is None else estimator.n_features_in_
     categories = fitted_encoding(model)[1]
     columns = one_hot(Z, categories)
     if model.clip_features:
@@ -253,28 +267,22 @@ def linear_contributions(estimator, X):
     feature_of_column = np.repeat(np.arange(Z.shape[1]), widths)
     if feature_of_input is not None:
         feature_of_column = feature_of_input[feature_of_column]
-    values = np.zeros((Z.shape[0], data.shape[1]))
+    values = np.zeros((Z.shape[0], n_features))
     np.add.at(values.T, feature_of_column, (model.coef_ * (columns - model.data_mean_)).T)
-    return values, float(model.intercept_ + model.coef_ @ model.data_mean_), data
+    return values, float(model.intercept_ + model.coef_ @ model.data_mean_)
 
 
 def stack_contributions(stack, X, interactions, n_threads):
-    """The weighted sum of the members' values and base values; the rows as
-    the first tree member read them (the stack's checked array without
-    one)."""
+    """The weighted sum of the members' values and base values."""
     if not is_dataframe(X):
         X = stack._validate_X_predict(X)
-    total, base, data = None, 0.0, None
+    total, base = 0.0, 0.0
     for weight, member in zip(stack.weights_, stack.estimators_, strict=True):
-        if weight == 0.0:
-            continue
-        values, member_base, member_data = contributions(member, X, interactions,
-                                                         n_threads)
-        total = weight * values if total is None else total + weight * values
-        base += weight * member_base
-        if data is None and not isinstance(member, (Pipeline, _LinearPredictor)):
-            data = member_data
-    return total, base, data if data is not None else member_data
+        if weight > 0.0:
+            values, member_base = contributions(member, X, interactions, n_threads)
+            total = total + weight * values
+            base += weight * member_base
+    return total, base
 
 
 def shap_tree_dictionary(estimator):

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SUITES = ["test_solver.py", "test_tree.py", "test_splitter.py", "test_npmle.py",
           "test_histogram_splitter.py", "test_missing.py", "test_categorical_splits.py",
           "test_entry_points.py", "test_linear.py", "test_leaf_models.py", "test_loss.py",
-          "test_forest.py", "test_predictive.py", "test_newton.py"]
+          "test_forest.py", "test_predictive.py", "test_newton.py", "test_explain.py"]
 
 
 @pytest.fixture(scope="session")

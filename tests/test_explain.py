@@ -11,9 +11,24 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.pipeline import make_pipeline
+from sklearn.tree import DecisionTreeRegressor
 
-from mmit import MMIT, MMITBoost, MMITForest
-from mmit._explain import shap_values
+from mmit import (
+    MMIT,
+    MMITCV,
+    IntervalLinearRegression,
+    IntervalLinearRegressionCV,
+    IntervalStackingRegressor,
+    MeanImputer,
+    MMITBoost,
+    MMITForest,
+    MMITForestCV,
+    load_model,
+    save_model,
+    shap_values,
+)
+from mmit._explain import shap_tree_dictionary
 
 
 def goes_left(tree, node, x):
@@ -146,15 +161,150 @@ def test_ensembles_are_additive_with_missing_values(model):
                                   explanation.values)
 
 
+def additive(model, X, atol=1e-9):
+    """The values and base values add up to the predictions, and the
+    interaction values' rows to the values."""
+    explanation = shap_values(model, X)
+    np.testing.assert_allclose(explanation.values.sum(axis=1) + explanation.base_values,
+                               model.predict(X), atol=atol)
+    pairs = shap_values(model, X, interactions=True)
+    np.testing.assert_allclose(pairs.values.sum(axis=2), explanation.values, atol=atol)
+    np.testing.assert_allclose(pairs.values, pairs.values.transpose(0, 2, 1), atol=atol)
+    return explanation
+
+
+def nonlinear_data(seed, n=300, p=5, missing=0.1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.2 * rng.normal(size=n)
+    X[rng.random(X.shape) < missing] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("model", [
+    MMITForest(20, random_state=0),
+    MMITForest(10, leaf_model="linear", max_depth=3, random_state=0),
+    MMITBoost(n_estimators=25, random_state=0),
+    MMITBoost(n_estimators=25, splitter="hist", random_state=0),
+    MMITCV(max_depth=3, cv=3),
+    MMITForestCV(n_estimators=10, random_state=0),
+    IntervalStackingRegressor(random_state=0),
+], ids=["forest", "forest linear leaves", "boost", "boost hist", "MMITCV", "MMITForestCV",
+        "stack"])
+def test_every_tree_model_is_additive_with_missing_values(model):
+    X, y = nonlinear_data(1)
+    model.fit(X, y)
+    explanation = additive(model, X[:30])
+    assert explanation.importances.shape == (5,)
+    assert explanation.data.shape == (30, 5)
+    # threads do not change the values
+    for interactions in (False, True):
+        np.testing.assert_array_equal(
+            shap_values(model, X[:30], interactions=interactions, n_jobs=2).values,
+            shap_values(model, X[:30], interactions=interactions).values)
+
+
+def test_a_search_is_explained_by_its_chosen_model():
+    X, y = nonlinear_data(2)
+    search = MMITCV(max_depth=3, cv=3).fit(X, y)
+    np.testing.assert_array_equal(shap_values(search, X[:20]).values,
+                                  shap_values(search.best_estimator_, X[:20]).values)
+
+
+@pytest.mark.parametrize("clip_features", [True, False])
+def test_linear_values_are_the_coefficients_times_the_offsets_from_the_mean(
+        clip_features):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 4))
+    y = X @ [1.0, -2.0, 0.0, 0.5] + 0.1 * rng.normal(size=200)
+    weight = rng.integers(0, 3, 200).astype(float)
+    for model in (IntervalLinearRegression(alpha=1e-3, clip_features=clip_features),
+                  IntervalLinearRegressionCV(clip_features=clip_features)):
+        model.fit(X, y, sample_weight=weight)
+        X_test = np.vstack([X[:10], 5 * X[10:15]])  # beyond the training range
+        explanation = additive(model, X_test, atol=1e-10)
+        columns = np.clip(X_test, X[weight > 0].min(0), X[weight > 0].max(0)) \
+            if clip_features else X_test
+        expected = model.coef_ * (columns - np.average(X, axis=0, weights=weight))
+        np.testing.assert_allclose(explanation.values, expected, atol=1e-12)
+        interactions = shap_values(model, X_test, interactions=True).values
+        np.testing.assert_allclose(interactions, expected[:, :, None] * np.eye(4),
+                                   atol=1e-12)  # an additive model: the diagonal
+
+
+def test_a_linear_model_behind_an_imputer_sums_a_feature_s_columns():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(300, 3))
+    y = X @ [1.0, -1.0, 2.0] + 0.1 * rng.normal(size=300)
+    X[rng.random(300) < 0.3, 1] = np.nan
+    pipeline = make_pipeline(MeanImputer(), IntervalLinearRegression(alpha=1e-3)).fit(X, y)
+    explanation = additive(pipeline, X[:40], atol=1e-10)
+    model = pipeline[-1]
+    Z = pipeline[0].transform(X[:40])
+    terms = model.coef_ * (np.clip(Z, model.data_min_, model.data_max_) - model.data_mean_)
+    np.testing.assert_allclose(explanation.values,
+                               terms[:, :3] + np.pad(terms[:, 3:], ((0, 0), (1, 1))),
+                               atol=1e-12)
+    np.testing.assert_array_equal(np.isnan(explanation.data), np.isnan(X[:40]))
+
+
+def test_a_categorical_feature_gets_its_one_hot_columns():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(7)
+    colour = rng.choice(["red", "green", "blue"], 300)
+    frame = pd.DataFrame({"colour": pd.Categorical(colour), "x": rng.normal(size=300)})
+    y = (colour == "red") * 2.0 + frame["x"].to_numpy() + 0.1 * rng.normal(size=300)
+    frame.loc[::17, "x"] = np.nan
+    stack = IntervalStackingRegressor(random_state=0).fit(frame, y)
+    explanation = additive(stack, frame.iloc[:30])
+    assert explanation.feature_names == ["colour", "x"]
+    linear = stack.named_estimators_["linear"]
+    alone = shap_values(linear, frame.iloc[:30])
+    model = linear[-1]
+    assert list(model.coef_names_[:3]) == ["colour_blue", "colour_green", "colour_red"]
+    onehot = (explanation.data[:, [0]] == np.arange(3)).astype(float)
+    np.testing.assert_allclose(alone.values[:, 0],
+                               (model.coef_[:3] * (onehot - model.data_mean_[:3])).sum(1),
+                               atol=1e-12)
+    # the stack's values: its members' weighted by the stack's weights
+    members = sum(weight * shap_values(member, frame.iloc[:30]).values
+                  for weight, member in zip(stack.weights_, stack.estimators_, strict=True))
+    np.testing.assert_allclose(explanation.values, members, atol=1e-12)
+
+
+def test_saved_models_explain_the_same(tmp_path):
+    X, y = nonlinear_data(8, missing=0.0)
+    for model in (IntervalStackingRegressor(random_state=0).fit(X, y),
+                  IntervalLinearRegression().fit(X, y)):
+        save_model(model, tmp_path / "model.npz")
+        np.testing.assert_array_equal(
+            shap_values(load_model(tmp_path / "model.npz"), X[:10]).values,
+            shap_values(model, X[:10]).values)
+    model.data_mean_ = None  # as loaded from a file of an older mmit
+    with pytest.raises(ValueError, match="no training means.*fit it again"):
+        shap_values(model, X[:10])
+
+
 def test_bad_input():
     X = np.random.default_rng(2).normal(size=(50, 3))
     with pytest.raises(Exception, match="not fitted"):
         shap_values(MMIT(), X)
+    with pytest.raises(Exception, match="not fitted"):
+        shap_values(IntervalStackingRegressor(), X)
     model = MMIT(max_depth=2).fit(X, X[:, 0])
     with pytest.raises(ValueError, match="3 features"):
         shap_values(model, X[:, :2])
-    with pytest.raises(TypeError, match="explains"):
-        shap_values(object(), X)
+    with pytest.raises(ValueError, match="3 features"):
+        shap_values(IntervalLinearRegression().fit(X, X[:, 0]), X[:, :2])
+    with pytest.raises(TypeError, match="explains MMIT.*not DecisionTreeRegressor"):
+        shap_values(DecisionTreeRegressor().fit(X, X[:, 0]), X)
+    with pytest.raises(TypeError, match="explains MMIT.*not Pipeline"):
+        shap_values(make_pipeline(MeanImputer(), MMIT(max_depth=2)).fit(X, X[:, 0]), X)
+    with pytest.raises(TypeError, match="interactions must be True or False"):
+        shap_values(model, X, interactions="yes")
+    with pytest.raises(ValueError, match="NaN"):
+        shap_values(IntervalLinearRegression().fit(X, X[:, 0]),
+                    np.where(X > 1, np.nan, X))
 
 
 def test_categorical_splits_are_additive():
@@ -165,35 +315,27 @@ def test_categorical_splits_are_additive():
     model = MMIT(max_depth=4, categorical_features=[0], random_state=0).fit(X, y)
     assert model.tree_.is_categorical.any()
     X_test = np.vstack([X[:20], [[9.0, 0.1], [np.nan, -0.2], [2.5, 0.0]]])  # unseen codes
-    explanation = shap_values(model, X_test)
-    np.testing.assert_allclose(explanation.values.sum(axis=1) + explanation.base_values,
-                               model.predict(X_test), atol=1e-10)
+    additive(model, X_test, atol=1e-10)
+    with pytest.raises(ValueError, match="numeric splits"):
+        shap_tree_dictionary(model)
 
 
-def shap_dictionary(model):
-    """A forest's trees in shap's TreeExplainer dictionary format."""
-    trees = []
-    for estimator in model.estimators_:
-        tree = estimator.tree_
-        left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
-        trees.append({
-            "children_left": left, "children_right": right,
-            "children_default": np.where(np.asarray(tree.missing_go_to_left, bool), left,
-                                         right),
-            "features": np.where(left < 0, -2, np.asarray(tree.feature)),
-            "thresholds": np.asarray(tree.threshold),
-            "values": np.asarray(tree.value)[:, np.newaxis] / len(model.estimators_),
-            "node_sample_weight": np.asarray(tree.weighted_n_node_samples)})
-    return {"trees": trees}
-
-
-def test_equal_to_shap_s_tree_explainer_on_the_same_trees():
+@pytest.mark.parametrize("model", [MMITForest(10, random_state=0),
+                                   MMITBoost(n_estimators=20, random_state=0)],
+                         ids=["forest", "boost"])
+def test_equal_to_shap_s_tree_explainer_on_the_same_trees(model):
     shap = pytest.importorskip("shap")
-    rng = np.random.default_rng(4)
-    X = rng.normal(size=(400, 6))
-    y = X[:, 0] * X[:, 1] + np.abs(X[:, 2]) + 0.2 * rng.normal(size=400)
-    X[rng.random(X.shape) < 0.1] = np.nan
-    forest = MMITForest(10, random_state=0).fit(X, y)
-    theirs = shap.TreeExplainer(shap_dictionary(forest)).shap_values(
-        X[:40], check_additivity=False)
-    np.testing.assert_allclose(shap_values(forest, X[:40]).values, theirs, atol=1e-10)
+    X, y = nonlinear_data(4, n=400, p=6)
+    model.fit(X, y)
+    explainer = shap.TreeExplainer(shap_tree_dictionary(model))
+    explanation = shap_values(model, X[:40])
+    np.testing.assert_allclose(explanation.values,
+                               explainer.shap_values(X[:40], check_additivity=False),
+                               atol=1e-10)
+    expected = np.ravel(explainer.expected_value)[0]
+    np.testing.assert_allclose(explanation.base_values, expected, atol=1e-10)
+    np.testing.assert_allclose(shap_values(model, X[:10], interactions=True).values,
+                               explainer.shap_interaction_values(X[:10]), atol=1e-10)
+    as_shap = explanation.to_shap()
+    assert isinstance(as_shap, shap.Explanation)
+    np.testing.assert_array_equal(as_shap.values, explanation.values)
