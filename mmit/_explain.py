@@ -196,8 +196,7 @@ def rows_as_read(estimator, X):
 
 def contributions(estimator, X, interactions, n_threads):
     """The values (or interaction values) and the base value."""
-    if isinstance(estimator, (MMITCV, MMITForestCV)):
-        X = estimator._validate_X_predict(X)
+    if isinstance(estimator, (MMITCV, MMITForestCV)):  # the model it chose
         return contributions(estimator.best_estimator_, X, interactions, n_threads)
     if isinstance(estimator, IntervalStackingRegressor):
         return stack_contributions(estimator, X, interactions, n_threads)
