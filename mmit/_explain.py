@@ -34,7 +34,7 @@ from ._imputation import MeanImputer
 from ._linear import _LinearPredictor, one_hot
 from ._mmit_cv import MMITCV
 from ._stacking import IntervalStackingRegressor
-from ._treeshap import tree_shap, tree_shap_interactions
+from ._treeshap import tree_shap
 
 EXPLAINED = ("MMIT, MMITForest, MMITBoost, MMITCV, MMITForestCV, "
              "IntervalLinearRegression(CV), IntervalStackingRegressor and pipelines of "
@@ -208,11 +208,13 @@ def contributions(estimator, X, interactions, n_threads):
     trees, scales, offset = tree_terms(estimator)
     scales = np.ascontiguousarray(scales, dtype=np.float64)
     values = np.zeros(X.shape)
-    tree_shap(trees, scales, X, values, n_threads)
+    tree_shap(trees, scales, X, values, False, n_threads)
     if interactions:
-        pairs = np.zeros((X.shape[0], X.shape[1], X.shape[1]))
-        tree_shap_interactions(trees, scales, X, pairs, n_threads)
-        diagonal = np.arange(X.shape[1])
+        n_samples, n_features = X.shape
+        pairs = np.zeros((n_samples, n_features * n_features))
+        tree_shap(trees, scales, X, pairs, True, n_threads)
+        pairs = pairs.reshape(n_samples, n_features, n_features)
+        diagonal = np.arange(n_features)
         pairs[:, diagonal, diagonal] = values - pairs.sum(axis=2)
         values = pairs
     base = offset + sum(scale * expected_value(tree)

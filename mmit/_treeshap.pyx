@@ -299,50 +299,29 @@ cdef TreeView* tree_views(list trees, const double[::1] scales, list keep) excep
 
 
 def tree_shap(list trees, const double[::1] scales, const double[:, ::1] X,
-              double[:, ::1] out, int n_threads):
-    """Add to ``out`` (n_samples, n_features) the SHAP values of every row of
-    ``X`` under the sum over ``trees`` of ``scales[t]`` times tree t's
-    prediction. Trees in turn, each over the rows on ``n_threads``
-    threads."""
-    cdef list keep = []
-    cdef TreeView* views = tree_views(trees, scales, keep)
-    cdef Py_ssize_t n_trees = len(trees), n_samples = X.shape[0], t, row
-    cdef int64_t buffer_size = path_buffer_size(trees)
-    cdef PathElement* buffer
-    cdef int status = 0
-    cdef int* failed = &status
-    try:
-        with nogil, parallel(num_threads=max(n_threads, 1)):
-            buffer = <PathElement*> malloc(buffer_size * sizeof(PathElement))
-            if buffer == NULL:
-                failed[0] = 1
-            for t in range(n_trees):
-                for row in prange(n_samples, schedule="static"):
-                    if buffer != NULL:
-                        recurse(&views[t], 0, &X[row, 0], &out[row, 0], buffer, 0,
-                                1.0, 1.0, -1, 0, -1, 1.0)
-            free(buffer)
-        if status:
-            raise MemoryError()
-    finally:
-        free(views)
+              double[:, ::1] out, bint interactions, int n_threads):
+    """Add to ``out`` the SHAP values of every row of ``X`` under the sum
+    over ``trees`` of ``scales[t]`` times tree t's prediction: (n_samples,
+    n_features), or with ``interactions`` the interaction values off the
+    diagonal, (n_samples, n_features * n_features) row-major. Trees in turn,
+    each over the rows on ``n_threads`` threads.
 
-
-def tree_shap_interactions(list trees, const double[::1] scales, const double[:, ::1] X,
-                           double[:, :, ::1] out, int n_threads):
-    """Add to ``out`` (n_samples, n_features, n_features) the SHAP
-    interaction values of every row off the diagonal: for each feature j a
-    tree splits on, half the difference between the SHAP values with j
-    always known and with j always unknown (Lundberg et al. 2020). The
-    diagonal is left to the caller (each feature's SHAP value minus the rest
-    of its row)."""
+    Interaction (j, k): for each feature j a tree uses, half the difference
+    between feature k's SHAP values with j always known and with j always
+    unknown (Lundberg et al. 2020). The diagonal is left to the caller
+    (each feature's SHAP value minus the rest of its row)."""
     cdef list keep = []
     cdef TreeView* views = tree_views(trees, scales, keep)
     cdef Py_ssize_t n_trees = len(trees), n_samples = X.shape[0], t, row
     cdef int64_t buffer_size = path_buffer_size(trees), k, j
+    cdef int64_t n_features = X.shape[1]
     cdef PathElement* buffer
     cdef int status = 0
     cdef int* failed = &status
+    if out.shape[0] != n_samples or out.shape[1] != (
+            n_features * n_features if interactions else n_features):
+        free(views)
+        raise ValueError("out has the wrong shape")
     try:
         with nogil, parallel(num_threads=max(n_threads, 1)):
             buffer = <PathElement*> malloc(buffer_size * sizeof(PathElement))
@@ -350,13 +329,18 @@ def tree_shap_interactions(list trees, const double[::1] scales, const double[:,
                 failed[0] = 1
             for t in range(n_trees):
                 for row in prange(n_samples, schedule="static"):
-                    if buffer != NULL:
-                        for k in range(views[t].n_used):
-                            j = views[t].used_features[k]
-                            recurse(&views[t], 0, &X[row, 0], &out[row, j, 0], buffer, 0,
-                                    1.0, 1.0, -1, 1, j, 0.5)
-                            recurse(&views[t], 0, &X[row, 0], &out[row, j, 0], buffer, 0,
-                                    1.0, 1.0, -1, -1, j, -0.5)
+                    if buffer == NULL:
+                        continue
+                    if not interactions:
+                        recurse(&views[t], 0, &X[row, 0], &out[row, 0], buffer, 0,
+                                1.0, 1.0, -1, 0, -1, 1.0)
+                        continue
+                    for k in range(views[t].n_used):
+                        j = views[t].used_features[k]
+                        recurse(&views[t], 0, &X[row, 0], &out[row, j * n_features], buffer,
+                                0, 1.0, 1.0, -1, 1, j, 0.5)
+                        recurse(&views[t], 0, &X[row, 0], &out[row, j * n_features], buffer,
+                                0, 1.0, 1.0, -1, -1, j, -0.5)
             free(buffer)
         if status:
             raise MemoryError()
