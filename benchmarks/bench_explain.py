@@ -45,7 +45,7 @@ def main():
     models = [MMITForest(n_estimators=100, random_state=0, n_jobs=2),
               MMITBoost(n_estimators=300, random_state=0)]
     table = Table(["model", "values", "rows", "mmit 1 thread s", "mmit 2 threads s",
-                   "shap s", "1 thread / shap", "2 threads / shap", "max |difference|"],
+                   "shap s", "1 thread / shap", "2 threads / shap", "largest difference"],
                   args.csv, title=f"shap_values against shap {shap.__version__} "
                                   f"TreeExplainer (1e4 x 20 training rows)")
     for model in models:
