@@ -13,7 +13,7 @@ from ._optimal_costs import compute_optimal_costs
 from ._persistence import load_model, save_model
 from ._predictive import LocationDistribution, SpreadDistribution
 from ._stacking import IntervalStackingRegressor
-from ._survival import intervals_from_survival
+from ._survival import StepFunction, SurvivalRegressor, intervals_from_survival
 
 # the one place the version is written (pyproject.toml reads it from here)
 __version__ = "0.2.0.dev0"
@@ -32,6 +32,8 @@ __all__ = [
     "MaxMarginIntervalTree",
     "MeanImputer",
     "SpreadDistribution",
+    "StepFunction",
+    "SurvivalRegressor",
     "compute_optimal_costs",
     "export_text",
     "intervals_from_survival",

@@ -1,9 +1,19 @@
-"""The survival helper: (event, time) pairs as intervals."""
+"""Survival data: (event, time) pairs as intervals, and SurvivalRegressor,
+scikit-survival's conventions (structured targets, risk scores, curves as
+step functions) for every model."""
 
 import numpy as np
 import pytest
+from sklearn.model_selection import GridSearchCV
 
-from mmit import MMIT, intervals_from_survival
+from mmit import (
+    MMIT,
+    IntervalLinearRegressionCV,
+    IntervalStackingRegressor,
+    MMITForest,
+    SurvivalRegressor,
+    intervals_from_survival,
+)
 
 
 def test_intervals_from_survival():
@@ -20,3 +30,100 @@ def test_intervals_from_survival():
     # a model fits them like any interval target
     X = np.arange(4.0).reshape(-1, 1)
     assert MMIT().fit(X, y).score(X, y) == 0.0
+
+
+def survival_data(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 3))
+    time = np.exp(1 + 2 * X[:, 0] + 0.3 * rng.normal(size=n))
+    event = rng.random(n) < 0.7
+    y = np.empty(n, dtype=[("event", bool), ("time", float)])
+    y["event"], y["time"] = event, time
+    return X, y, event, time
+
+
+def test_the_front_end_fits_the_intervals_of_intervals_from_survival():
+    X, y, event, time = survival_data()
+    for log in (True, False):
+        front = SurvivalRegressor(MMITForest(20, random_state=0), log=log).fit(X, y)
+        alone = MMITForest(20, random_state=0).fit(
+            X, intervals_from_survival(event, time, log=log))
+        np.testing.assert_array_equal(front.predict(X), -alone.predict(X))
+        np.testing.assert_allclose(front.predict_time(X),
+                                   np.exp(alone.predict(X)) if log else alone.predict(X))
+        np.testing.assert_array_equal(front.unique_times_, np.unique(time))
+    # interval times (interval censoring) take the same path
+    intervals = np.column_stack([time, np.where(event, time, np.inf)])
+    front.set_params(log=True)
+    np.testing.assert_array_equal(
+        SurvivalRegressor(MMITForest(20, random_state=0)).fit(X, intervals).predict(X),
+        front.fit(X, y).predict(X))
+
+
+def test_curves_in_scikit_survival_s_form():
+    X, y, _, _ = survival_data()
+    model = SurvivalRegressor(MMITForest(20, random_state=0)).fit(X, y)
+    curves = model.predict_survival_function(X[:10], return_array=True)
+    assert curves.shape == (10, len(model.unique_times_))
+    assert np.all((curves >= 0) & (curves <= 1)) and np.all(np.diff(curves, axis=1) <= 0)
+    functions = model.predict_survival_function(X[:10])
+    np.testing.assert_array_equal(functions[3](model.unique_times_), curves[3])
+    middle = (model.unique_times_[:-1] + model.unique_times_[1:]) / 2
+    np.testing.assert_array_equal(functions[3](middle), curves[3, :-1])  # steps
+    with pytest.raises(ValueError, match="domain"):
+        functions[0](model.unique_times_[-1] + 1)
+    hazards = model.predict_cumulative_hazard_function(X[:10], return_array=True)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(hazards, np.maximum(-np.log(curves), 0))
+    assert np.all(np.diff(hazards, axis=1) >= 0)
+    assert model.predict_cumulative_hazard_function(X[:2])[0].x is model.unique_times_
+    # a model without distributions ranks but gives no curves
+    linear = SurvivalRegressor(IntervalLinearRegressionCV()).fit(X, y)
+    assert not hasattr(linear, "predict_survival_function")
+    assert linear.score(X, y) > 0.8
+
+
+def test_scikit_survival_s_metrics_and_searches_work_on_it():
+    metrics = pytest.importorskip("sksurv.metrics")
+    X, y, event, time = survival_data(300)
+    model = SurvivalRegressor(MMITForest(20, random_state=0)).fit(X[:200], y[:200])
+    risk = model.predict(X[200:])
+    harrell = metrics.concordance_index_censored(event[200:], time[200:], risk)[0]
+    assert model.score(X[200:], y[200:]) == pytest.approx(harrell, abs=1e-12)
+    grid = np.quantile(time[200:], [0.2, 0.4, 0.6])
+    inside = np.flatnonzero(time[200:] < time[:200].max()) + 200
+    curves = np.vstack([f(grid) for f in model.predict_survival_function(X[inside])])
+    assert 0 < metrics.integrated_brier_score(y[:200], y[inside], curves, grid) < 0.25
+    search = GridSearchCV(SurvivalRegressor(MMIT(random_state=0)),
+                          {"estimator__max_depth": [1, 3]}, cv=3).fit(X, y)
+    assert search.best_params_ == {"estimator__max_depth": 3}  # C-index by score()
+
+
+def test_the_default_model_is_the_stack():
+    X, y, _, _ = survival_data(120)
+    model = SurvivalRegressor().fit(X, y)
+    assert isinstance(model.estimator_, IntervalStackingRegressor)
+    assert model.predict_survival_function(X[:2], return_array=True).shape[0] == 2
+
+
+def test_bad_survival_targets():
+    X, y, event, time = survival_data(20)
+    model = SurvivalRegressor(MMIT())
+    negative = y.copy()
+    negative["time"][[3, 7]] = [-1.0, 0.0]
+    with pytest.raises(ValueError, match="positive times; rows 3, 7 are not"):
+        model.fit(X, negative)
+    with pytest.raises(ValueError, match="non-negative times; rows 3 are not"):
+        model.set_params(log=False).fit(X, negative)
+    numbers = np.empty(20, dtype=[("event", int), ("time", float)])
+    numbers["event"], numbers["time"] = event, time
+    with pytest.raises(TypeError, match="event field 'event' of y must be boolean"):
+        model.fit(X, numbers)
+    with pytest.raises(ValueError, match="inconsistent"):
+        model.fit(X[:10], y)
+    with pytest.raises(ValueError, match="structured array"):
+        model.fit(X, time)
+    with pytest.raises(ValueError, match="lower <= upper"):
+        model.fit(X, np.column_stack([time, time - 1]))
+    with pytest.raises(Exception, match="not fitted"):
+        SurvivalRegressor(MMIT()).predict(X)
