@@ -12,10 +12,12 @@ event between two inspections; right-censored after the last). ``--n``
 rows (default 1000), 5-fold cross-validation, the same folds for every
 model.
 
-Models: ``MMITForest()`` and ``IntervalStackingRegressor()`` on log
-times through ``SurvivalRegressor`` (each with the risk scores of
-``--risks``), scikit-survival's ``RandomSurvivalForest()`` (100 trees, its
-defaults), ``GradientBoostingSurvivalAnalysis()`` (Cox boosting) and
+Models, on log times through ``SurvivalRegressor`` (each with the risk
+scores of ``--risks``): its default forest (``forest``:
+``MMITForest(min_samples_leaf=15, max_features=0.5)``), ``MMITForest()``
+at its interval defaults and ``IntervalStackingRegressor()``;
+scikit-survival's ``RandomSurvivalForest()`` (100 trees, its defaults),
+``GradientBoostingSurvivalAnalysis()`` (Cox boosting) and
 ``CoxPHSurvivalAnalysis()``; the peers take an interval-censored row as an
 event at its interval's midpoint. Harrell's C on the test folds (the
 interval concordance index of ``mmit.metrics.concordance_index`` on
@@ -26,7 +28,7 @@ data) and the fit time, averaged over folds and ``--repeats`` draws.
 
 Usage: python benchmarks/survival.py [--shapes ph-smooth aft-step ...]
        [--censoring 0.2 0.5 0.8 interval] [--n 1000] [--repeats 1]
-       [--risks predict median rmst] [--models forest stack rsf ...]
+       [--risks restricted_mean prediction median] [--models forest stack rsf ...]
        [--forest-variants min_samples_leaf=5,max_features=0.3 ...] [--csv PATH]
 """
 
@@ -45,6 +47,7 @@ from sksurv.util import Surv
 from tables import Table, add_csv_argument, seconds
 
 from mmit import IntervalStackingRegressor, MMITForest, SurvivalRegressor
+from mmit._survival import SURVIVAL_FOREST
 from mmit.metrics import concordance_index
 
 N_FEATURES = 10
@@ -147,20 +150,17 @@ def evaluate(model, risks, X, y, train, test):
     return [(c_index, score, fit_seconds) for c_index in c_indices]
 
 
-def restricted_mean(model, X):
-    """Restricted mean survival time up to the last training time: the area
-    under the survival curve."""
-    curves = model.predict_survival_function(X, return_array=True)
-    times = np.concatenate([[0.0], model.unique_times_])
-    return np.column_stack([np.ones(len(X)), curves[:, :-1]]) @ np.diff(times)
+def peer_risk(model, X):
+    """scikit-survival's risk score."""
+    return model.predict(X)
 
 
-# the risk scores of the mmit models: the front-end's own and the ones
-# studied beside it
+# the risk scores of the mmit models: the front-end's and the ones studied
+# beside it
 RISKS = {
-    "predict": lambda model, X: model.predict(X),
+    "prediction": lambda model, X: -model.estimator_.predict(X),
+    "restricted_mean": lambda model, X: -model.restricted_mean(X),
     "median": lambda model, X: -model.estimator_.predict_quantiles(X, [0.5])[:, 0],
-    "rmst": lambda model, X: -restricted_mean(model, X),
 }
 
 
@@ -170,17 +170,20 @@ def main():
     parser.add_argument("--censoring", nargs="+", default=["0.2", "0.5", "0.8", "interval"])
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--risks", nargs="+", default=["predict"], choices=list(RISKS))
+    parser.add_argument("--risks", nargs="+", default=["restricted_mean"],
+                        choices=list(RISKS))
     parser.add_argument("--forest-variants", nargs="*", default=[], metavar="PARAMS",
                         help="forests of other parameters beside the models, each "
                              "as name=value,name=value (JSON values)")
     parser.add_argument("--models", nargs="+",
-                        default=["forest", "stack", "rsf", "cox boosting", "cox"])
+                        default=["forest", "forest interval defaults", "stack", "rsf",
+                                 "cox boosting", "cox"])
     add_csv_argument(parser)
     args = parser.parse_args()
-    mmit_models = {"forest": lambda: SurvivalRegressor(MMITForest(random_state=0)),
-                   "stack": lambda: SurvivalRegressor(
-                       IntervalStackingRegressor(random_state=0))}
+    mmit_models = {
+        "forest": lambda: SurvivalRegressor(MMITForest(random_state=0, **SURVIVAL_FOREST)),
+        "forest interval defaults": lambda: SurvivalRegressor(MMITForest(random_state=0)),
+        "stack": lambda: SurvivalRegressor(IntervalStackingRegressor(random_state=0))}
     for variant in args.forest_variants:  # "name=value,name=value"
         params = {key: json.loads(value) for key, value in
                   (item.split("=") for item in variant.split(","))}
@@ -196,7 +199,7 @@ def main():
             candidates.append((name, mmit_models[name],
                                {f"{name} {risk}": RISKS[risk] for risk in args.risks}))
         else:
-            candidates.append((name, peers[name], {name: RISKS["predict"]}))
+            candidates.append((name, peers[name], {name: peer_risk}))
     rows = [row for _, _, risks in candidates for row in risks]
     table = Table(["shape", "censoring", "model", "C-index", "IBS", "fit s"], args.csv,
                   title=f"simulated survival data, {args.n} rows x {N_FEATURES}, 5-fold CV")

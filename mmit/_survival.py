@@ -3,7 +3,7 @@ scikit-survival's form for every estimator (:class:`SurvivalRegressor`)."""
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
-from sklearn.utils._param_validation import HasMethods
+from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted
 
@@ -101,6 +101,12 @@ def survival_target(y, log):
         return np.log(times), times
 
 
+# the default model of SurvivalRegressor (benchmarks/survival.py: with the
+# forest's interval defaults, leaves of one or two censored times predict
+# their censoring time and the ranking trails)
+SURVIVAL_FOREST = {"min_samples_leaf": 15, "max_features": 0.5}
+
+
 class StepFunction:
     """A right-continuous step function ``a * y[k] + b`` on ``[x[k], x[k+1])``,
     defined on ``[x[0], x[-1]]``: scikit-survival's form of a survival or
@@ -166,11 +172,22 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     Parameters
     ----------
     estimator : estimator, default=None
-        An mmit estimator (or pipeline or search ending in one); None is
-        ``IntervalStackingRegressor()``.
+        An mmit estimator (or pipeline or search ending in one); None is the
+        survival forest, ``MMITForest(min_samples_leaf=15,
+        max_features=0.5)``: larger leaves than the interval default ranked
+        better on simulated survival data (``benchmarks/survival.py``),
+        where a small leaf of censored times predicts their censoring
+        time.
     log : bool, default=True
         Fit on log times (an accelerated failure time model; times must be
         positive). False fits on the times themselves.
+    risk : {"auto", "restricted_mean", "prediction"}, default="auto"
+        The risk score ``predict`` gives: minus the restricted mean survival
+        time (the area under the survival function up to the last training
+        time, for models with curves), or minus the model's prediction (a
+        time, or a log time). "auto" is the restricted mean for models with
+        curves, the prediction otherwise: on simulated survival data the
+        restricted mean ranked better (``benchmarks/survival.py``).
 
     Attributes
     ----------
@@ -202,16 +219,20 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"]), None],
         "log": ["boolean"],
+        "risk": [StrOptions({"auto", "restricted_mean", "prediction"})],
     }
 
-    def __init__(self, estimator=None, *, log=True):
+    def __init__(self, estimator=None, *, log=True, risk="auto"):
         self.estimator = estimator
         self.log = log
+        self.risk = risk
 
     def _model(self):
-        from ._stacking import IntervalStackingRegressor
+        if self.estimator is not None:
+            return self.estimator
+        from ._forest import MMITForest
 
-        return IntervalStackingRegressor() if self.estimator is None else self.estimator
+        return MMITForest(**SURVIVAL_FOREST)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -236,8 +257,12 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         """
         target, times = survival_target(y, self.log)
         check_consistent_length(X, target)
+        model = self._model()
+        if self.risk == "restricted_mean" and not hasattr(model, "predict_survival"):
+            raise ValueError(f"risk='restricted_mean' needs a model with predictive "
+                             f"distributions; {type(model).__name__} has none.")
         fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
-        self.estimator_ = clone(self._model()).fit(X, target, **fit_params)
+        self.estimator_ = clone(model).fit(X, target, **fit_params)
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(self.estimator_, name):
                 setattr(self, name, getattr(self.estimator_, name))
@@ -248,8 +273,9 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """Risk scores: minus the predicted (log) time (higher: an earlier
-        event), as scikit-survival's models give them.
+        """Risk scores (higher: an earlier event), as scikit-survival's models
+        give them: minus the restricted mean survival time or minus the
+        predicted (log) time (``risk``).
 
         Parameters
         ----------
@@ -260,7 +286,27 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         risk : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        return -self.estimator_.predict(X)
+        if self.risk == "prediction" or (self.risk == "auto" and not _has_curves(self)):
+            return -self.estimator_.predict(X)
+        return -self.restricted_mean(X)
+
+    @available_if(_has_curves)
+    def restricted_mean(self, X):
+        """Restricted mean survival times: the area under each survival
+        function from 0 to the last training time (``unique_times_[-1]``),
+        the function taken as 1 before the first.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        time : ndarray of shape (n_samples,)
+        """
+        curves = self.predict_survival_function(X, return_array=True)
+        steps = np.diff(self.unique_times_, prepend=0.0)
+        return steps[0] + curves[:, :-1] @ steps[1:]
 
     def predict_time(self, X):
         """Predicted times (the exponential of the predicted log times with

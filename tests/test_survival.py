@@ -45,7 +45,8 @@ def survival_data(n=200, seed=0):
 def test_the_front_end_fits_the_intervals_of_intervals_from_survival():
     X, y, event, time = survival_data()
     for log in (True, False):
-        front = SurvivalRegressor(MMITForest(20, random_state=0), log=log).fit(X, y)
+        front = SurvivalRegressor(MMITForest(20, random_state=0), log=log,
+                                  risk="prediction").fit(X, y)
         alone = MMITForest(20, random_state=0).fit(
             X, intervals_from_survival(event, time, log=log))
         np.testing.assert_array_equal(front.predict(X), -alone.predict(X))
@@ -56,7 +57,8 @@ def test_the_front_end_fits_the_intervals_of_intervals_from_survival():
     intervals = np.column_stack([time, np.where(event, time, np.inf)])
     front.set_params(log=True)
     np.testing.assert_array_equal(
-        SurvivalRegressor(MMITForest(20, random_state=0)).fit(X, intervals).predict(X),
+        SurvivalRegressor(MMITForest(20, random_state=0), risk="prediction").fit(
+            X, intervals).predict(X),
         front.fit(X, y).predict(X))
 
 
@@ -77,6 +79,11 @@ def test_curves_in_scikit_survival_s_form():
         np.testing.assert_allclose(hazards, np.maximum(-np.log(curves), 0))
     assert np.all(np.diff(hazards, axis=1) >= 0)
     assert model.predict_cumulative_hazard_function(X[:2])[0].x is model.unique_times_
+    # the default risk: minus the area under the curve up to the last time
+    times = np.concatenate([[0.0], model.unique_times_])
+    areas = np.column_stack([np.ones(10), curves[:, :-1]]) @ np.diff(times)
+    np.testing.assert_allclose(model.restricted_mean(X[:10]), areas)
+    np.testing.assert_allclose(model.predict(X[:10]), -areas)
     # a model without distributions ranks but gives no curves
     linear = SurvivalRegressor(IntervalLinearRegressionCV()).fit(X, y)
     assert not hasattr(linear, "predict_survival_function")
@@ -99,11 +106,16 @@ def test_scikit_survival_s_metrics_and_searches_work_on_it():
     assert search.best_params_ == {"estimator__max_depth": 3}  # C-index by score()
 
 
-def test_the_default_model_is_the_stack():
+def test_the_default_model_is_the_survival_forest_and_the_stack_gives_curves():
     X, y, _, _ = survival_data(120)
     model = SurvivalRegressor().fit(X, y)
-    assert isinstance(model.estimator_, IntervalStackingRegressor)
-    assert model.predict_survival_function(X[:2], return_array=True).shape[0] == 2
+    assert isinstance(model.estimator_, MMITForest)
+    assert model.estimator_.min_samples_leaf == 15
+    assert model.estimator_.max_features == 0.5
+    stack = SurvivalRegressor(IntervalStackingRegressor(random_state=0)).fit(X, y)
+    curves = stack.predict_survival_function(X[:5], return_array=True)
+    assert np.all(np.diff(curves, axis=1) <= 0) and np.all((curves >= 0) & (curves <= 1))
+    assert stack.score(X, y) > 0.8
 
 
 def test_bad_survival_targets():
@@ -127,3 +139,5 @@ def test_bad_survival_targets():
         model.fit(X, np.column_stack([time, time - 1]))
     with pytest.raises(Exception, match="not fitted"):
         SurvivalRegressor(MMIT()).predict(X)
+    with pytest.raises(ValueError, match="restricted_mean' needs a model with predictive"):
+        SurvivalRegressor(MMIT(), risk="restricted_mean").fit(X, y)
