@@ -14,7 +14,8 @@ model.
 
 Models, on log times through ``SurvivalRegressor`` (each with the risk
 scores of ``--risks``): its default forest (``forest``:
-``MMITForest(min_samples_leaf=15, max_features=0.5)``), ``MMITForest()``
+``MMITForest(min_samples_leaf=15, max_features=0.5,
+loss="linear_hinge")``), ``MMITForest()``
 at its interval defaults and ``IntervalStackingRegressor()``;
 scikit-survival's ``RandomSurvivalForest()`` (100 trees, its defaults),
 ``GradientBoostingSurvivalAnalysis()`` (Cox boosting) and
@@ -28,7 +29,8 @@ data) and the fit time, averaged over folds and ``--repeats`` draws.
 
 Usage: python benchmarks/survival.py [--shapes ph-smooth aft-step ...]
        [--censoring 0.2 0.5 0.8 interval] [--n 1000] [--repeats 1]
-       [--risks restricted_mean prediction median] [--models forest stack rsf ...]
+       [--risks restricted_mean prediction median concordance_weights]
+       [--models forest stack rsf ...]
        [--forest-variants min_samples_leaf=5,max_features=0.3 ...] [--csv PATH]
 """
 
@@ -47,7 +49,7 @@ from sksurv.util import Surv
 from tables import Table, add_csv_argument, seconds
 
 from mmit import IntervalStackingRegressor, MMITForest, SurvivalRegressor
-from mmit._survival import SURVIVAL_FOREST
+from mmit._survival import SURVIVAL_FOREST, survival_target
 from mmit.metrics import concordance_index
 
 N_FEATURES = 10
@@ -133,7 +135,7 @@ def evaluate(model, risks, X, y, train, test):
         y[train])
     model.fit(X[train], target)
     fit_seconds = time.perf_counter() - start
-    c_indices = [concordance_index(as_intervals(y[test]), -risk(model, X[test]))
+    c_indices = [concordance_index(as_intervals(y[test]), -risk(model, X[test], target))
                  for risk in risks]
     score = np.nan
     if y.dtype.names and hasattr(model, "predict_survival_function"):
@@ -150,7 +152,7 @@ def evaluate(model, risks, X, y, train, test):
     return [(c_index, score, fit_seconds) for c_index in c_indices]
 
 
-def peer_risk(model, X):
+def peer_risk(model, X, y_train):
     """scikit-survival's risk score."""
     return model.predict(X)
 
@@ -158,10 +160,29 @@ def peer_risk(model, X):
 # the risk scores of the mmit models: the front-end's and the ones studied
 # beside it
 RISKS = {
-    "prediction": lambda model, X: -model.estimator_.predict(X),
-    "restricted_mean": lambda model, X: -model.restricted_mean(X),
-    "median": lambda model, X: -model.estimator_.predict_quantiles(X, [0.5])[:, 0],
+    "prediction": lambda model, X, y_train: -model.estimator_.predict(X),
+    "restricted_mean": lambda model, X, y_train: -model.restricted_mean(X),
+    "median": lambda model, X, y_train: -model.estimator_.predict_quantiles(
+        X, [0.5])[:, 0],
+    "concordance_weights": lambda model, X, y_train: concordance_weighted(
+        model, X, y_train),
 }
+
+
+def concordance_weighted(model, X, y_train):
+    """Minus a stack's members' predictions weighted to maximise the C-index
+    of its out-of-fold predictions (instead of its interval loss), over a
+    grid of the simplex (steps of 1/20)."""
+    stack = model.estimator_
+    target = survival_target(y_train, model.log)[0]
+    steps = 20
+    grid = [np.array(weights) / steps for weights in itertools.product(
+        range(steps + 1), repeat=stack.cv_predictions_.shape[1])
+        if sum(weights) == steps]
+    best = max(grid, key=lambda weights: concordance_index(
+        target, stack.cv_predictions_ @ weights))
+    members = np.column_stack([member.predict(X) for member in stack.estimators_])
+    return -(members @ best)
 
 
 def main():

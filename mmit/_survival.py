@@ -104,7 +104,7 @@ def survival_target(y, log):
 # the default model of SurvivalRegressor (benchmarks/survival.py: with the
 # forest's interval defaults, leaves of one or two censored times predict
 # their censoring time and the ranking trails)
-SURVIVAL_FOREST = {"min_samples_leaf": 15, "max_features": 0.5}
+SURVIVAL_FOREST = {"min_samples_leaf": 15, "max_features": 0.5, "loss": "linear_hinge"}
 
 
 class StepFunction:
@@ -174,10 +174,10 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     estimator : estimator, default=None
         An mmit estimator (or pipeline or search ending in one); None is the
         survival forest, ``MMITForest(min_samples_leaf=15,
-        max_features=0.5)``: larger leaves than the interval default ranked
-        better on simulated survival data (``benchmarks/survival.py``),
-        where a small leaf of censored times predicts their censoring
-        time.
+        max_features=0.5, loss="linear_hinge")``: larger leaves than the
+        interval default ranked better on simulated survival data
+        (``benchmarks/survival.py``), where a small leaf of censored times
+        predicts their censoring time.
     log : bool, default=True
         Fit on log times (an accelerated failure time model; times must be
         positive). False fits on the times themselves.

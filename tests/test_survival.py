@@ -112,6 +112,7 @@ def test_the_default_model_is_the_survival_forest_and_the_stack_gives_curves():
     assert isinstance(model.estimator_, MMITForest)
     assert model.estimator_.min_samples_leaf == 15
     assert model.estimator_.max_features == 0.5
+    assert model.estimator_.loss == "linear_hinge"
     stack = SurvivalRegressor(IntervalStackingRegressor(random_state=0)).fit(X, y)
     curves = stack.predict_survival_function(X[:5], return_array=True)
     assert np.all(np.diff(curves, axis=1) <= 0) and np.all((curves >= 0) & (curves <= 1))
