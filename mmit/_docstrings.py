@@ -55,6 +55,11 @@ categories_ : list of ndarray or None, or None
     For each feature, its categories (the labels, the index of each its
     code) when it is categorical, None when it is numeric; None in place
     of the list when no feature is categorical.""",
+    "curve_query": """\
+X : array-like of shape (n_samples, n_features)
+return_array : bool, default=False
+    Return an array of the values at ``unique_times_`` instead of step
+    functions.""",
     "predict": """\
 Parameters
 ----------

@@ -7,6 +7,8 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted
 
+from ._docstrings import fill_doc
+
 
 def intervals_from_survival(event, time, *, log=False):
     """Interval targets from right-censored survival data.
@@ -325,16 +327,14 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         return np.exp(prediction) if self.log else prediction
 
     @available_if(_has_curves)
+    @fill_doc
     def predict_survival_function(self, X, return_array=False):
         """Survival functions: P(time > t) under each sample's predictive
         distribution, at ``unique_times_``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        return_array : bool, default=False
-            Return an array of the values at ``unique_times_`` instead of
-            step functions.
+        %(curve_query)s
 
         Returns
         -------
@@ -347,6 +347,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         return curves if return_array else self._step_functions(curves)
 
     @available_if(_has_curves)
+    @fill_doc
     def predict_cumulative_hazard_function(self, X, return_array=False):
         """Cumulative hazard functions, ``-log`` of the survival functions
         (infinite where a survival function reaches 0), at
@@ -354,10 +355,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        return_array : bool, default=False
-            Return an array of the values at ``unique_times_`` instead of
-            step functions.
+        %(curve_query)s
 
         Returns
         -------
