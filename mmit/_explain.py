@@ -31,7 +31,7 @@ from ._classes import MMIT
 from ._forest import MMITForest
 from ._forest_cv import MMITForestCV
 from ._imputation import MeanImputer
-from ._linear import _LinearPredictor, one_hot
+from ._linear import _LinearPredictor, one_hot, one_hot_features
 from ._mmit_cv import MMITCV
 from ._stacking import IntervalStackingRegressor
 from ._treeshap import tree_shap
@@ -249,25 +249,19 @@ def linear_contributions(estimator, X):
     if getattr(model, "data_mean_", None) is None:
         raise ValueError("This linear model has no training means (a model file of an "
                          "older mmit): fit it again to explain it.")
-    Z, feature_of_input = X, None
+    Z, n_features = X, model.n_features_in_
+    feature_of_input = np.arange(n_features)  # of the linear model's inputs
     if isinstance(estimator, Pipeline):
-        for imputer in estimator[:-1]:
-            Z = imputer.transform(Z)
-            columns = np.concatenate([np.arange(imputer.n_features_in_),
-                                      imputer.indicator_features_])
-            feature_of_input = (columns if feature_of_input is None
-                                else feature_of_input[columns])
+        n_features = estimator.n_features_in_
+        for imputer in reversed(estimator[:-1]):
+            feature_of_input = imputer.output_features()[feature_of_input]
+        Z = estimator[:-1].transform(X)
     Z = model._validate_X_predict(Z)
-    n_features = Z.shape[1] if feature_of_input is None else estimator.n_features_in_
     categories = fitted_encoding(model)[1]
     columns = one_hot(Z, categories)
     if model.clip_features:
         columns = np.clip(columns, model.data_min_, model.data_max_)
-    widths = [1 if labels is None else len(labels)
-              for labels in (categories or [None] * Z.shape[1])]
-    feature_of_column = np.repeat(np.arange(Z.shape[1]), widths)
-    if feature_of_input is not None:
-        feature_of_column = feature_of_input[feature_of_column]
+    feature_of_column = feature_of_input[one_hot_features(categories, Z.shape[1])]
     values = np.zeros((Z.shape[0], n_features))
     np.add.at(values.T, feature_of_column, (model.coef_ * (columns - model.data_mean_)).T)
     return values, float(model.intercept_ + model.coef_ @ model.data_mean_)

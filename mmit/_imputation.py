@@ -150,6 +150,13 @@ class MeanImputer(TransformerMixin, BaseEstimator):
             return np.hstack([filled, indicators])
         return self._frame(X, passed, filled, indicators)
 
+    def output_features(self):
+        """The input feature each output column of :meth:`transform` comes
+        from: every feature in place, then the features of the
+        indicators."""
+        check_is_fitted(self)
+        return np.concatenate([np.arange(self.n_features_in_), self.indicator_features_])
+
     def _frame(self, X, passed, filled, indicators):
         """The output for a data frame ``X``: its passed columns as they are,
         the others filled, then the indicators."""

@@ -93,6 +93,13 @@ def one_hot(X, categories):
                       for j, labels in enumerate(categories)])
 
 
+def one_hot_features(categories, n_features):
+    """The feature each column of :func:`one_hot` comes from."""
+    widths = [1 if labels is None else len(labels)
+              for labels in (categories or [None] * n_features)]
+    return np.repeat(np.arange(n_features), widths)
+
+
 def coef_names(estimator):
     """The name of each column of :func:`one_hot` for a fitted estimator: the
     feature's name (``x<j>`` without names), ``<name>_<label>`` for a
