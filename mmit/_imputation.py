@@ -152,8 +152,20 @@ class MeanImputer(TransformerMixin, BaseEstimator):
 
     def output_features(self):
         """The input feature each output column of :meth:`transform` comes
-        from: every feature in place, then the features of the
-        indicators."""
+        from: every feature in place, then the features of the indicators.
+
+        Returns
+        -------
+        features : ndarray of shape (n_features_in_ + n_indicators,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mmit import MeanImputer
+        >>> imputer = MeanImputer().fit([[1.0, np.nan], [2.0, 3.0]])
+        >>> imputer.output_features()
+        array([0, 1, 1])
+        """
         check_is_fitted(self)
         return np.concatenate([np.arange(self.n_features_in_), self.indicator_features_])
 

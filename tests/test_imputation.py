@@ -45,3 +45,10 @@ def test_without_missing_training_values_no_column_is_added():
         imputer.transform(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="infinity"):
         imputer.transform([[np.inf, 1.0]])
+
+
+def test_output_features_name_the_source_of_every_column():
+    X = np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, 4.0], [5.0, 6.0, 7.0]])
+    imputer = MeanImputer().fit(X)
+    np.testing.assert_array_equal(imputer.output_features(), [0, 1, 2, 0, 1])
+    assert imputer.output_features().shape[0] == imputer.transform(X).shape[1]
