@@ -51,10 +51,20 @@ def intervals_from_survival(event, time, *, log=False):
         raise ValueError("event must hold booleans (or 0 and 1).")
     event = event.astype(bool)
     if log:
-        if np.any(time <= 0):
-            raise ValueError("log=True needs positive times.")
+        check_times(time <= 0, log)
         time = np.log(time)
     return np.column_stack([time, np.where(event, time, np.inf)])
+
+
+def check_times(bad, log):
+    """ValueError naming the rows where ``bad`` holds: times that are not
+    positive (with ``log``) or negative."""
+    rows = np.flatnonzero(bad)
+    if rows.size:
+        named = ", ".join(map(str, rows[:10])) + (", ..." if rows.size > 10 else "")
+        raise ValueError(f"{'log=True needs' if log else 'times must be'} "
+                         f"{'positive' if log else 'non-negative'} times; rows {named} "
+                         f"are not.")
 
 
 def survival_target(y, log):
@@ -74,9 +84,8 @@ def survival_target(y, log):
         if event.dtype != np.bool_:
             raise TypeError(f"the event field {y.dtype.names[0]!r} of y must be boolean, "
                             f"not {event.dtype}.")
-        times = check_array(times, ensure_2d=False, dtype=np.float64, input_name="time")
-        lower, upper = times, np.where(event, times, np.inf)
-        bad = (times <= 0) if log else (times < 0)
+        lower, upper = intervals_from_survival(event, times).T
+        bad = (lower <= 0) if log else (lower < 0)
     else:
         y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
                         input_name="y")
@@ -90,12 +99,7 @@ def survival_target(y, log):
                              "lower <= upper.")
         # a lower bound of 0: the time origin (left-censored on log times)
         bad = (lower < 0) | (upper <= 0) if log else (lower < 0)
-    negative = np.flatnonzero(bad)
-    if negative.size:
-        rows = ", ".join(map(str, negative[:10])) + (", ..." if negative.size > 10 else "")
-        raise ValueError(f"{'log times need' if log else 'times must be'} "
-                         f"{'positive' if log else 'non-negative'} times; rows {rows} "
-                         f"are not.")
+    check_times(bad, log)
     times = np.column_stack([lower, upper])
     if not log:
         return times, times
