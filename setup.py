@@ -3,9 +3,10 @@
 Set ``MMIT_DEBUG=1`` to compile with bounds, wraparound, initialisation and
 None checks turned back on, and index checks on raw-pointer accesses.
 
-The Cython templates (``mmit/*.tp``) are expanded first with the list of
-losses in ``mmit/_loss_list.py`` (``Cython.Tempita``, as scikit-learn
-expands its ``*.tp`` files): ``mmit/_loss.pxd.tp`` gives ``mmit/_loss.pxd``.
+The Cython templates (``mmit/**/*.tp``) are expanded first with the list of
+losses in ``mmit/_loss/_loss_list.py`` (``Cython.Tempita``, as scikit-learn
+expands its ``*.tp`` files): ``mmit/_loss/_loss.pxd.tp`` gives
+``mmit/_loss/_loss.pxd``.
 A generated file is rewritten only when its text changes, so that an
 unchanged one does not rebuild its dependents.
 
@@ -41,9 +42,17 @@ macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
 if DEBUG:
     macros.append(("MMIT_DEBUG", "1"))
 
-# modules whose loops run on several threads
-OPENMP_MODULES = {"_binning", "_criterion", "_histogram_splitter", "_loss", "_npmle",
-                  "_solver", "_treeshap"}
+# the compiled modules, by package; those whose loops run on several threads
+EXTENSIONS = {
+    "_loss": ["_loss", "_solver"],
+    "linear_model": ["_newton"],
+    "tree": ["_criterion", "_node_models", "_tree", "_features", "_splitter", "_binning",
+             "_histogram_splitter", "_builder", "_pruning"],
+    "ensemble": ["_npmle"],
+    "inspection": ["_treeshap"],
+}
+OPENMP_MODULES = {"_loss._loss", "_loss._solver", "tree._criterion", "tree._binning",
+                  "tree._histogram_splitter", "ensemble._npmle", "inspection._treeshap"}
 
 
 def openmp_flag():
@@ -69,9 +78,9 @@ OPENMP = openmp_flag()
 
 
 def expand_templates():
-    """Write each ``mmit/X.tp`` to ``mmit/X``, expanded with ``losses``."""
-    losses = runpy.run_path(str(ROOT / "mmit" / "_loss_list.py"))["LOSS_LIST"]
-    for template in sorted((ROOT / "mmit").glob("*.tp")):
+    """Write each ``mmit/**/X.tp`` to ``X`` beside it, expanded with ``losses``."""
+    losses = runpy.run_path(str(ROOT / "mmit" / "_loss" / "_loss_list.py"))["LOSS_LIST"]
+    for template in sorted((ROOT / "mmit").rglob("*.tp")):
         target = template.with_suffix("")
         text = expand_template(template.read_text(), name=str(template), losses=losses)
         if not target.exists() or target.read_text() != text:
@@ -82,10 +91,11 @@ expand_templates()
 
 
 def extension(name):
+    """The extension ``mmit.<name>`` (``name`` dotted below the package)."""
     parallel = [OPENMP] if OPENMP and name in OPENMP_MODULES else []
     return Extension(
         f"mmit.{name}",
-        [f"mmit/{name}.pyx"],
+        [f"mmit/{name.replace('.', '/')}.pyx"],
         include_dirs=[np.get_include()],
         define_macros=macros,
         language="c++",
@@ -94,11 +104,7 @@ def extension(name):
     )
 
 
-extensions = [
-    extension(name)
-    for name in ("_loss", "_solver", "_criterion", "_newton", "_leaf_models", "_tree",
-                 "_features", "_splitter", "_binning", "_histogram_splitter", "_builder",
-                 "_pruning", "_npmle", "_treeshap")
-]
+extensions = [extension(f"{package}.{name}")
+              for package, names in EXTENSIONS.items() for name in names]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

@@ -55,7 +55,7 @@ from models import PEERS, tuned_peer
 from tables import Table, add_csv_argument
 from variant_study import ranking
 
-from mmit._evaluation import MODEL_GROUPS, cross_validate_models, make_model
+from mmit._cli._evaluation import MODEL_GROUPS, cross_validate_models, make_model
 from mmit.datasets import load_folder
 
 

@@ -22,7 +22,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 from tables import Table, add_csv_argument, seconds
 
 from mmit import MMIT, MMITCV
-from mmit._validation import default_margins
+from mmit._utils._validation import default_margins
 from mmit.datasets import list_datasets, load_dataset, load_folder
 from mmit.metrics import interval_mse
 

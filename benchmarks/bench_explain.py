@@ -24,7 +24,7 @@ from tables import Table, add_csv_argument, seconds
 from timing import interleaved_medians
 
 from mmit import MMITBoost, MMITForest, shap_values
-from mmit._explain import shap_tree_dictionary
+from mmit.inspection._shap import shap_tree_dictionary
 
 
 def described(model):

@@ -34,14 +34,14 @@ from sklearn.utils import check_random_state
 from tables import Table, add_csv_argument, seconds, size
 
 from mmit import IntervalStackingRegressor, MMITForest
-from mmit._stacking import (
+from mmit.datasets import load_dataset, load_folder, make_interval_regression
+from mmit.ensemble._stacking import (
     FOLDS,
     _fit_and_predict,
     _fit_once,
     default_estimators,
     out_of_fold_sources,
 )
-from mmit.datasets import load_dataset, load_folder, make_interval_regression
 
 
 def median_seconds(fit, repeats):

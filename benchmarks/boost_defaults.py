@@ -28,7 +28,7 @@ from joblib import Parallel, delayed
 from variant_study import SIMULATED_PREFIX, print_ranking, ranking, splits_of
 
 from mmit import MMITBoost, MMITForest
-from mmit._validation import bounds_spread
+from mmit._utils._validation import bounds_spread
 from mmit.metrics import interval_mse
 
 PREVIOUS = {"learning_rate": 0.1, "min_samples_leaf": 5}

@@ -53,7 +53,7 @@ import numpy as np
 from tables import Table, add_csv_argument
 
 from mmit import MMIT
-from mmit._fitting import grow_tree, training_data
+from mmit.tree._growing import grow_tree, training_data
 
 LOSSES = ("linear_hinge", "squared_hinge")
 MARGINS = (0.0, 0.3)

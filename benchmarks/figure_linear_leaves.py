@@ -18,7 +18,7 @@ from pathlib import Path
 
 import matplotlib
 
-from mmit._evaluation import make_model
+from mmit._cli._evaluation import make_model
 from mmit.datasets import load_folder
 from mmit.metrics import interval_mse
 from mmit.plot import plot_intervals
@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 PATTERNS = ("linear", "sin", "abs")
 
 
-# legend label -> the model of benchmarks/accuracy.py (mmit._evaluation.make_model)
+# legend label -> the model of benchmarks/accuracy.py (mmit._cli._evaluation.make_model)
 MODELS = {"constant leaves": "MMIT squared", "linear leaves": "MMIT linear leaves",
           "linear model": "L1-Linear"}
 

@@ -34,7 +34,7 @@ import numpy as np
 from variant_study import print_ranking, splits_of
 
 from mmit import MMITForest
-from mmit._validation import bounds_spread
+from mmit._utils._validation import bounds_spread
 from mmit.metrics import interval_mse
 
 MAX_FEATURES = (1.0, 1 / 3, "sqrt")

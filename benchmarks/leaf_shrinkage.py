@@ -20,8 +20,8 @@ from sklearn.model_selection import KFold
 from variant_study import print_variant_table
 
 from mmit import MMITCV
-from mmit._evaluation import cross_validate_models
-from mmit._validation import default_margins
+from mmit._cli._evaluation import cross_validate_models
+from mmit._utils._validation import default_margins
 from mmit.datasets import load_folder
 
 GRIDS = {"10": [10.0], "0.1-10": [0.1, 1.0, 10.0], "1-100": [1.0, 10.0, 100.0],

@@ -13,9 +13,9 @@ from sklearn.base import BaseEstimator
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.neighbors import NearestNeighbors
 
-from mmit._base import IntervalRegressorMixin
-from mmit._loss import LOSSES
-from mmit._validation import bounds_spread
+from mmit._loss._loss import LOSSES
+from mmit._utils._base import IntervalRegressorMixin
+from mmit._utils._validation import bounds_spread
 from mmit.metrics import interval_mse
 
 

@@ -64,9 +64,9 @@ from mmit import (
     MMITBoost,
     MMITForest,
 )
-from mmit._combiner import combined_loss, simplex_weights
-from mmit._stacking import FOLDS_BELOW_ROWS
 from mmit.baselines import ConstantRegressor
+from mmit.ensemble._combiner import combined_loss, simplex_weights
+from mmit.ensemble._stacking import FOLDS_BELOW_ROWS
 from mmit.metrics import interval_mse
 
 N_FOLDS = 5

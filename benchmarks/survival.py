@@ -49,8 +49,8 @@ from sksurv.util import Surv
 from tables import Table, add_csv_argument, seconds
 
 from mmit import IntervalStackingRegressor, MMITForest, SurvivalRegressor
-from mmit._survival import SURVIVAL_FOREST, survival_target
 from mmit.metrics import concordance_index
+from mmit.survival._survival import SURVIVAL_FOREST, survival_target
 
 N_FEATURES = 10
 SHAPES = [f"{model}-{effect}" for model in ("ph", "aft") for effect in ("smooth", "step")]

@@ -138,8 +138,8 @@ from tables import Table, add_csv_argument, seconds  # noqa: E402
 from timing import BaselineProcess, interleaved_medians, xgboost_available  # noqa: E402
 
 from mmit import IntervalStackingRegressor, MMITForest, SpreadDistribution  # noqa: E402
-from mmit._predictive import LeafSamples  # noqa: E402
 from mmit.datasets import load_folder  # noqa: E402
+from mmit.ensemble._predictive import LeafSamples  # noqa: E402
 from mmit.metrics import interval_coverage, pinball_loss  # noqa: E402
 
 try:

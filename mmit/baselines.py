@@ -14,10 +14,10 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import IntervalRegressorMixin
-from ._docstrings import fill_doc
-from ._loss import LOSSES, breakpoints
-from ._validation import validate_training_data
+from ._loss._loss import LOSSES, breakpoints
+from ._utils._base import IntervalRegressorMixin
+from ._utils._docstrings import fill_doc
+from ._utils._validation import validate_training_data
 
 __all__ = ["ConstantRegressor", "IntervalCART", "interval_cart_rows"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
-from ._validation import check_bounds
+from ._utils._validation import check_bounds
 
 __all__ = ["load_dataset", "load_folder", "list_datasets", "make_interval_regression"]
 

@@ -3,9 +3,9 @@
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._export import parents_of, resolve_feature_names, split_conditions
-from ._tree import TREE_LEAF
-from ._validation import check_interval_target
+from ._utils._validation import check_interval_target
+from .tree._export import parents_of, resolve_feature_names, split_conditions
+from .tree._tree import TREE_LEAF
 
 __all__ = ["plot_intervals", "plot_predictive_distribution", "plot_tree"]
 

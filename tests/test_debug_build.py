@@ -17,10 +17,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = ["test_solver.py", "test_tree.py", "test_splitter.py", "test_npmle.py",
-          "test_histogram_splitter.py", "test_missing.py", "test_categorical_splits.py",
-          "test_entry_points.py", "test_linear.py", "test_leaf_models.py", "test_loss.py",
-          "test_forest.py", "test_predictive.py", "test_newton.py", "test_explain.py"]
+SUITES = ["_loss/test_solver.py", "tree/test_tree.py", "tree/test_splitter.py",
+          "ensemble/test_npmle.py", "tree/test_histogram_splitter.py",
+          "tree/test_missing.py",
+          "tree/test_categorical_splits.py", "test_entry_points.py",
+          "linear_model/test_linear.py", "tree/test_leaf_models.py", "_loss/test_loss.py",
+          "ensemble/test_forest.py", "ensemble/test_predictive.py",
+          "linear_model/test_newton.py", "inspection/test_shap.py"]
 
 
 @pytest.fixture(scope="session")
@@ -50,9 +53,8 @@ def run_in_build(build, *args):
 
 
 def test_debug_build_has_checks_on(debug_build):
-    result = run_in_build(
-        debug_build, "-c", "import mmit._solver as s; print(s.DEBUG_BUILD, s.__file__)"
-    )
+    result = run_in_build(debug_build, "-c", "import mmit._loss._solver as s; "
+                                             "print(s.DEBUG_BUILD, s.__file__)")
     assert result.returncode == 0, result.stderr
     flag, path = result.stdout.split()
     assert flag == "True" and path.startswith(str(debug_build))

@@ -1,4 +1,4 @@
-"""The shared docstring sections (mmit._docstrings) are filled in everywhere."""
+"""The shared docstring sections (mmit._utils._docstrings) are filled in everywhere."""
 
 import inspect
 
@@ -6,7 +6,7 @@ import pytest
 
 import mmit
 from mmit import baselines
-from mmit._docstrings import SECTIONS, fill_doc
+from mmit._utils._docstrings import SECTIONS, fill_doc
 
 PUBLIC = [getattr(mmit, name) for name in mmit.__all__] + [
     baselines.ConstantRegressor, baselines.IntervalCART]

@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from mmit import MMIT
-from mmit._builder import TreeBuilder
-from mmit._criterion import HingeCriterion, HingeTargets
-from mmit._features import Features, presort
-from mmit._loss import LOSSES
-from mmit._pruning import prune, pruning_sequence, subtree_predictions
-from mmit._solver import hinge_positions, optimal_costs
-from mmit._splitter import ExactSplitter
-from mmit._tree import Tree
-from mmit._validation import check_row_count
+from mmit._loss._loss import LOSSES
+from mmit._loss._solver import hinge_positions, optimal_costs
+from mmit._utils._checks import check_row_count
+from mmit.tree._builder import TreeBuilder
+from mmit.tree._criterion import HingeCriterion, HingeTargets
+from mmit.tree._features import Features, presort
+from mmit.tree._pruning import prune, pruning_sequence, subtree_predictions
+from mmit.tree._splitter import ExactSplitter
+from mmit.tree._tree import Tree
 
 
 @pytest.fixture(scope="module")
@@ -52,10 +52,10 @@ def test_criterion_and_builder_entries(fitted):
     with pytest.raises(ValueError, match="upper has 79 entries"):
         HingeTargets(lower, upper[:-1], 0.0)
     with pytest.raises(ValueError, match="sample_weight has 79 entries"):
-        LOSSES["squared_hinge"].criterion(targets, np.ones(79))
+        HingeCriterion(targets, np.ones(79), LOSSES["squared_hinge"].tag)
     with pytest.raises(ValueError, match="unknown loss tag -1"):
         HingeCriterion(targets, np.ones(80), -1)
-    criterion = LOSSES["linear_hinge"].criterion(targets, np.ones(80))
+    criterion = HingeCriterion(targets, np.ones(80), LOSSES["linear_hinge"].tag)
     features = Features(X, True)
     with pytest.raises(ValueError, match="sample_weight has 81 entries"):
         ExactSplitter(criterion, features, np.ones(81), 3, 1, 0, 1)

@@ -25,7 +25,7 @@ def test_python_passes_ruff():
 
 def test_cython_passes_cython_lint():
     sources = sorted(str(path.relative_to(ROOT)) for pattern in ("*.pyx", "*.pxd")
-                     for path in (ROOT / "mmit").glob(pattern))
+                     for path in (ROOT / "mmit").rglob(pattern))
     assert len(sources) >= 10
     result = run("cython-lint", *sources)
     assert result.returncode == 0, result.stdout + result.stderr

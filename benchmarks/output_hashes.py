@@ -1,0 +1,221 @@
+"""Hashes of every estimator's outputs: a refactoring changes none of them.
+
+Fits every estimator (and its variants: linear leaves, both splitters,
+missing values, a categorical feature) on the bundled data sets (and the
+data sets of DATA_DIR when given), and hashes what it gives: predictions,
+staged predictions, predictive distributions (quantiles, CDFs, out of
+bag), SHAP values, the survival front-end's risks and curves, the
+contents of its model file (the JSON description and every array) and the
+predictions of its pickle. Run it with two versions of mmit installed in
+turn and compare::
+
+    python benchmarks/output_hashes.py --out before.json      # previous main
+    python benchmarks/output_hashes.py --compare before.json  # this checkout
+
+The second prints every output whose hash differs (none: bit-identical)
+and exits with status 1 if one does. Only the public API is used, so the
+script runs against any version that has it.
+
+Usage: python benchmarks/output_hashes.py [--data-dir DIR] [--out JSON]
+       [--compare JSON]
+"""
+
+import argparse
+import hashlib
+import json
+import pickle
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from mmit import (
+    MMIT,
+    MMITCV,
+    IntervalLinearRegression,
+    IntervalLinearRegressionCV,
+    IntervalStackingRegressor,
+    MMITBoost,
+    MMITForest,
+    MMITForestCV,
+    SurvivalRegressor,
+    load_model,
+    save_model,
+    shap_values,
+)
+from mmit.datasets import list_datasets, load_dataset, load_folder
+
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+
+def digest(*arrays):
+    """SHA-256 of the arrays' bytes (float64 as they are, NaN included)."""
+    sha = hashlib.sha256()
+    for array in arrays:
+        array = np.ascontiguousarray(np.asarray(array, dtype=np.float64))
+        sha.update(str(array.shape).encode())
+        sha.update(array.tobytes())
+    return sha.hexdigest()[:20]
+
+
+def model_file_digest(model):
+    """SHA-256 of a model file's contents: its JSON description and its
+    arrays (not the archive's bytes, which hold the time of writing)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "model.npz"
+        save_model(model, path)
+        sha = hashlib.sha256()
+        with zipfile.ZipFile(path) as archive:
+            for name in sorted(archive.namelist()):
+                sha.update(name.encode())
+                sha.update(archive.read(name))
+        loaded = load_model(path)
+    return sha.hexdigest()[:20], loaded
+
+
+def models(n_samples):
+    """(name, estimator, takes NaN, outputs) of every estimator checked."""
+    small_grid = {"loss": ["squared_hinge", "linear_hinge"], "min_samples_leaf": [1, 5]}
+    return [
+        ("MMIT", MMIT(random_state=0), True, ("shap", "file")),
+        ("MMIT linear leaves", MMIT(max_depth=3, leaf_model="linear", loss="squared_hinge",
+                                    random_state=0), True, ("shap", "file")),
+        ("MMITCV", MMITCV(cv=3, random_state=0), True, ("cv", "shap")),
+        ("MMITForest", MMITForest(n_estimators=30, oob_score=True, random_state=0), True,
+         ("distributions", "oob", "shap", "interactions", "file")),
+        ("MMITForest location", MMITForest(n_estimators=20, distribution="location",
+                                           random_state=0), True,
+         ("distributions", "oob", "file")),
+        ("MMITForestCV", MMITForestCV(small_grid, n_estimators=20, random_state=0), True,
+         ("cv", "distributions", "shap")),
+        ("MMITBoost", MMITBoost(n_estimators=40, random_state=0), True,
+         ("staged", "shap", "interactions", "file")),
+        ("MMITBoost hist", MMITBoost(n_estimators=40, splitter="hist", random_state=0),
+         True, ("staged", "shap", "file")),
+        ("MMITBoost linear leaves", MMITBoost(n_estimators=10, leaf_model="linear",
+                                              random_state=0), True, ("staged", "shap")),
+        ("IntervalLinearRegression", IntervalLinearRegression(alpha=0.01), False,
+         ("shap", "file")),
+        ("IntervalLinearRegressionCV", IntervalLinearRegressionCV(n_alphas=20), False,
+         ("shap", "file")),
+        ("Stack", IntervalStackingRegressor(random_state=0), True,
+         ("distributions", "shap", "file")),
+        ("Stack folds", IntervalStackingRegressor(out_of_fold="folds", random_state=0),
+         True, ("shap",)),
+    ]
+
+
+def outputs(model, X, y, kinds):
+    """The outputs of a fitted model, by name, hashed."""
+    result = {"predict": digest(model.predict(X))}
+    if "staged" in kinds:
+        result["staged_predict"] = digest(*model.staged_predict(X))
+        result["train_score_"] = digest(model.train_score_)
+    if "cv" in kinds:
+        result["cv_results_"] = digest(model.cv_results_["mean_test_score"])
+        result["best_params_"] = json.dumps(model.best_params_, sort_keys=True,
+                                            default=str)
+    if "distributions" in kinds:
+        result["predict_quantiles"] = digest(model.predict_quantiles(X, QUANTILES))
+        finite = y[np.isfinite(y)]
+        thresholds = np.quantile(finite, [0.1, 0.5, 0.9])
+        result["predict_cdf"] = digest(model.predict_cdf(X, thresholds))
+        result["predict_interval"] = digest(model.predict_interval(X, coverage=0.8))
+    if "oob" in kinds:
+        result["oob_quantiles"] = digest(model.oob_quantiles(QUANTILES))
+        if getattr(model, "oob_score", False):
+            result["oob_prediction_"] = digest(model.oob_prediction_)
+    if "shap" in kinds:
+        explanation = shap_values(model, X)
+        result["shap_values"] = digest(explanation.values, explanation.base_values,
+                                       explanation.data)
+    if "interactions" in kinds:
+        explanation = shap_values(model, X[:20], interactions=True)
+        result["shap_interactions"] = digest(explanation.values)
+    if "file" in kinds:
+        result["model_file"], loaded = model_file_digest(model)
+        result["model_file_predict"] = digest(loaded.predict(X))
+    result["pickle_predict"] = digest(pickle.loads(pickle.dumps(model)).predict(X))
+    return result
+
+
+def survival_outputs(X, y):
+    """The survival front-end on the intervals as times (``exp`` of the
+    bounds, log=True: the same intervals)."""
+    model = SurvivalRegressor(MMITForest(n_estimators=20, random_state=0))
+    model.fit(X, np.exp(y))
+    return {"risk": digest(model.predict(X)),
+            "survival_function": digest(model.predict_survival_function(
+                X, return_array=True)),
+            "score": digest([model.score(X, np.exp(y))])}
+
+
+def variants(data):
+    """The data set as given, with NaN in a tenth of X, and (with pandas) with
+    its first feature as a categorical column of five categories."""
+    X = np.asarray(data.data, dtype=np.float64)
+    rng = np.random.default_rng(0)
+    missing = X.copy()
+    missing[rng.random(X.shape) < 0.1] = np.nan
+    yield "numeric", X
+    yield "nan", missing
+    try:
+        import pandas as pd
+    except ImportError:
+        return
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    codes = np.searchsorted(np.quantile(X[:, 0], [0.2, 0.4, 0.6, 0.8]), X[:, 0])
+    frame["f0"] = pd.Categorical.from_codes(codes, ["a", "b", "c", "d", "e"])
+    yield "categorical", frame
+
+
+def measure(datasets):
+    hashes = {}
+    for data in datasets:
+        y = data.target
+        for variant, X in variants(data):
+            for name, model, takes_nan, kinds in models(y.shape[0]):
+                if variant == "nan" and not takes_nan:
+                    continue
+                key = f"{data.name} | {variant} | {name}"
+                model.fit(X, y)
+                hashes[key] = outputs(model, X, y, kinds)
+                print(key, flush=True)
+            if variant == "numeric":
+                hashes[f"{data.name} | survival"] = survival_outputs(X, y)
+    return hashes
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", type=Path,
+                        help="also every data set folder under DIR")
+    parser.add_argument("--out", type=Path, help="write the hashes to JSON")
+    parser.add_argument("--compare", type=Path, help="compare with the hashes of JSON")
+    args = parser.parse_args()
+    datasets = [load_dataset(name) for name in list_datasets()]
+    if args.data_dir:
+        datasets += [load_folder(folder) for folder in sorted(args.data_dir.iterdir())
+                     if (folder / "targets.csv").exists()]
+    hashes = measure(datasets)
+    if args.out:
+        args.out.write_text(json.dumps(hashes, indent=1, sort_keys=True))
+    if args.compare:
+        before = json.loads(args.compare.read_text())
+        differ = [(key, output) for key, values in before.items()
+                  for output, value in values.items()
+                  if hashes.get(key, {}).get(output) != value]
+        missing = sorted(set(before) - set(hashes))
+        n_outputs = sum(len(values) for values in before.values())
+        print(f"{n_outputs - len(differ)} of {n_outputs} outputs identical; "
+              f"{len(differ)} differ{'' if not missing else f', {len(missing)} missing'}")
+        for key, output in differ:
+            print(f"  differs: {key} | {output}")
+        return 1 if differ else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""The cross-validated comparison behind ``mmit cv`` and benchmarks/accuracy.py.
+
+Each fold of a data set's ``folds`` is in turn the test set; every method
+chooses its hyperparameters by inner cross-validation on the other folds
+(the protocol of the MMIT paper; forests: out of bag), is refitted on them,
+and is scored on the test fold by the interval MSE and the interval accuracy.
+The baselines, which take numbers only, read a categorical column's codes.
+"""
+
+import sys
+import time
+
+import numpy as np
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.utils import _safe_indexing
+
+from .._utils._validation import bounds_spread, default_margins
+from ..baselines import ConstantRegressor, IntervalCART
+from ..ensemble._boosting import MMITBoost
+from ..ensemble._forest import MMITForest
+from ..ensemble._forest_cv import MMITForestCV
+from ..ensemble._stacking import IntervalStackingRegressor
+from ..linear_model._linear import IntervalLinearRegressionCV
+from ..metrics import interval_accuracy, interval_mse
+from ..tree._mmit_cv import MMITCV
+
+MODEL_GROUPS = {
+    "tree": ["MMIT"],
+    "linear": ["L1-Linear", "MMIT linear leaves"],
+    "forest": ["MMITForest", "MMITForestCV"],
+    "boost": ["MMITBoost", "MMITBoost CV"],
+    "stack": ["Stacking"],
+    "all": ["Constant", "L1-Linear", "Interval-CART", "MMIT", "MMIT squared",
+            "MMIT linear leaves", "MMITForest", "MMITForestCV", "MMITBoost", "MMITBoost CV",
+            "Stacking"],
+}
+BASELINES = ("Constant", "Interval-CART")
+_DEPTHS = [1, 2, 3, 4, 6, 9, 12, 16]
+# MMITBoost CV's inner-CV grid around MMITBoost's defaults (100 stages, learning
+# rate 0.05), margins as fractions of the spread of the training bounds
+BOOST_GRID = {"loss": ["squared_hinge", "linear_hinge"], "max_depth": [2, 3]}
+BOOST_MARGIN_SCALES = [0.0, 0.1, 0.3]
+
+
+def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
+    """An unfitted model whose hyperparameters are chosen by inner 5-fold CV
+    (MMITForestCV: out of bag; MMITForest and MMITBoost: their defaults;
+    MMITBoost CV: loss, depth and margin; L1-Linear: the lasso's alpha and the margin; MMIT
+    linear leaves: margin, constant or linear leaves, their shrinkage and
+    the pruning, with the squared hinge of the leaves' models; Stacking:
+    IntervalStackingRegressor with its default members, weighted by their
+    5-fold out-of-fold predictions).
+
+    ``verbose`` reports the progress of forests and stacks (the long fits)
+    on stderr.
+    """
+    inner = KFold(5, shuffle=True, random_state=random_state)
+    margins = default_margins(y_train[:, 0], y_train[:, 1])
+    if name == "Constant":
+        return GridSearchCV(ConstantRegressor(), {"margin": margins}, cv=inner,
+                            n_jobs=n_jobs)
+    if name == "Interval-CART":
+        return GridSearchCV(IntervalCART(random_state=random_state),
+                            {"margin": margins, "max_depth": _DEPTHS}, cv=inner,
+                            n_jobs=n_jobs)
+    if name in ("MMIT", "MMIT squared"):
+        loss = "squared_hinge" if name.endswith("squared") else "linear_hinge"
+        return MMITCV(margins=margins, losses=[loss], cv=inner, n_jobs=n_jobs,
+                      random_state=random_state)
+    if name == "L1-Linear":
+        return IntervalLinearRegressionCV(cv=inner, n_jobs=n_jobs)
+    if name == "MMIT linear leaves":
+        return MMITCV(margins=margins, losses=["squared_hinge"],
+                      leaf_models=["constant", "linear"], cv=inner, n_jobs=n_jobs,
+                      random_state=random_state)
+    if name == "MMITForest":
+        return MMITForest(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+    if name == "MMITForestCV":
+        return MMITForestCV(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+    if name == "Stacking":
+        return IntervalStackingRegressor(n_jobs=n_jobs, random_state=random_state,
+                                         verbose=verbose)
+    if name == "MMITBoost":
+        return MMITBoost(random_state=random_state)
+    if name == "MMITBoost CV":
+        spread = bounds_spread(y_train[:, 0], y_train[:, 1])
+        grid = {**BOOST_GRID, "margin": [scale * spread for scale in BOOST_MARGIN_SCALES]}
+        return GridSearchCV(MMITBoost(random_state=random_state), grid, cv=inner,
+                            n_jobs=n_jobs)
+    raise ValueError(f"Unknown model {name!r}.")
+
+
+def cross_validate_models(data, names, *, extra_models=None, n_jobs=None, progress=False):
+    """Test interval MSE and accuracy of each model on each fold of ``data``.
+
+    Parameters
+    ----------
+    data : Bunch
+        From :func:`mmit.datasets.load_dataset` or ``load_folder`` (with folds).
+    names : list of str
+        Models of :func:`make_model`.
+    extra_models : dict, default=None
+        More models, ``name -> factory(y_train)`` returning an unfitted model.
+    n_jobs : int, default=None
+    progress : bool, default=False
+        Report each fitted model on stderr.
+
+    Returns
+    -------
+    rows : list of dict
+        ``fold``, ``model``, ``mse``, ``accuracy`` and ``seconds`` (fit time).
+    """
+    if data.folds is None:
+        raise ValueError(f"{data.name} has no folds.csv: nothing to cross-validate.")
+    factories = {name: (lambda y, name=name: make_model(name, y, n_jobs=n_jobs))
+                 for name in names}
+    factories.update(extra_models or {})
+    numeric = category_codes(data.data)
+    rows = []
+    for fold in np.unique(data.folds):
+        test = data.folds == fold
+        for name, factory in factories.items():
+            X = numeric if name in BASELINES else data.data
+            start = time.perf_counter()
+            model = factory(data.target[~test]).fit(
+                _safe_indexing(X, np.flatnonzero(~test)), data.target[~test])
+            seconds = time.perf_counter() - start
+            predictions = model.predict(_safe_indexing(X, np.flatnonzero(test)))
+            rows.append({
+                "fold": int(fold), "model": name, "seconds": seconds,
+                "mse": interval_mse(data.target[test], predictions),
+                "accuracy": interval_accuracy(data.target[test], predictions),
+            })
+            if progress:
+                print(f"  fold {fold}: {name} fitted in {seconds:.1f} s", file=sys.stderr,
+                      flush=True)
+    return rows
+
+
+def category_codes(X):
+    """``X`` with the categorical columns of a pandas DataFrame as their codes
+    (NaN for a missing value), for models that take numbers only."""
+    if not hasattr(X, "select_dtypes"):
+        return X
+    columns = X.select_dtypes("category").columns
+    return X.assign(**{name: X[name].cat.codes.replace(-1, np.nan).astype(np.float64)
+                       for name in columns})
+
+
+def fold_table(rows):
+    """Per-fold test interval MSE and accuracy of each model, with the mean."""
+    models = list(dict.fromkeys(row["model"] for row in rows))
+    folds = sorted({row["fold"] for row in rows})
+    width = max(len(name) for name in models) + 2
+    lines = [f"{'fold':<6}" + "".join(f"{name:>{width}}" for name in models)]
+    for metric, label in (("mse", "test interval MSE"), ("accuracy", "test accuracy")):
+        lines.append(label)
+        values = {(row["fold"], row["model"]): row[metric] for row in rows}
+        for fold in folds + ["mean"]:
+            cells = []
+            for name in models:
+                value = (np.mean([values[f, name] for f in folds]) if fold == "mean"
+                         else values[fold, name])
+                cells.append(f"{value:>{width}.4f}")
+            lines.append(f"{fold!s:<6}" + "".join(cells))
+    return "\n".join(lines)

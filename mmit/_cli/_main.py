@@ -1,0 +1,266 @@
+"""The ``mmit`` command line (also ``python -m mmit``)."""
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from .._persistence._model_files import load_model, save_model
+from .._utils._files import replacing_file
+from ..datasets import list_datasets, load_dataset, load_folder
+from ..inspection._shap import shap_values
+from ._evaluation import MODEL_GROUPS, cross_validate_models, fold_table, make_model
+
+DEFAULT_DATASET = "H3K27ac-H3K4me3_TDHAM_BP_FPOP"
+CATEGORICAL_ARGUMENT = ("--categorical",)
+CATEGORICAL_OPTIONS = {
+    "nargs": "+", "metavar": "NAME", "default": [],
+    "help": "columns of features.csv that hold categories (labels; an empty cell is "
+            "missing): the trees split them natively (needs pandas)"}
+
+
+def _data(args):
+    if getattr(args, "data", None):
+        return load_folder(args.data, categorical=args.categorical)
+    if args.categorical:
+        raise ValueError("--categorical names columns of a --data folder's "
+                         "features.csv; the bundled data sets are numeric.")
+    return load_dataset(getattr(args, "dataset", None) or DEFAULT_DATASET)
+
+
+def categorical_names(model):
+    """The names of the features a fitted model (or a model inside it: a
+    stack's members, a pipeline's steps) takes as categories."""
+    names = set()
+    parts = [model]
+    while parts:
+        part = parts.pop()
+        is_categorical = getattr(part, "is_categorical_", None)
+        if is_categorical is not None:
+            names.update(np.asarray(part.feature_names_in_)[is_categorical].tolist())
+        parts.extend(getattr(part, "named_estimators_", {}).values())
+        parts.extend(step for _, step in getattr(part, "steps", []))
+    return sorted(names)
+
+
+def _targets(data):
+    if data.target is None:
+        raise ValueError(f"{data.name} has no targets.csv.")
+    return data.target
+
+
+def run_cv(args):
+    data = _data(args)
+    names = MODEL_GROUPS["all"] if args.model == "all" else (
+        ["Constant", "Interval-CART"] + MODEL_GROUPS[args.model])
+    print(f"{data.name}: {data.data.shape[0]} samples, {data.data.shape[1]} features, "
+          f"{len(np.unique(data.folds))} folds", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    rows = cross_validate_models(data, names, n_jobs=args.n_jobs, progress=True)
+    print(f"done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    print(f"{data.name}: cross-validated test scores "
+          "(hyperparameters by inner 5-fold CV)")
+    print(fold_table(rows))
+    return 0
+
+
+def run_fit(args):
+    data = load_folder(args.data, categorical=args.categorical)
+    target = _targets(data)
+    name = {"tree": "MMIT", "linear": "MMIT linear leaves", "forest": "MMITForestCV",
+            "boost": "MMITBoost CV", "stack": "Stacking"}[args.model]
+    print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
+          file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    search = make_model(name, target, n_jobs=args.n_jobs, verbose=1).fit(data.data, target)
+    if name == "Stacking":
+        model = search
+        chosen = {member: round(float(weight), 3) for member, weight
+                  in zip(model.named_estimators_, model.weights_, strict=True)}
+    else:
+        model, chosen = search.best_estimator_, search.best_params_
+    if hasattr(model, "verbose"):
+        # the saved model keeps no trace of the command line's verbosity
+        model.set_params(verbose=0)
+    save_model(model, args.out)
+    print(f"saved {type(model).__name__} {chosen} to {args.out} "
+          f"(training interval MSE {-model.score(data.data, target):.4f}, "
+          f"{time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def model_and_rows(model_path, data_folder):
+    """A saved model and the features of a data folder, its categorical
+    columns read as the model took them, checked to be the model's."""
+    model = load_model(model_path)
+    data = load_folder(data_folder, categorical=categorical_names(model))
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None and list(names) != list(data.feature_names):
+        raise ValueError(f"the features of {data_folder} are not the ones the model "
+                         f"was fitted on ({', '.join(names)}).")
+    return model, data
+
+
+def write_csv(path, header, rows):
+    """Write a CSV file (numbers as Python writes them: exact round trips)
+    that replaces ``path`` only once complete."""
+    with replacing_file(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(header)
+        writer.writerows([repr(float(value)) for value in row] for row in rows)
+
+
+def run_predict(args):
+    model, data = model_and_rows(args.model, args.data)
+    predictions = model.predict(data.data)
+    write_csv(args.out, ["prediction"], predictions[:, np.newaxis])
+    print(f"wrote {len(predictions)} predictions to {args.out}")
+    return 0
+
+
+def run_explain(args):
+    model, data = model_and_rows(args.model, args.data)
+    explanation = shap_values(model, data.data, n_jobs=args.n_jobs)
+    names = list(data.feature_names)  # features.csv's header
+    write_csv(args.out, [*names, "base_value"],
+              np.column_stack([explanation.values, explanation.base_values]))
+    print(f"wrote the SHAP values of {len(explanation.values)} rows to {args.out}; "
+          f"mean |value| per feature, largest first:")
+    importances = explanation.importances
+    for j in np.argsort(-importances, kind="stable")[:10]:
+        print(f"  {names[j]:<30} {importances[j]:.4g}")
+    return 0
+
+
+def run_plot(args):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ..plot import plot_intervals
+
+    data = load_folder(args.data, categorical=args.categorical)
+    target = _targets(data)
+    names = list(data.feature_names)
+    if args.feature not in names:
+        raise ValueError(f"no feature {args.feature!r} in {args.data}; it has "
+                         f"{', '.join(names[:10])}{', ...' if len(names) > 10 else ''}.")
+    if args.model:
+        model, label = load_model(args.model), args.model
+    else:
+        print("fitting an MMIT (margin and pruning by 5-fold CV)...", file=sys.stderr)
+        model, label = make_model("MMIT", target).fit(data.data, target), "MMIT"
+    ax = plot_intervals(data.data[:, names.index(args.feature)], target,
+                        model.predict(data.data), feature_name=args.feature,
+                        model_name=label)
+    ax.set_title(data.name)
+    with replacing_file(args.out) as file:
+        ax.figure.savefig(file, format=Path(args.out).suffix[1:] or None, dpi=120,
+                          bbox_inches="tight")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="mmit", description="Maximum Margin Interval Trees: interval regression.")
+    parser.add_argument("--version", action="version", version=f"mmit {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
+
+    cv = commands.add_parser(
+        "cv", help="cross-validated scores of MMIT, MMITForest, MMITBoost, the stack and "
+                   "baselines",
+        description="Each fold of the data set's folds.csv is the test set in turn; every "
+                    "model chooses its hyperparameters by inner 5-fold CV on the other "
+                    "folds (MMITForestCV: out of bag; MMITForest and MMITBoost: their "
+                    "defaults; Stacking: its members' weights by their out-of-fold "
+                    "predictions). Prints "
+                    "the test interval MSE and accuracy of each model on each fold "
+                    "(baselines: the best constant and Interval-CART).")
+    source = cv.add_mutually_exclusive_group()
+    source.add_argument("--dataset", choices=list_datasets(),
+                        help=f"a bundled data set (default: {DEFAULT_DATASET})")
+    source.add_argument("--data", metavar="DIR",
+                        help="a folder with features.csv, targets.csv and folds.csv")
+    cv.add_argument("--model", choices=["tree", "linear", "forest", "boost", "stack",
+                                        "all"],
+                    default="all",
+                    help="mmit models to compare with the baselines (default: all)")
+    cv.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
+    cv.add_argument(*CATEGORICAL_ARGUMENT, **CATEGORICAL_OPTIONS)
+    cv.set_defaults(run=run_cv)
+
+    fit = commands.add_parser(
+        "fit", help="fit a model and save it",
+        description="Fit an MMIT (margin and pruning by 5-fold CV; 'linear': also "
+                    "constant or linear leaves and their shrinkage), an MMITForest "
+                    "(chosen by MMITForestCV: margin, loss, max_features and leaf size "
+                    "by out-of-bag score), an MMITBoost (loss, depth and margin by "
+                    "5-fold CV) or an IntervalStackingRegressor (its default members "
+                    "weighted by their out-of-fold predictions: 'stack') on a data "
+                    "folder, and save it as arrays and JSON (no pickle).")
+    fit.add_argument("--data", metavar="DIR", required=True,
+                     help="a folder with features.csv and targets.csv")
+    fit.add_argument("--out", metavar="MODEL", required=True, help="model file to write")
+    fit.add_argument("--model", choices=["tree", "linear", "forest", "boost", "stack"],
+                     default="tree",
+                     help="what to fit (default: tree)")
+    fit.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
+    fit.add_argument(*CATEGORICAL_ARGUMENT, **CATEGORICAL_OPTIONS)
+    fit.set_defaults(run=run_fit)
+
+    predict = commands.add_parser(
+        "predict", help="predict with a saved model",
+        description="Predict the rows of a data folder's features.csv with a model "
+                    "saved by 'mmit fit' (its categorical columns read as the model "
+                    "took them); writes one prediction per row to a CSV file.")
+    predict.add_argument("--model", metavar="MODEL", required=True, help="saved model")
+    predict.add_argument("--data", metavar="DIR", required=True,
+                         help="a folder with features.csv")
+    predict.add_argument("--out", metavar="CSV", required=True, help="CSV file to write")
+    predict.set_defaults(run=run_predict)
+
+    explain = commands.add_parser(
+        "explain", help="SHAP values of a saved model's predictions",
+        description="Explain the prediction of every row of a data folder's "
+                    "features.csv by a model saved by 'mmit fit': exact SHAP values "
+                    "(TreeSHAP for the trees, exact for linear models, the weighted sum "
+                    "of its members' for a stack). Writes one row per row of "
+                    "features.csv, a column per feature and the base value (they add "
+                    "up to the prediction), and prints the features' mean absolute "
+                    "values.")
+    explain.add_argument("model", metavar="MODEL", help="saved model")
+    explain.add_argument("data", metavar="DATA",
+                         help="a folder with features.csv")
+    explain.add_argument("--out", metavar="CSV", required=True, help="CSV file to write")
+    explain.add_argument("--n-jobs", type=int, default=None, help="parallel threads")
+    explain.set_defaults(run=run_explain)
+
+    plot = commands.add_parser(
+        "plot", help="plot target intervals and predictions along a feature",
+        description="Draw each target interval as a vertical segment at its value of "
+                    "one feature, with a model's predictions as a line (the MMIT "
+                    "paper's Figure 4). Needs matplotlib.")
+    plot.add_argument("--data", metavar="DIR", required=True,
+                      help="a folder with features.csv and targets.csv")
+    plot.add_argument("--feature", metavar="NAME", required=True,
+                      help="the feature for the horizontal axis (a column name)")
+    plot.add_argument("--out", metavar="PNG", required=True, help="image file to write")
+    plot.add_argument("--model", metavar="MODEL",
+                      help="a saved model (default: fit an MMIT on the data)")
+    plot.add_argument(*CATEGORICAL_ARGUMENT, **CATEGORICAL_OPTIONS)
+    plot.set_defaults(run=run_plot)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (ValueError, OSError, ImportError) as error:
+        print(f"mmit {args.command}: error: {error}", file=sys.stderr)
+        return 2

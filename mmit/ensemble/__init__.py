@@ -1,0 +1,20 @@
+"""Ensembles of Maximum Margin Interval Trees and of model families.
+
+:class:`MMITForest` (``_forest``) and :class:`MMITForestCV`
+(``_forest_cv``), bagged trees and their out-of-bag machinery (``_bagging``)
+with predictive distributions (``_predictive``: the strategies
+:class:`SpreadDistribution` and :class:`LocationDistribution`; ``_npmle``:
+the leaves' Turnbull estimates, compiled); :class:`MMITBoost` (``_boosting``);
+what the tree ensembles share (``_base``); and
+:class:`IntervalStackingRegressor` (``_stacking``) with its convex combiner
+(``_combiner``).
+"""
+
+from ._boosting import MMITBoost
+from ._forest import MMITForest
+from ._forest_cv import MMITForestCV
+from ._predictive import LocationDistribution, SpreadDistribution
+from ._stacking import IntervalStackingRegressor
+
+__all__ = ["IntervalStackingRegressor", "LocationDistribution", "MMITBoost", "MMITForest",
+           "MMITForestCV", "SpreadDistribution"]

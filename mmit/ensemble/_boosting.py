@@ -1,0 +1,511 @@
+"""MMITBoost: gradient boosting of Maximum Margin Interval Trees.
+
+Stage 0 predicts the optimal constant ``F_0`` of all intervals (the solver).
+Stage ``m`` grows an MMIT on the residual intervals ``[lower - F, upper -
+F]`` of the current predictions ``F``: its splits minimise the exact hinge
+loss of ``F + tree`` and its leaves hold the exact optimal residual of their
+rows, and ``F`` moves by ``learning_rate`` times the tree. The features are
+sorted once for all stages; each stage sorts only the 2n shifted
+breakpoints of its residual targets.
+
+Because the loss is convex and a leaf's value minimises the loss of its
+rows, a stage with ``learning_rate <= 1`` never increases the training loss
+of the rows it was grown on (all rows without ``subsample``).
+"""
+
+import sys
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import effective_n_jobs
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._loss._loss import LOSSES
+from .._utils._base import IntervalRegressorMixin
+from .._utils._categorical import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    check_warm_start_encoding,
+    copy_encoding,
+    fitted_encoding,
+    n_categories,
+)
+from .._utils._docstrings import fill_doc
+from .._utils._validation import bounds_spread, validate_training_data
+from ..tree._binning import bin_features
+from ..tree._classes import MMIT
+from ..tree._criterion import HingeTargets
+from ..tree._growing import (
+    CATEGORICAL_PENALTY,
+    TREE_PARAMETER_CONSTRAINTS,
+    TrainingData,
+    check_leaf_model_growth,
+    draw_seed,
+    grow_tree,
+    mean_feature_importances,
+    prepare_features,
+    resolve_max_features,
+    seeded_trees_from_state,
+    seeded_trees_state,
+    tree_builder,
+)
+from ..tree._leaf_models import LEAF_MODELS, LEAF_PARAMETERS, leaf_params_of
+
+# early_stopping="auto" holds rows out from this many on (as scikit-learn's
+# HistGradientBoosting)
+_AUTO_EARLY_STOPPING_ROWS = 10_000
+# margin="auto": this times the spread of the finite training bounds
+# (benchmarks/boost_defaults.py)
+AUTO_MARGIN_SCALE = 0.3
+
+
+@fill_doc
+class MMITBoost(IntervalRegressorMixin, BaseEstimator):
+    """Gradient boosting of Maximum Margin Interval Trees on interval targets.
+
+    Each stage grows a small :class:`MMIT` on the residual intervals of the
+    ensemble so far, ``[lower - F(x), upper - F(x)]``, with the exact MMIT
+    criterion: the tree's splits minimise the true hinge loss of ``F +
+    tree`` and its leaves hold the exact optimal residual of their rows
+    (no gradient or Newton approximation). The prediction is the optimal
+    constant plus ``learning_rate`` times the sum of the trees. Bounds may
+    be negative (no log link) and infinite; ``X`` may hold NaN.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Maximum number of boosting stages.
+    learning_rate : float, default=0.05
+        Shrinkage of each tree.
+    max_depth : int or None, default=3
+        Depth of each tree.
+    max_leaf_nodes : int, default=None
+        Grow each tree best-first to at most this many leaves.
+    min_samples_leaf : int or float, default=1
+        Minimum rows per leaf (a float: a fraction of ``n_samples``).
+    loss : {"squared_hinge", "linear_hinge"}, default="squared_hinge"
+        Hinge applied to the distance outside the shrunk interval.
+    margin : float or "auto", default="auto"
+        Margin of the hinges, see :class:`MMIT`. "auto": 0.3 times the
+        (weighted) standard deviation of the finite training bounds (see
+        Notes on the defaults).
+    subsample : float, default=1.0
+        Fraction of the rows, drawn without replacement at each stage, that
+        grows its tree (stochastic gradient boosting); the others get a
+        zero weight.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features evaluated per node.
+    splitter : {"exact", "hist"}, default="exact"
+        The split search of each stage. "exact": the MMIT criterion, every
+        threshold between distinct values. "hist": each feature binned once
+        (at most ``max_bins`` bins, quantiles of the values, and a bin for
+        missing values), splits chosen by the Newton gain of the rows'
+        gradients and curvatures summed per bin, each leaf's value then
+        solved exactly on its residual intervals; for many rows. Needs
+        ``leaf_model="constant"``.
+    max_bins : int, default=255
+        Bins of present values per feature with ``splitter="hist"`` (2 to
+        255).
+    leaf_model : {"constant", "linear"}, default="constant"
+        What each stage's leaves predict (see :class:`MMIT`): "linear" fits a
+        linear model of the residual intervals in every leaf.
+    leaf_shrinkage : float, default=10.0
+        Pull of linear leaves toward their constant (see :class:`MMIT`).
+    early_stopping : "auto" or bool, default="auto"
+        Hold out ``validation_fraction`` of the rows and stop when their
+        loss has not improved by more than ``tol`` for ``n_iter_no_change``
+        stages. "auto": on when there are more than 10 000 rows.
+    validation_fraction : float, default=0.1
+        Share of the rows held out for early stopping.
+    n_iter_no_change : int, default=10
+        Stages without improvement before stopping.
+    tol : float, default=1e-7
+        Improvement of the validation loss that counts.
+    n_jobs : int, default=None
+        Threads of the binned split search (``splitter="hist"``): they share
+        the features of a histogram (from about a million rows times
+        features) and the binning. None means 1 unless in a
+        :func:`joblib.parallel_backend` context, -1 all processors. The fit
+        is the same whatever the number of threads.
+    random_state : int, RandomState instance or None, default=None
+        Draws the validation rows, the subsamples and each tree's feature
+        order.
+    verbose : int, default=0
+        With 1 or more, report the training (and validation) loss on stderr
+        every 10 stages (every stage with 2).
+    warm_start : bool, default=False
+        Keep the fitted stages and add stages up to ``n_estimators``.
+    %(categorical_features)s
+    %(categorical_penalty)s
+        With ``splitter="hist"``, a categorical feature has at most
+        ``max_bins`` categories (each its own bin).
+
+    Attributes
+    ----------
+    estimators_ : list of MMIT
+        The stages' trees (fitted on residuals: each predicts a correction).
+    baseline_prediction_ : float
+        The optimal constant of the training intervals, stage 0.
+    margin_ : float
+        The margin used (``margin``, or its "auto" value).
+    n_iter_ : int
+        Number of stages fitted.
+    train_score_ : ndarray of shape (n_iter_ + 1,)
+        Negative mean training loss before the first stage and after each
+        (on the rows not held out).
+    validation_score_ : ndarray of shape (n_iter_ + 1,)
+        The same on the held-out rows; empty without early stopping.
+    %(features_in)s
+    %(categorical_attributes)s
+    max_features_ : int
+        Features evaluated per node.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Mean of the trees' normalised importances.
+
+    See Also
+    --------
+    MMITForest : Bagged MMITs.
+
+    Notes
+    -----
+    The defaults (100 stages, learning rate 0.05, depth 3,
+    ``min_samples_leaf=1``, squared hinge, ``margin="auto"``) learn slowly
+    enough that the test loss is flat around 100 stages, and the margin
+    shrinks the residual intervals so that the stages do not stop at their
+    edges. The measurements behind them are in the user guide
+    (:ref:`defaults`).
+
+    Examples
+    --------
+    >>> from mmit import MMITBoost
+    >>> from mmit.datasets import load_dataset
+    >>> data = load_dataset("servo")
+    >>> model = MMITBoost(n_estimators=50, random_state=0).fit(data.data, data.target)
+    >>> model.n_iter_, bool(model.train_score_[-1] > model.train_score_[0])
+    (50, True)
+    """
+
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0.0, None, closed="neither")],
+        "max_depth": TREE_PARAMETER_CONSTRAINTS["max_depth"],
+        "max_leaf_nodes": TREE_PARAMETER_CONSTRAINTS["max_leaf_nodes"],
+        "min_samples_leaf": TREE_PARAMETER_CONSTRAINTS["min_samples_leaf"],
+        "loss": TREE_PARAMETER_CONSTRAINTS["loss"],
+        "margin": [*TREE_PARAMETER_CONSTRAINTS["margin"], StrOptions({"auto"})],
+        "subsample": [Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "max_features": TREE_PARAMETER_CONSTRAINTS["max_features"],
+        "splitter": [StrOptions({"exact", "hist"})],
+        "max_bins": [Interval(Integral, 2, 255, closed="both")],
+        **{name: TREE_PARAMETER_CONSTRAINTS[name] for name in ("leaf_model",
+                                                                *LEAF_PARAMETERS)},
+        "early_stopping": [StrOptions({"auto"}), "boolean"],
+        "validation_fraction": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+        "categorical_penalty": TREE_PARAMETER_CONSTRAINTS["categorical_penalty"],
+    }
+
+    def __init__(
+        self,
+        *,
+        n_estimators=100,
+        learning_rate=0.05,
+        max_depth=3,
+        max_leaf_nodes=None,
+        min_samples_leaf=1,
+        loss="squared_hinge",
+        margin="auto",
+        subsample=1.0,
+        max_features=None,
+        splitter="exact",
+        max_bins=255,
+        leaf_model="constant",
+        leaf_shrinkage=10.0,
+        early_stopping="auto",
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        categorical_features="from_dtype",
+        categorical_penalty=CATEGORICAL_PENALTY,
+    ):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.loss = loss
+        self.margin = margin
+        self.subsample = subsample
+        self.max_features = max_features
+        self.splitter = splitter
+        self.max_bins = max_bins
+        self.leaf_model = leaf_model
+        self.leaf_shrinkage = leaf_shrinkage
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.categorical_features = categorical_features
+        self.categorical_penalty = categorical_penalty
+
+    def _tree(self, seed):
+        """The MMIT of the stage grown from ``seed``, not yet fitted, with the
+        model's fitted categorical features (it predicts on the model's
+        input)."""
+        return copy_encoding(self, MMIT(
+            margin=self.margin_, loss=self.loss, max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
+            max_leaf_nodes=self.max_leaf_nodes, **leaf_params_of(self),
+            categorical_penalty=self.categorical_penalty, random_state=seed))
+
+    def _validation_rows(self, n_samples, random_state):
+        """Boolean mask of the held-out rows (none without early stopping)."""
+        held_out = np.zeros(n_samples, dtype=bool)
+        stopping = self.early_stopping
+        if stopping == "auto":
+            stopping = n_samples > _AUTO_EARLY_STOPPING_ROWS
+        if not stopping:
+            return held_out
+        n_held_out = int(np.ceil(self.validation_fraction * n_samples))
+        if n_held_out >= n_samples:
+            raise ValueError(f"validation_fraction={self.validation_fraction} leaves no "
+                             f"training rows out of {n_samples}.")
+        held_out[random_state.permutation(n_samples)[:n_held_out]] = True
+        return held_out
+
+    @fill_doc
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the boosting stages on interval targets.
+
+        Parameters
+        ----------
+        %(fit_X)s
+        %(fit_y)s
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights.
+
+        Returns
+        -------
+        self : MMITBoost
+            The fitted estimator.
+        """
+        previous = fitted_encoding(self)
+        X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
+        X = np.ascontiguousarray(X)  # rows walk the trees
+        # the held-out rows depend on random_state only: the same across warm starts
+        random_state = check_random_state(self.random_state)
+        held_out = self._validation_rows(X.shape[0], random_state)
+        train = ~held_out
+        if not np.any(sample_weight[train] > 0):
+            raise ValueError("No training row (outside the validation rows) has a "
+                             "positive weight.")
+        if held_out.any():
+            X_train, lower_train, upper_train = X[train], lower[train], upper[train]
+            weight_train = sample_weight[train]
+        else:  # no copies
+            X_train, lower_train, upper_train, weight_train = X, lower, upper, sample_weight
+        X_held = X[held_out]
+        continuing = self.warm_start and hasattr(self, "estimators_")
+        if not continuing:
+            self.estimators_ = []
+            self.margin_ = (AUTO_MARGIN_SCALE
+                            * bounds_spread(lower_train, upper_train, weight_train)
+                            if self.margin == "auto" else float(self.margin))
+            self.baseline_prediction_ = LOSSES[self.loss].optimal_constant(
+                lower_train, upper_train, self.margin_, weight_train)
+        else:
+            check_warm_start_encoding(self, previous)
+            if self.n_estimators < len(self.estimators_):
+                raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
+                                 "number of stages already fitted "
+                                 f"({len(self.estimators_)}) when warm_start=True.")
+        tree_params = self._tree(None).get_params()
+        check_leaf_model_growth(tree_params, X_train.shape[0])
+        leaf_model = LEAF_MODELS[self.leaf_model]
+        if self.splitter == "hist" and leaf_model.reads_feature_values:
+            binned = " or ".join(f"leaf_model={name!r}"
+                                 for name, model in LEAF_MODELS.items()
+                                 if not model.reads_feature_values)
+            raise ValueError(f"splitter='hist' grows trees on binned features, without "
+                             f"the values that leaf_model={self.leaf_model!r} fits on: "
+                             f"use {binned} or splitter='exact'.")
+        loss = LOSSES[self.loss]
+        n_threads = effective_n_jobs(self.n_jobs)
+        train_objective = loss.objective(lower_train, upper_train, self.margin_,
+                                         weight_train, n_threads)
+        held_objective = (loss.objective(lower[held_out], upper[held_out], self.margin_,
+                                         sample_weight[held_out], n_threads)
+                          if held_out.any() else None)
+        self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
+        categories = n_categories(self)
+        features = (bin_features(X_train, weight_train, self.max_bins, n_threads=n_threads,
+                                 n_categories=categories)
+                    if self.splitter == "hist"
+                    else prepare_features(X_train, self.max_features, categories))
+        builder = tree_builder(tree_params, *X_train.shape)
+        names = getattr(self, "feature_names_in_", None)
+        # skip the draws of the stages already fitted: the same as fitting at once
+        for _ in self.estimators_:
+            self._draw_stage(random_state, X_train.shape[0])
+        train_prediction = self._raw_predict(X_train)
+        held_prediction = self._raw_predict(X_held)
+        if continuing:  # the scores so far end with those of the predictions
+            train_scores = list(self.train_score_)
+            validation_scores = list(self.validation_score_)
+        else:
+            train_scores = [-train_objective(train_prediction)]
+            validation_scores = ([-held_objective(held_prediction)]
+                                 if held_objective is not None else [])
+        # the build gives each training row its leaf's value: its prediction,
+        # unless the leaves hold models of their own
+        row_values = np.empty(X_train.shape[0]) if leaf_model.predicts_leaf_values else None
+        start = time.perf_counter()
+        while len(self.estimators_) < self.n_estimators:
+            seed, drawn = self._draw_stage(random_state, X_train.shape[0])
+            weight = weight_train if drawn is None else weight_train * drawn
+            if not np.any(weight > 0):
+                weight = weight_train
+            # the previous stage's targets are done with: their arrays are reused
+            buffers = builder.buffers
+            data = TrainingData(features, HingeTargets(
+                np.subtract(lower_train, train_prediction,
+                            out=buffers.empty("stage.lower", len(lower_train))),
+                np.subtract(upper_train, train_prediction,
+                            out=buffers.empty("stage.upper", len(upper_train))),
+                self.margin_, buffers, n_threads))
+            tree = self._tree(seed)._set_tree(
+                grow_tree(tree_params, data, weight, seed, builder=builder,
+                          row_values=row_values, n_threads=n_threads), X.shape[1], names)
+            self.estimators_.append(tree)
+            self._advance(train_prediction, tree, X_train, weight, row_values)
+            train_scores.append(-train_objective(train_prediction))
+            if held_objective is not None:
+                held_prediction += self.learning_rate * tree.tree_.predict(X_held)
+                validation_scores.append(-held_objective(held_prediction))
+            self._report(train_scores, validation_scores, start)
+            if held_objective is not None and self._no_improvement(validation_scores):
+                break
+        self.n_iter_ = len(self.estimators_)
+        self.train_score_ = np.array(train_scores)
+        self.validation_score_ = np.array(validation_scores)
+        return self
+
+    def _advance(self, prediction, tree, X, weight, row_values):
+        """Add a stage's shrunk tree to the predictions of the training rows:
+        the values its build gave the rows it was grown on (``row_values``;
+        without them, a walk down the tree), a walk for the others."""
+        if row_values is None:
+            prediction += self.learning_rate * tree.tree_.predict(X)
+            return
+        others = np.flatnonzero(weight == 0)
+        if others.size:
+            row_values[others] = tree.tree_.predict(X[others])
+        row_values *= self.learning_rate
+        prediction += row_values
+
+    def _draw_stage(self, random_state, n_train):
+        """A stage's tree seed and, with ``subsample``, its rows (0/1 weights)."""
+        seed = draw_seed(random_state)
+        if self.subsample >= 1.0:
+            return seed, None
+        drawn = np.zeros(n_train)
+        n_drawn = max(1, int(round(self.subsample * n_train)))
+        drawn[random_state.permutation(n_train)[:n_drawn]] = 1.0
+        return seed, drawn
+
+    def _no_improvement(self, scores):
+        """Whether none of the last ``n_iter_no_change`` validation scores beat
+        the one before them by more than ``tol`` (scikit-learn's rule)."""
+        if len(scores) <= self.n_iter_no_change:
+            return False
+        reference = scores[-self.n_iter_no_change - 1]
+        return all(score <= reference + self.tol
+                   for score in scores[-self.n_iter_no_change:])
+
+    def _report(self, train_scores, validation_scores, start):
+        stage = len(train_scores) - 1
+        if not self.verbose or (self.verbose < 2 and stage % 10 and
+                                stage != self.n_estimators):
+            return
+        line = f"[MMITBoost] stage {stage}/{self.n_estimators}: train loss " \
+               f"{-train_scores[-1]:.5g}"
+        if validation_scores:
+            line += f", validation loss {-validation_scores[-1]:.5g}"
+        print(f"{line}, {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+
+    def _export_state(self, writer):
+        """The stages and the fitted values, for a model file
+        (``mmit._persistence._model_files``)."""
+        return {"max_features": self.max_features_,
+                **seeded_trees_state(writer, self.estimators_),
+                "boosting": {"baseline_prediction_": self.baseline_prediction_,
+                             "margin_": self.margin_, "train_score_": self.train_score_,
+                             "validation_score_": self.validation_score_}}
+
+    def _import_state(self, state, reader):
+        """The fitted model of a model file (``n_features_in_`` and
+        ``feature_names_in_`` set)."""
+        boosting = state["boosting"]
+        self.baseline_prediction_ = float(boosting["baseline_prediction_"])
+        self.margin_ = float(boosting["margin_"])  # the stages' trees have it
+        self.train_score_ = np.array(boosting["train_score_"], dtype=np.float64)
+        self.validation_score_ = np.array(boosting["validation_score_"], dtype=np.float64)
+        self.estimators_ = seeded_trees_from_state(self, state, reader)
+        self.n_iter_ = len(self.estimators_)
+        self.max_features_ = int(state["max_features"])
+
+    def _raw_predict(self, X):
+        prediction = np.full(X.shape[0], self.baseline_prediction_)
+        for tree in self.estimators_:
+            prediction += self.learning_rate * tree.tree_.predict(X)
+        return prediction
+
+    @fill_doc
+    def predict(self, X):
+        """Predicted value of each sample: the constant plus the shrunk trees.
+
+        %(predict)s
+        """
+        X = self._validate_X_predict(X)
+        return self._raw_predict(X)
+
+    def staged_predict(self, X):
+        """Predictions after each stage, from the first to ``n_iter_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        X = self._validate_X_predict(X)
+        prediction = np.full(X.shape[0], self.baseline_prediction_)
+        for tree in self.estimators_:
+            prediction = prediction + self.learning_rate * tree.tree_.predict(X)
+            yield prediction
+
+    @property
+    def feature_importances_(self):
+        """Mean of the trees' normalised cost decreases per feature."""
+        check_is_fitted(self)
+        return mean_feature_importances(self.estimators_)

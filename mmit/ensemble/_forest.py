@@ -1,0 +1,568 @@
+"""MMITForest: bagged, feature-subsampled Maximum Margin Interval Trees."""
+
+import sys
+import time
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._utils._base import IntervalRegressorMixin
+from .._utils._categorical import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    check_warm_start_encoding,
+    copy_encoding,
+    fitted_encoding,
+    n_categories,
+)
+from .._utils._docstrings import fill_doc
+from .._utils._scores import interval_mse
+from .._utils._validation import validate_training_data
+from ..tree._classes import MMIT
+from ..tree._growing import (
+    CATEGORICAL_PENALTY,
+    MAX_SEED,
+    TREE_PARAMETER_CONSTRAINTS,
+    check_leaf_model_growth,
+    grow_tree,
+    mean_feature_importances,
+    resolve_max_features,
+    seeded_trees_from_state,
+    seeded_trees_state,
+    training_data,
+)
+from ..tree._tree import add_predictions
+from ._predictive import (
+    DISTRIBUTIONS,
+    DeferredDistribution,
+    ForestDistribution,
+    LeafSamples,
+    LocationDistribution,
+    OutOfBagDistributionMixin,
+    PredictiveDistributionMixin,
+    SpreadDistribution,
+    TrainingRows,
+)
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """How every tree of a fit draws its bootstrap sample: ``n_draws`` draws
+    among ``n_samples``, uniform or with ``probabilities`` proportional to
+    the sample weights."""
+
+    n_samples: int
+    n_draws: int
+    probabilities: np.ndarray | None
+
+    @classmethod
+    def of(cls, sample_weight, n_draws):
+        """Uniform draws when all weights are equal (the unweighted forest),
+        else draws proportional to the weights."""
+        uniform = np.all(sample_weight == sample_weight[0])
+        return cls(sample_weight.shape[0], n_draws,
+                   None if uniform else sample_weight / sample_weight.sum())
+
+    def counts(self, generator):
+        """How many times each sample is drawn in one tree's sample."""
+        if self.probabilities is None:
+            drawn = generator.integers(0, self.n_samples, self.n_draws)
+        else:
+            drawn = generator.choice(self.n_samples, self.n_draws, p=self.probabilities)
+        return np.bincount(drawn, minlength=self.n_samples)
+
+
+def _fit_tree(index, params, random_state, data, sample_weight, bootstrap):
+    """Grow the forest tree of ``params`` and seed ``random_state`` on its
+    bootstrap counts (``bootstrap`` None: the tree is grown on
+    ``sample_weight``).
+
+    Samples are drawn with probabilities proportional to ``sample_weight``
+    and the tree weighs each sample by its count, as scikit-learn's forests
+    do since 1.9: an integer weight behaves like as many repeated samples.
+    Everything random comes from a numpy Generator seeded by the tree's own
+    ``random_state`` (an int), so the tree, and its out-of-bag samples, can
+    be regenerated from it. (A Generator is set up ten times faster than a
+    RandomState, and this runs with the GIL held, once per tree.)
+    """
+    generator = np.random.default_rng(random_state)
+    weight = _sample_of(generator, sample_weight, bootstrap)
+    return index, grow_tree(params, data, weight, int(generator.integers(1, MAX_SEED)))
+
+
+def _sample_of(generator, sample_weight, bootstrap):
+    """A tree's weights of the samples: its bootstrap counts (the generator's
+    first draws) or, without bootstrap, the sample weights."""
+    if bootstrap is None:
+        return sample_weight
+    return bootstrap.counts(generator).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class TreeSamples:
+    """The sample weights of every tree of a forest, regenerated from the
+    trees' seeds (what ``LeafSamples`` asks for)."""
+
+    seeds: tuple
+    sample_weight: np.ndarray
+    bootstrap: Bootstrap | None
+
+    def __call__(self, t):
+        return _sample_of(np.random.default_rng(self.seeds[t]), self.sample_weight,
+                          self.bootstrap)
+
+
+@contextmanager
+def rows_without_out_of_bag_prediction_ignored():
+    """Silence the warning of forests fitted inside about rows in every
+    bootstrap sample (few trees, or a weight that dominates the draws): the
+    callers (model selection, stacking) leave such rows out alike."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Some samples were in the bootstrap sample",
+                                UserWarning)
+        yield
+
+
+class _Progress:
+    """Trees done, time elapsed and estimated time left, on stderr."""
+
+    def __init__(self, n_trees, verbose):
+        self.n_trees = n_trees
+        self.verbose = verbose
+        self.done = 0
+        self.start = self.last = time.perf_counter()
+
+    def tree_done(self):
+        self.done += 1
+        now = time.perf_counter()
+        finished = self.done == self.n_trees
+        if not self.verbose or not (finished or now - self.last >= 0.5 or self.verbose > 1):
+            return
+        self.last = now
+        elapsed = now - self.start
+        left = elapsed / self.done * (self.n_trees - self.done)
+        print(f"\r[MMITForest] {self.done}/{self.n_trees} trees, {elapsed:.1f} s "
+              f"elapsed, {left:.1f} s left", end="\n" if finished else "",
+              file=sys.stderr, flush=True)
+
+
+@fill_doc
+class MMITForest(OutOfBagDistributionMixin, PredictiveDistributionMixin,
+                 IntervalRegressorMixin, BaseEstimator):
+    """A random forest of Maximum Margin Interval Trees.
+
+    Each tree is an :class:`MMIT` grown on a bootstrap sample (drawn as
+    integer sample weights, never by copying rows) with ``max_features``
+    features drawn at every node; the forest predicts the mean of its
+    trees. Features and breakpoints are sorted once per fit and shared,
+    read only, by all trees, which grow in parallel threads (the Cython
+    builder releases the GIL). Under ``joblib.parallel_config(backend=
+    "dask")`` the trees grow on a Dask cluster instead. ``X`` may hold
+    NaN for missing values, which every tree handles as :class:`MMIT` does.
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    loss : {"linear_hinge", "squared_hinge"}, default="squared_hinge"
+        Hinge applied to the distance outside the shrunk interval (see
+        Notes on the defaults).
+    margin, max_depth, min_samples_split, min_samples_leaf, \
+max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage, \
+categorical_penalty
+        Parameters of each tree, see :class:`MMIT`. Linear leaves need a
+        limit on the trees' growth (say ``min_samples_leaf=20``): fully
+        grown trees are refused with ``leaf_model="linear"``, their leaves'
+        linear models being their constants.
+    max_features : int, float, {"sqrt", "log2"} or None, default=1.0
+        Features evaluated per node (a float is a fraction of them); 1.0 and
+        None evaluate all.
+    bootstrap : bool, default=True
+        Grow each tree on a bootstrap sample; otherwise on all samples
+        (the trees then differ only through ``max_features``).
+    max_samples : int or float, default=None
+        Draws per bootstrap sample: ``n_samples`` when None, an int, or a
+        fraction of the total sample weight (of ``n_samples`` without
+        weights), as in scikit-learn.
+    oob_score : bool, default=False
+        Score the out-of-bag predictions (needs ``bootstrap``).
+    n_jobs : int, default=None
+        Parallel jobs for fit and predict (joblib semantics; threads).
+    random_state : int, RandomState instance or None, default=None
+        Draws the seed of every tree (its bootstrap sample and features).
+    verbose : int, default=0
+        With 1 or more, show progress (trees done, elapsed time and time
+        left) on stderr while fitting.
+    warm_start : bool, default=False
+        Keep the fitted trees and add trees up to ``n_estimators``; the
+        forest equals one fitted at once with the same ``random_state``.
+    distribution : {"auto", "spread", "location"}, SpreadDistribution, \
+LocationDistribution or None, default="auto"
+        What the predictive distributions (:meth:`predict_quantiles`,
+        :meth:`predict_interval`, :meth:`predict_cdf`,
+        :meth:`predict_survival` and their out-of-bag versions) are made
+        of: the average over the trees of the weighted nonparametric
+        maximum-likelihood estimates (Turnbull's, for censored rows) of the
+        training intervals in a sample's leaves. They are made on the first
+        request (or by :func:`save_model`), from the training rows the fit
+        keeps: a forest never asked for one fits as fast as with None.
+        "spread" (:class:`SpreadDistribution` with its defaults): the
+        forest's prediction plus its out-of-bag residual intervals, in the
+        leaves of a second forest of half as many trees
+        (``min_samples_leaf=40``, ``max_features="sqrt"``) grown on the
+        residuals' sizes, so that the spread follows the features that
+        change it (needs ``bootstrap``; the first request takes about a
+        seventh of the forest's fit). "location"
+        (:class:`LocationDistribution`): the training intervals in the
+        forest's own leaves (quantile regression forest; nothing more to
+        fit), whose spread follows only what the splits chosen for the
+        location see. "auto": "spread" when some rows are out of bag
+        (``bootstrap``), else "location". None: no distributions (nor the
+        copy of the training rows). See Notes.
+    %(categorical_features)s
+
+    Attributes
+    ----------
+    estimators_ : list of MMIT
+        The fitted trees; each predicts on its own.
+    %(features_in)s
+    %(categorical_attributes)s
+    max_features_ : int
+        Number of features evaluated per node.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Mean of the trees' normalised importances.
+    oob_prediction_ : ndarray of shape (n_samples,)
+        Mean prediction of the trees for which a sample was out of bag
+        (NaN if it never was); with ``oob_score=True``.
+    oob_score_ : float
+        Negative interval MSE of ``oob_prediction_`` (the samples with one),
+        like :meth:`score`; with ``oob_score=True``.
+    distribution_ : object or None
+        What the predictive distributions read from, made on the first
+        request (None with ``distribution=None``).
+
+    See Also
+    --------
+    MMIT : A single tree.
+    MMITForestCV : The forest with margin, loss, max_features and leaf size
+        chosen out of bag.
+
+    Notes
+    -----
+    The defaults (``max_features=1.0``, ``loss="squared_hinge"``,
+    ``margin=0``, ``min_samples_leaf=1``, ``max_samples=None``) offer every
+    feature to every node: where one feature carries the signal, a forest
+    that offers each node a few features (``"sqrt"``) rarely splits on it.
+    The measurements behind these defaults and behind
+    ``distribution="spread"`` are in the user guide (:ref:`defaults`), the
+    coverage and pinball loss of the predictive distributions on its
+    accuracy page (:ref:`accuracy`).
+
+    The distributions are made on the first request rather than in ``fit``,
+    so that a forest never asked for one fits as fast as with
+    ``distribution=None`` (the fit's cost is on :ref:`performance`). They
+    are the same distributions either way; making them on request keeps a
+    copy of the training rows (``n_samples * n_features`` floats) until
+    then, and the first request pays what the fit no longer does.
+
+    Examples
+    --------
+    >>> from mmit import MMITForest
+    >>> from mmit.datasets import load_dataset
+    >>> data = load_dataset("servo")
+    >>> forest = MMITForest(n_estimators=20, random_state=0).fit(data.data, data.target)
+    >>> len(forest.estimators_), forest.predict(data.data[:2]).shape
+    (20, (2,))
+    """
+
+    _parameter_constraints = {
+        **TREE_PARAMETER_CONSTRAINTS,
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "bootstrap": ["boolean"],
+        "max_samples": [
+            None,
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+            Interval(Integral, 1, None, closed="left"),
+        ],
+        "oob_score": ["boolean"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+        "distribution": [StrOptions({"auto", "spread", "location"}), SpreadDistribution,
+                         LocationDistribution, None],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+    }
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        margin=0.0,
+        loss="squared_hinge",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        max_features=1.0,
+        max_leaf_nodes=None,
+        min_cost_decrease=0.0,
+        ccp_alpha=0.0,
+        leaf_model="constant",
+        leaf_shrinkage=10.0,
+        bootstrap=True,
+        max_samples=None,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        distribution="auto",
+        categorical_features="from_dtype",
+        categorical_penalty=CATEGORICAL_PENALTY,
+    ):
+        self.n_estimators = n_estimators
+        self.margin = margin
+        self.loss = loss
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_cost_decrease = min_cost_decrease
+        self.ccp_alpha = ccp_alpha
+        self.leaf_model = leaf_model
+        self.leaf_shrinkage = leaf_shrinkage
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.distribution = distribution
+        self.categorical_features = categorical_features
+        self.categorical_penalty = categorical_penalty
+
+    def _tree_params(self):
+        """The parameters of the trees' MMITs (their seeds aside)."""
+        return {name: getattr(self, name) for name in TREE_PARAMETER_CONSTRAINTS
+                if name != "random_state"}
+
+    def _tree(self, seed):
+        """The MMIT of the tree grown from ``seed``, not yet fitted, with the
+        forest's fitted categorical features (it predicts on the forest's
+        input)."""
+        return copy_encoding(self, MMIT(**self._tree_params(), random_state=seed))
+
+    def _n_samples_bootstrap(self, sample_weight):
+        """Draws per bootstrap sample; a fraction is of the total weight, as in
+        scikit-learn (of ``n_samples`` without weights)."""
+        n_samples = sample_weight.shape[0]
+        if not self.bootstrap:
+            if self.max_samples is not None:
+                raise ValueError("max_samples needs bootstrap=True.")
+            return None
+        if self.max_samples is None:
+            return n_samples
+        if isinstance(self.max_samples, Integral):
+            if self.max_samples > n_samples:
+                raise ValueError(f"max_samples={self.max_samples} exceeds the number "
+                                 f"of samples ({n_samples}).")
+            return self.max_samples
+        return max(1, round(self.max_samples * float(sample_weight.sum())))
+
+    @fill_doc
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on interval targets.
+
+        Parameters
+        ----------
+        %(fit_X)s
+        %(fit_y)s
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights. With ``bootstrap``, samples are drawn with
+            probabilities proportional to them and each tree weighs a sample
+            by its count, so an integer weight acts like repeated samples (as
+            in scikit-learn >= 1.9); without, each tree uses the weights.
+
+        Returns
+        -------
+        self : MMITForest
+            The fitted estimator.
+        """
+        previous = fitted_encoding(self)
+        X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("Out-of-bag estimates need bootstrap=True.")
+        distribution = DISTRIBUTIONS.get(self.distribution, self.distribution)
+        if isinstance(distribution, SpreadDistribution) and not self.bootstrap:
+            raise ValueError("distribution='spread' needs bootstrap=True (out-of-bag "
+                             "residuals); use distribution='location'.")
+        check_leaf_model_growth(self._tree_params(), X.shape[0])
+        bootstrap = self._bootstrap(sample_weight)
+        self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
+        if not self.warm_start or not hasattr(self, "estimators_"):
+            self.estimators_ = []
+        else:
+            check_warm_start_encoding(self, previous)
+        n_new = self.n_estimators - len(self.estimators_)
+        if n_new < 0:
+            raise ValueError(
+                f"n_estimators={self.n_estimators} must be at least the number of "
+                f"trees already fitted ({len(self.estimators_)}) when warm_start=True."
+            )
+        if n_new == 0:
+            warnings.warn("Warm-start fitting without increasing n_estimators does not "
+                          "fit new trees.", UserWarning, stacklevel=2)
+        else:
+            random_state = check_random_state(self.random_state)
+            # skip the seeds of the trees already grown: the same forest as at once
+            random_state.randint(MAX_SEED, size=len(self.estimators_))
+            seeds = [int(seed) for seed in random_state.randint(MAX_SEED, size=n_new)]
+            data = training_data(X, lower, upper, self.margin, self.max_features,
+                                 n_categories(self))
+            self.estimators_.extend(self._grow(seeds, data, sample_weight, bootstrap))
+        # the distributions are made on the first request (a forest never asked
+        # for one does not pay for them), from copies of the rows, the bounds
+        # and the weights (the caller's arrays may change after the fit)
+        X = np.ascontiguousarray(X) if distribution is None else np.array(X, order="C")
+        out_of_bag = (self._out_of_bag_predictions(X, sample_weight) if self.oob_score
+                      else None)
+        if self.oob_score:
+            self._set_oob_score(out_of_bag, np.column_stack([lower, upper]), sample_weight)
+        self.distribution_ = None if distribution is None else DeferredDistribution(
+            distribution, TrainingRows(X, lower.copy(), upper.copy(), sample_weight.copy(),
+                                       None if bootstrap is None else bootstrap.n_draws,
+                                       out_of_bag))
+        return self
+
+    def _grow(self, seeds, data, sample_weight, bootstrap):
+        """The fitted MMITs of the trees of ``seeds``."""
+        progress = _Progress(len(seeds), self.verbose)
+        params = self._tree_params()
+        jobs = Parallel(n_jobs=self.n_jobs, prefer="threads",
+                        return_as="generator_unordered")(
+            delayed(_fit_tree)(index, params, seed, data, sample_weight, bootstrap)
+            for index, seed in enumerate(seeds)
+        )
+        grown = [None] * len(seeds)
+        for index, tree in jobs:
+            grown[index] = self._tree(seeds[index])._set_tree(
+                tree, self.n_features_in_, getattr(self, "feature_names_in_", None))
+            progress.tree_done()
+        return grown
+
+    def _bootstrap(self, sample_weight):
+        """How every tree draws its sample from rows of ``sample_weight``
+        (``Bootstrap``; None without bootstrap)."""
+        n_draws = self._n_samples_bootstrap(sample_weight)
+        return None if n_draws is None else Bootstrap.of(sample_weight, n_draws)
+
+    def _leaf_samples(self, X, lower, upper, sample_weight):
+        """Where the training rows ``X`` (of ``sample_weight``) fall in every
+        tree, with their intervals (``LeafSamples``)."""
+        trees = [tree.tree_ for tree in self.estimators_]
+        leaves = np.empty((X.shape[0], len(trees)), dtype=np.int32)
+        for t, tree in enumerate(trees):
+            leaves[:, t] = tree.apply(X)
+        return self._samples_in_leaves(leaves, lower, upper, sample_weight)
+
+    def _samples_in_leaves(self, leaves, lower, upper, sample_weight):
+        """``LeafSamples`` of the training rows in ``leaves`` (their leaf in
+        every tree)."""
+        samples = TreeSamples(tuple(tree.random_state for tree in self.estimators_),
+                              sample_weight, self._bootstrap(sample_weight))
+        return LeafSamples(leaves, [tree.tree_.node_count for tree in self.estimators_],
+                           lower, upper, samples)
+
+    def _out_of_bag_predictions(self, X, sample_weight):
+        """Each training row's mean prediction of the trees whose sample left it
+        out (NaN if none did)."""
+        bootstrap = self._bootstrap(sample_weight)
+        n_samples = X.shape[0]
+        total = np.zeros(n_samples)
+        n_predictions = np.zeros(n_samples)
+        for tree in self.estimators_:
+            counts = bootstrap.counts(np.random.default_rng(tree.random_state))
+            out_of_bag = np.flatnonzero(counts == 0)
+            total[out_of_bag] += tree.tree_.predict(X[out_of_bag])
+            n_predictions[out_of_bag] += 1
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return total / n_predictions
+
+    def _set_oob_score(self, out_of_bag, y, sample_weight):
+        scored = ~np.isnan(out_of_bag)
+        if not scored.any():
+            raise ValueError(f"No sample is out of bag in any tree (n_samples = "
+                             f"{out_of_bag.shape[0]}): out-of-bag estimates need more "
+                             "samples or more trees.")
+        if not scored.all():
+            warnings.warn("Some samples were in the bootstrap sample of every tree and "
+                          "have no out-of-bag prediction; use more trees.", UserWarning,
+                          stacklevel=3)
+        self.oob_prediction_ = out_of_bag
+        self.oob_score_ = -interval_mse(y[scored], out_of_bag[scored],
+                                        sample_weight=sample_weight[scored])
+
+    def _distribution_owner(self):
+        return self
+
+    def _distribution_query(self, X, distribution):
+        """``X`` validated, and the forest's predictions there for a "spread"
+        ``distribution`` (see ``PredictiveDistributionMixin``)."""
+        X = self._validate_X_predict(X)
+        return X, self._predict(X) if distribution.kind == "spread" else None
+
+    def _export_state(self, writer):
+        """The trees and the predictive distributions (made now if not yet),
+        for a model file (``mmit._persistence._model_files``)."""
+        state = {"max_features": self.max_features_,
+                 **seeded_trees_state(writer, self.estimators_)}
+        if self.distribution_ is not None:
+            state["distribution"] = self.distribution_.fitted(self)._export_state(writer)
+        return state
+
+    def _import_state(self, state, reader):
+        """The fitted forest of a model file (``n_features_in_`` and
+        ``feature_names_in_`` set)."""
+        self.estimators_ = seeded_trees_from_state(self, state, reader)
+        self.max_features_ = int(state["max_features"])
+        self.distribution_ = (ForestDistribution._from_state(self, state["distribution"],
+                                                             reader)
+                              if "distribution" in state else None)
+
+    @fill_doc
+    def predict(self, X):
+        """Mean prediction of the trees.
+
+        %(predict)s
+        """
+        return self._predict(self._validate_X_predict(X))
+
+    def _predict(self, X):
+        """Mean prediction of the trees at validated ``X`` (float64, encoded)."""
+        # parallel over slices of rows, each summing the trees in order: the
+        # result does not depend on n_jobs
+        n_samples = X.shape[0]
+        n_slices = min(n_samples, 4 * effective_n_jobs(self.n_jobs)) or 1
+        bounds = np.linspace(0, n_samples, n_slices + 1).astype(int)
+        total = np.zeros(n_samples)
+        trees = [tree.tree_ for tree in self.estimators_]
+        Parallel(n_jobs=self.n_jobs, prefer="threads", require="sharedmem")(
+            delayed(add_predictions)(trees, X[start:stop], total[start:stop])
+            for start, stop in zip(bounds[:-1], bounds[1:], strict=True)
+        )
+        return total / len(self.estimators_)
+
+    @property
+    def feature_importances_(self):
+        """Mean of the trees' normalised cost decreases per feature."""
+        check_is_fitted(self)
+        return mean_feature_importances(self.estimators_)

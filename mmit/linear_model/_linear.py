@@ -1,0 +1,584 @@
+"""Max-margin linear interval regression (Rigaill et al. 2013, elastic net).
+
+The model ``f(x) = x.w + b`` minimises the mean weighted squared hinge loss
+of the distance outside the margin-shrunk intervals (the loss of the trees'
+``squared_hinge``) plus ``alpha * (l1_ratio * |w|_1 + (1 - l1_ratio) / 2 *
+|w|_2^2)``, on internally standardised features. The solver is the
+generalised Newton method of ``_newton.pyx`` along the alpha path (its local
+models solved by coordinate descent with working sets).
+"""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import check_cv
+from sklearn.utils._param_validation import Interval
+from threadpoolctl import threadpool_limits
+
+from .._utils._base import IntervalRegressorMixin
+from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encoding
+from .._utils._docstrings import fill_doc
+from .._utils._scores import interval_scores
+from .._utils._validation import bounds_spread, check_margin, validate_training_data
+from ._newton import NEWTON_LOSS, StandardisedFeatures, check_newton_loss, elastic_net_path
+
+
+class StandardisedProblem:
+    """The loss of ``features.Z @ w + b`` (a :class:`StandardisedFeatures`)
+    for one margin, with the optimal constant as a start; ``loss`` a
+    registry entry the generalised Newton solver minimises (ValueError for
+    another, see ``_newton.check_newton_loss``)."""
+
+    def __init__(self, features, lower, upper, margin, sample_weight, loss=NEWTON_LOSS):
+        loss = check_newton_loss(loss)
+        self.features = features
+        self.objective = loss.objective(lower, upper, margin, sample_weight)
+        self.constant = loss.optimal_constant(lower, upper, margin, sample_weight)
+        # tolerances are relative to the spread of the bounds (or to 1)
+        self.target_scale = bounds_spread(lower, upper, sample_weight) or 1.0
+
+    def alpha_max(self, l1_ratio):
+        """The smallest alpha whose solution has every coefficient zero
+        (l1_ratio below 1e-3 counts as 1e-3, as in scikit-learn)."""
+        Z = self.features.Z
+        gradient = Z.T @ self.objective.gradient(np.full(Z.shape[0], self.constant))
+        # raised by a relative 1e-9: the solver's gradient is summed in another
+        # order, and its rounding must not let a coefficient in at alpha_max
+        return (1.0 + 1e-9) * float(np.max(np.abs(gradient), initial=0.0)) / max(
+            l1_ratio, 1e-3)
+
+    def path(self, alphas, l1_ratio, tol, max_iter):
+        """Solutions for decreasing ``alphas``, each started from the previous
+        (warm starts), by coordinate descent. Returns coefficients (n_alphas,
+        n_features) and intercepts on the original scale, the sweeps, and
+        the alphas where the solver did not converge."""
+        alphas = np.ascontiguousarray(alphas, dtype=np.float64)
+        coefs, intercepts, sweeps, converged = elastic_net_path(
+            self.features.Z, self.objective.lower, self.objective.upper,
+            self.objective.weight, alphas, l1_ratio, tol * self.target_scale, max_iter,
+            self.constant)
+        coefs, intercepts = self.features.original_scale(coefs, intercepts)
+        return coefs, intercepts, sweeps, list(alphas[~converged])
+
+
+def _single_threaded_blas():
+    """The solver's BLAS calls are small (rank-k updates of G, vector
+    operations): a second BLAS thread costs more than it gives, and folds
+    may already run in parallel threads. Set around a whole fit, not in the
+    fold threads (the limit is the process's)."""
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _warn_unconverged(alphas, max_iter):
+    if alphas:
+        warnings.warn(f"IntervalLinearRegression did not converge in {max_iter} "
+                      f"sweeps for alpha={alphas[0]:.4g}"
+                      f"{f' and {len(alphas) - 1} more' if len(alphas) > 1 else ''}; "
+                      "increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
+
+
+def one_hot(X, categories):
+    """The columns a linear model fits on: ``X`` (validated, categorical
+    features as codes) with each categorical feature (``categories[j]`` not
+    None) replaced, where it stands, by one 0/1 column per category; a
+    missing value (or a label unknown in fit, NaN too) gives all zeros."""
+    if categories is None:
+        return X
+    return np.hstack([X[:, [j]] if labels is None
+                      else (X[:, [j]] == np.arange(len(labels))).astype(np.float64)
+                      for j, labels in enumerate(categories)])
+
+
+def one_hot_features(categories, n_features):
+    """The feature each column of :func:`one_hot` comes from."""
+    widths = [1 if labels is None else len(labels)
+              for labels in (categories or [None] * n_features)]
+    return np.repeat(np.arange(n_features), widths)
+
+
+def coef_names(estimator):
+    """The name of each column of :func:`one_hot` for a fitted estimator: the
+    feature's name (``x<j>`` without names), ``<name>_<label>`` for a
+    category, as scikit-learn's ``OneHotEncoder`` names its columns."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        names = [f"x{j}" for j in range(estimator.n_features_in_)]
+    categories = fitted_encoding(estimator)[1] or [None] * len(names)
+    return np.array([f"{name}_{label}" if labels is not None else name
+                     for name, labels in zip(names, categories, strict=True)
+                     for label in (labels if labels is not None else [None])],
+                    dtype=object)
+
+
+def feature_range(X, sample_weight):
+    """Smallest and largest value of each feature among the rows of positive
+    weight (the rows a fit sees)."""
+    positive = sample_weight > 0
+    rows = X if positive.all() else X[positive]
+    return rows.min(axis=0), rows.max(axis=0)
+
+
+def feature_mean(X, sample_weight):
+    """The weighted training mean of each feature (rows of positive weight:
+    within the training range, so unchanged by clipping)."""
+    return np.average(X, axis=0, weights=sample_weight)
+
+
+class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
+    """What the linear estimators share: no missing numeric values, their
+    categorical features one-hot encoded, ``x.coef_ + intercept_`` on
+    columns clipped to their training range."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False  # a linear model needs every feature
+        return tags
+
+    #: the fitted arrays and values a model file holds
+    _state_arrays = ("coef_", "data_min_", "data_max_")
+    _state_values = ("intercept_", "n_iter_")
+
+    def _training_columns(self, X, y, sample_weight):
+        """Validated training data, X as the columns of :func:`one_hot`
+        (``coef_names_`` set)."""
+        X, lower, upper, sample_weight = validate_training_data(
+            self, X, y, sample_weight, allow_nan=False)
+        self.coef_names_ = coef_names(self)
+        return one_hot(X, fitted_encoding(self)[1]), lower, upper, sample_weight
+
+    def _set_feature_range(self, X, sample_weight):
+        self.data_min_, self.data_max_ = feature_range(X, sample_weight)
+        self.data_mean_ = feature_mean(X, sample_weight)
+
+    def _export_state(self, writer):
+        """The fitted arrays and values, for a model file
+        (``mmit._persistence._model_files``)."""
+        for name in self._state_arrays:
+            writer.array(name.rstrip("_"), getattr(self, name))
+        writer.array("data_mean", self.data_mean_)
+        return {"values": {name: getattr(self, name) for name in self._state_values}}
+
+    def _import_state(self, state, reader):
+        """The fitted model of a model file (``n_features_in_`` and the
+        categories set), checked: finite coefficients and feature range, one
+        per column of :func:`one_hot`."""
+        for name in self._state_arrays:
+            setattr(self, name, reader.array(name.rstrip("_")))
+        for name in self._state_values:
+            setattr(self, name, state["values"][name])
+        self.coef_names_ = coef_names(self)
+        for name in ("coef_", "data_min_", "data_max_"):
+            array = reader.array(name.rstrip("_"), np.float64, (len(self.coef_names_),))
+            if not np.all(np.isfinite(array)):
+                raise ValueError("a linear model's arrays are not finite")
+        # the training means (for SHAP values) came with format 7
+        self.data_mean_ = reader.optional_array("data_mean", np.float64,
+                                                (len(self.coef_names_),))
+        if self.data_mean_ is not None and not np.all(np.isfinite(self.data_mean_)):
+            raise ValueError("a linear model's arrays are not finite")
+        self.intercept_ = float(self.intercept_)
+
+    @fill_doc
+    def predict(self, X):
+        """Predicted value of each sample.
+
+        With ``clip_features`` (the default), each feature is first clipped
+        to the range it had in training.
+
+        %(predict)s
+        """
+        X = one_hot(self._validate_X_predict(X), fitted_encoding(self)[1])
+        if self.clip_features:
+            X = np.clip(X, self.data_min_, self.data_max_)
+        return X @ self.coef_ + self.intercept_
+
+
+@fill_doc
+class IntervalLinearRegression(_LinearPredictor):
+    """Max-margin linear interval regression with an elastic-net penalty.
+
+    Fits ``f(x) = x.w + b`` minimising the mean squared hinge loss of the
+    distance of ``f(x)`` outside each interval shrunk by ``margin`` (the
+    loss of ``MMIT(loss="squared_hinge")``; censored bounds and exact values
+    alike), plus ``alpha * (l1_ratio * |w|_1 + (1 - l1_ratio) / 2 *
+    |w|_2^2)`` on standardised features (the L1-Linear model of Rigaill et
+    al. 2013 with ``l1_ratio=1``). ``coef_`` is on the original scale.
+
+    Parameters
+    ----------
+    alpha : float, default=1e-3
+        Strength of the penalty.
+    l1_ratio : float, default=1.0
+        Share of the l1 penalty (1: lasso, 0: ridge).
+    margin : float, default=0.0
+        Margin of the hinges, see :class:`MMIT`.
+    tol : float, default=1e-4
+        Tolerance relative to the standard deviation of the finite bounds:
+        the solver stops when a full Newton step leaves the same hinges
+        active or moves the coefficients by less than this, and no
+        coefficient's gradient violates its optimality condition by more
+        than this.
+    max_iter : int, default=100000
+        Maximum sweeps of coordinate descent per alpha, over the Newton
+        steps (each sweep costs O(n_features) per coefficient, not
+        O(n_samples); see ``mmit/_newton.pyx``).
+    clip_features : bool, default=True
+        Clip each feature to its training range (``data_min_``,
+        ``data_max_``) before predicting, so that a row beyond the training
+        range predicts as at its edge instead of extrapolating (see Notes).
+        False extrapolates linearly.
+    %(categorical_features)s
+        Each categorical feature is one-hot encoded inside the model: one
+        0/1 column per category, all zeros for a missing value or a label
+        not seen in fit (numeric features must not be missing).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_columns,)
+        Coefficients on the original scale of the columns the model fits
+        on: each numeric feature, and in its place each category of a
+        categorical feature (named by ``coef_names_``).
+    intercept_ : float
+        Intercept on the original scale.
+    n_iter_ : int
+        Sweeps of coordinate descent.
+    data_min_, data_max_ : ndarray of shape (n_columns,)
+        Range of each column over the training rows of positive weight.
+    data_mean_ : ndarray of shape (n_columns,) or None
+        Weighted mean of each column over the training rows (the baseline
+        of :func:`~mmit.shap_values`); None for a model loaded from a file
+        of an older mmit.
+    coef_names_ : ndarray of shape (n_columns,) of str
+        The name of each column: the feature's name (``x<j>`` without
+        names), ``<name>_<category>`` for a category (as scikit-learn's
+        ``OneHotEncoder`` names its columns).
+    %(features_in)s
+    %(categorical_attributes)s
+
+    Notes
+    -----
+    Clipping guards against heavy-tailed features (raw counts spanning many
+    orders of magnitude, as in genomics): a test row far beyond the training
+    range would otherwise move the prediction far outside every training
+    bound. The measurements behind ``clip_features=True`` are in the user
+    guide (:ref:`defaults`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit import IntervalLinearRegression
+    >>> X = np.arange(10.0).reshape(-1, 1)
+    >>> y = np.column_stack([2 * X[:, 0] - 1, 2 * X[:, 0] + 1])
+    >>> model = IntervalLinearRegression(alpha=0.0).fit(X, y)
+
+    Every line through the intervals has zero loss; the fit is one of them
+    (to rounding):
+
+    >>> from mmit.metrics import interval_mse
+    >>> bool(interval_mse(y, model.predict(X)) < 1e-12)
+    True
+    """
+
+    _parameter_constraints = {
+        "alpha": [Interval(Real, 0.0, None, closed="left")],
+        "l1_ratio": [Interval(Real, 0.0, 1.0, closed="both")],
+        "margin": [Interval(Real, 0.0, None, closed="left")],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "clip_features": ["boolean"],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+    }
+
+    def __init__(self, alpha=1e-3, *, l1_ratio=1.0, margin=0.0, tol=1e-4,
+                 max_iter=100_000, clip_features=True, categorical_features="from_dtype"):
+        self.alpha = alpha
+        self.l1_ratio = l1_ratio
+        self.margin = margin
+        self.tol = tol
+        self.max_iter = max_iter
+        self.clip_features = clip_features
+        self.categorical_features = categorical_features
+
+    @fill_doc
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the linear model on interval targets.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+            Training features: numbers (none missing), or the labels of
+            categorical features (NaN or None for a missing label).
+        %(fit_y)s
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights.
+
+        Returns
+        -------
+        self : IntervalLinearRegression
+            The fitted estimator.
+        """
+        X, lower, upper, sample_weight = self._training_columns(X, y, sample_weight)
+        problem = StandardisedProblem(StandardisedFeatures(X, sample_weight), lower, upper,
+                                      self.margin, sample_weight)
+        with _single_threaded_blas():
+            coefs, intercepts, self.n_iter_, unconverged = problem.path(
+                [self.alpha], self.l1_ratio, self.tol, self.max_iter)
+        _warn_unconverged(unconverged, self.max_iter)
+        self.coef_, self.intercept_ = coefs[0], float(intercepts[0])
+        self._set_feature_range(X, sample_weight)
+        return self
+
+
+def _fold_paths(X, lower, upper, weight, train, test, margins, alphas, l1_ratio, tol,
+                max_iter, clip_features):
+    """For each margin (``alphas[m]`` the path of ``margins[m]``), the test
+    rows' predictions (n_alphas, n_test) of the path fitted on ``train``,
+    and the alphas where the solver did not converge. A generator: one
+    margin's predictions in memory at a time."""
+    X_train, X_test = X[train], X[test]
+    if clip_features:
+        X_test = np.clip(X_test, *feature_range(X_train, weight[train]))
+    features = StandardisedFeatures(X_train, weight[train], overwrite_X=True)
+    for margin, margin_alphas in zip(margins, alphas, strict=True):
+        problem = StandardisedProblem(features, lower[train], upper[train], margin,
+                                      weight[train])
+        coefs, intercepts, _, missed = problem.path(margin_alphas, l1_ratio, tol, max_iter)
+        predictions = coefs @ X_test.T
+        predictions += intercepts[:, np.newaxis]
+        yield predictions, missed
+
+
+def _fold_mse(X, lower, upper, weight, train, test, *path_args):
+    """Test interval MSE of every margin and alpha of the paths fitted on
+    ``train``, and the alphas where the solver did not converge."""
+    scores, unconverged = [], []
+    for predictions, missed in _fold_paths(X, lower, upper, weight, train, test,
+                                           *path_args):
+        scores.append(interval_scores(lower[test], upper[test], predictions,
+                                      sample_weight=weight[test]))
+        unconverged += missed
+    return scores, unconverged
+
+
+@fill_doc
+class IntervalLinearRegressionCV(_LinearPredictor):
+    """IntervalLinearRegression with alpha and margin chosen by K-fold CV.
+
+    For each margin, the alphas run down a log-spaced path from the smallest
+    alpha that zeroes every coefficient (on all data); each fold fits the
+    whole path with warm starts and scores every alpha by the test interval
+    MSE, like scikit-learn's ``LassoCV``. The best (margin, alpha) is then
+    refitted on all data.
+
+    Parameters
+    ----------
+    l1_ratio : float, default=1.0
+        Share of the l1 penalty, see :class:`IntervalLinearRegression`.
+    n_alphas : int, default=100
+        Alphas on each path (when ``alphas`` is None).
+    eps : float, default=1e-3
+        Ratio of the smallest to the largest alpha of the path.
+    alphas : array-like of float, default=None
+        Candidate alphas for every margin instead of the path.
+    margins : array-like of float, default=None
+        Candidate margins; None: 0 and 0.03, 0.1 and 0.3 times the standard
+        deviation of the finite bounds.
+    cv : int, cross-validation generator or iterable, default=None
+        Folds, as in scikit-learn (None: 5-fold ``KFold``).
+    tol, max_iter
+        Solver settings, see :class:`IntervalLinearRegression`.
+    clip_features : bool, default=True
+        Clip each feature to its training range before predicting (in the
+        folds too), see :class:`IntervalLinearRegression`.
+    store_cv_predictions : bool, default=False
+        Keep each row's prediction by the fold model that held it out, at
+        the chosen alpha and margin (``cv_predictions_``): out-of-fold
+        predictions for stacking, at the cost of solving each fold's path
+        of the chosen margin again, down to the chosen alpha.
+    n_jobs : int, default=None
+        Parallel jobs over margins and folds (threads; numpy releases the
+        GIL in its products).
+    %(categorical_features)s
+        Each categorical feature is one-hot encoded inside the model, see
+        :class:`IntervalLinearRegression`.
+
+    Attributes
+    ----------
+    alpha_ : float
+        The chosen alpha.
+    margin_ : float
+        The chosen margin.
+    alphas_ : ndarray of shape (n_margins, n_alphas)
+        The alphas of each margin's path.
+    margins_ : ndarray of shape (n_margins,)
+        The candidate margins.
+    mse_path_ : ndarray of shape (n_margins, n_alphas, n_folds)
+        Test interval MSE of every margin, alpha and fold.
+    coef_ : ndarray of shape (n_columns,)
+    intercept_ : float
+        The refitted model on all data, original scale of the columns (see
+        :class:`IntervalLinearRegression`).
+    data_min_, data_max_ : ndarray of shape (n_columns,)
+        Range of each column over the training rows of positive weight.
+    data_mean_ : ndarray of shape (n_columns,) or None
+        Weighted mean of each column over the training rows (the baseline
+        of :func:`~mmit.shap_values`); None for a model loaded from a file
+        of an older mmit.
+    coef_names_ : ndarray of shape (n_columns,) of str
+        The name of each column, see :class:`IntervalLinearRegression`.
+    cv_predictions_ : ndarray of shape (n_samples,)
+        With ``store_cv_predictions``: each row's prediction by the fold
+        model at the chosen alpha and margin that held it out (the mean
+        over its folds if several did, NaN if none did).
+    %(features_in)s
+    %(categorical_attributes)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit import IntervalLinearRegressionCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 5))
+    >>> y = np.column_stack([X[:, 0] - 0.5, X[:, 0] + 0.5])
+    >>> model = IntervalLinearRegressionCV(n_alphas=20, cv=3).fit(X, y)
+    >>> model.mse_path_.shape, bool(abs(model.coef_[0] - 1) < 0.2)
+    ((4, 20, 3), True)
+    """
+
+    _parameter_constraints = {
+        "l1_ratio": [Interval(Real, 0.0, 1.0, closed="both")],
+        "n_alphas": [Interval(Integral, 1, None, closed="left")],
+        "eps": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "alphas": ["array-like", None],
+        "margins": ["array-like", None],
+        "cv": ["cv_object"],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "clip_features": ["boolean"],
+        "store_cv_predictions": ["boolean"],
+        "n_jobs": [Integral, None],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+    }
+    _state_arrays = (*_LinearPredictor._state_arrays, "alphas_", "margins_", "mse_path_")
+    _state_values = (*_LinearPredictor._state_values, "alpha_", "margin_")
+
+    def __init__(self, *, l1_ratio=1.0, n_alphas=100, eps=1e-3, alphas=None, margins=None,
+                 cv=None, tol=1e-4, max_iter=100_000, clip_features=True,
+                 store_cv_predictions=False, n_jobs=None,
+                 categorical_features="from_dtype"):
+        self.l1_ratio = l1_ratio
+        self.n_alphas = n_alphas
+        self.eps = eps
+        self.alphas = alphas
+        self.margins = margins
+        self.cv = cv
+        self.tol = tol
+        self.max_iter = max_iter
+        self.clip_features = clip_features
+        self.store_cv_predictions = store_cv_predictions
+        self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+
+    def _candidate_margins(self, lower, upper, sample_weight):
+        if self.margins is None:
+            spread = bounds_spread(lower, upper, sample_weight)
+            return (np.r_[0.0, spread * np.array([0.03, 0.1, 0.3])] if spread
+                    else np.zeros(1))
+        margins = np.array([check_margin(m) for m in np.ravel(self.margins)])
+        if margins.size == 0:
+            raise ValueError("margins must not be empty.")
+        return margins
+
+    def _path_alphas(self, problem):
+        if self.alphas is not None:
+            alphas = np.sort(np.ravel(np.asarray(self.alphas, dtype=np.float64)))[::-1]
+            if alphas.size == 0 or np.any(~np.isfinite(alphas)) or np.any(alphas < 0):
+                raise ValueError("alphas must be non-negative finite numbers.")
+            return alphas
+        alpha_max = problem.alpha_max(self.l1_ratio)
+        if alpha_max == 0.0:  # the constant fits: every alpha gives it
+            return np.zeros(self.n_alphas)
+        return np.geomspace(alpha_max, alpha_max * self.eps, self.n_alphas)
+
+    @fill_doc
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the paths and refit the best model on all data.
+
+        Parameters
+        ----------
+        X : array-like or data frame of shape (n_samples, n_features)
+            Training features: numbers (none missing), or the labels of
+            categorical features (NaN or None for a missing label).
+        %(fit_y)s
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, for fitting and for the test MSE.
+
+        Returns
+        -------
+        self : IntervalLinearRegressionCV
+            The fitted estimator.
+        """
+        X, lower, upper, sample_weight = self._training_columns(X, y, sample_weight)
+        margins = self._candidate_margins(lower, upper, sample_weight)
+        features = StandardisedFeatures(X, sample_weight)
+        problems = [StandardisedProblem(features, lower, upper, margin, sample_weight)
+                    for margin in margins]
+        alphas = np.array([self._path_alphas(problem) for problem in problems])
+        folds = list(check_cv(self.cv).split(X, np.column_stack([lower, upper])))
+        parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
+        with _single_threaded_blas():
+            results = parallel(
+                delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margins,
+                                   alphas, self.l1_ratio, self.tol, self.max_iter,
+                                   self.clip_features)
+                for train, test in folds)
+            _warn_unconverged([a for _, unconverged in results for a in unconverged],
+                              self.max_iter)
+            # (margins, alphas, folds)
+            self.mse_path_ = np.array([scores for scores, _ in results]).transpose(1, 2, 0)
+            self.alphas_, self.margins_ = alphas, margins
+            mean = self.mse_path_.mean(axis=2)
+            best_margin, best_alpha = np.unravel_index(np.argmin(mean), mean.shape)
+            self.margin_ = float(margins[best_margin])
+            self.alpha_ = float(alphas[best_margin, best_alpha])
+            best_path = alphas[best_margin:best_margin + 1, :best_alpha + 1]
+            coefs, intercepts, self.n_iter_, unconverged = problems[best_margin].path(
+                best_path[0], self.l1_ratio, self.tol, self.max_iter)
+            if self.store_cv_predictions:
+                # the same warm-started path, down to the chosen alpha: the
+                # fold models that mse_path_ scored
+                fold_predictions = parallel(
+                    delayed(_last_alpha_predictions)(
+                        X, lower, upper, sample_weight, train, test, [self.margin_],
+                        best_path, self.l1_ratio, self.tol, self.max_iter,
+                        self.clip_features)
+                    for train, test in folds)
+                self.cv_predictions_ = _mean_over_folds(
+                    fold_predictions, [test for _, test in folds], X.shape[0])
+        _warn_unconverged(unconverged, self.max_iter)
+        self.coef_, self.intercept_ = coefs[-1], float(intercepts[-1])
+        self._set_feature_range(X, sample_weight)
+        return self
+
+
+def _last_alpha_predictions(*fold_path_args):
+    """The test rows' predictions at the last alpha of one margin's fold path
+    (arguments of :func:`_fold_paths`)."""
+    predictions, _ = next(_fold_paths(*fold_path_args))
+    return predictions[-1]
+
+
+def _mean_over_folds(predictions, tests, n_samples):
+    """Each row's mean prediction over the folds that tested it (NaN if none)."""
+    total, count = np.zeros(n_samples), np.zeros(n_samples)
+    for fold_predictions, test in zip(predictions, tests, strict=True):
+        np.add.at(total, test, fold_predictions)
+        np.add.at(count, test, 1.0)
+    with np.errstate(invalid="ignore"):
+        return total / count

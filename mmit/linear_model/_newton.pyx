@@ -1,0 +1,1164 @@
+"""The penalised squared-hinge problem and its generalised Newton solver.
+
+The problem (a ``HingeProblem``, ``_newton.pxd``): rows ``x_i`` with
+weights ``w_i`` and hinges breaking at ``lower_i`` and ``upper_i`` (infinite
+ones never active; both active where a wide margin crossed them), and the
+coefficients ``theta = (b, beta)`` of the predictions ``f_i = offset_i + b
++ x_i . beta`` (``offset_i``: the node models' constant, 0 for the linear
+model) minimising
+
+    sum_i w_i h_i(f_i) + penalty(theta),
+    h_i(f) = (f - upper_i)_+^2 + (lower_i - f)_+^2.
+
+The loss is piecewise quadratic: where the set of active hinges (the rows'
+*sides*, :func:`hinge_sides`) does not change it equals the quadratic of
+the active hinges, ``Q(theta) = theta' G theta - 2 c' theta + const``,
+``G = sum_{active} w_i xt_i xt_i'`` and ``c = sum_{active} w_i t_i xt_i``
+(``xt_i = (1, x_i)``, ``t_i`` the hinge's breakpoint): its generalised
+Hessian is ``2 G`` (Mangasarian 2002; Keerthi and DeCoste 2005, the finite
+Newton method for L2-loss SVMs). The solver is the generalised Newton
+method on it: minimise ``Q`` plus the penalty (the local model), move
+toward that minimum as far as an Armijo line search on the true objective
+allows, update the active hinges; when a full step leaves the same hinges
+active, the local model's minimum is the problem's. Two penalties, and two
+ways of solving the local model:
+
+- a ridge ``shrinkage * |theta|^2`` (:class:`RidgeNewton`, the node models
+  of ``mmit.tree._node_models``): the local model's minimum is one Cholesky solve of
+  the ridge system (through the rows' space, Woodbury, when the active
+  rows are fewer than the columns); the line search evaluates every row.
+- an elastic net on ``beta`` along a decreasing path of alphas
+  (:class:`GramNewton`, :func:`elastic_net_path`, the linear model of
+  ``_linear``): a proximal Newton method whose local model is solved by
+  coordinate descent on a working set, keeping ``G`` between steps and
+  screening the rows a step may move across a breakpoint (see below).
+
+The features are standardised first (:class:`StandardisedFeatures`, shared
+by both). The loss is the registry's ``squared_hinge``: the kernels here
+are compiled for it (its curvature defines ``G``), and
+:func:`check_newton_loss` is where a caller's loss entry is checked.
+
+The elastic-net path, on standardised features ``Z`` and weights summing
+to 1, minimises::
+
+    sum_i w_i h_i(zt_i . theta)
+         + alpha * (l1_ratio |beta|_1 + (1 - l1_ratio) / 2 |beta|^2).
+
+Coordinate descent minimises ``Q`` plus the penalty over a working set of
+features, in O(p) per coordinate through ``q = G theta - c`` (only roughly
+while the active hinges still change; every few sweeps an Anderson
+extrapolation of the iterates, and feature-sign Cholesky moves, speed up
+slow, nearly collinear cases); an Armijo line search on the true objective
+along the step keeps every step a descent; then the rows whose active
+hinges changed update ``G`` and ``c`` (in blocks: symmetric rank-k BLAS
+updates). The line search and the updates visit only the rows a step may
+move across a breakpoint (row screening, see ``GramNewton``). When no hinge
+changes after a full step the working set's solution is exact. ``2 q`` is
+the true gradient, so checking the optimality (KKT) of the features outside
+the working set costs O(p).
+
+Along a decreasing path of alphas each solution starts from the previous
+one, and the working set starts as the non-zero coefficients plus the
+features kept by the sequential strong rule (Tibshirani et al. 2012,
+``|gradient_j| >= 2 alpha_k l1_ratio - alpha_{k-1} l1_ratio``).
+"""
+
+from libc.math cimport INFINITY, fabs, isfinite, sqrt
+from libc.string cimport memcpy
+from libcpp.queue cimport priority_queue
+from libcpp.utility cimport pair
+
+import numpy as np
+
+from scipy.linalg.cython_blas cimport daxpy, ddot, dsyrk
+from scipy.linalg.cython_lapack cimport dposv
+
+from .._loss._loss cimport (
+    SQUARED_HINGE_TAG,
+    SquaredHinge,
+    hinge_change,
+    hinge_curvature,
+    hinge_slope,
+    interval_loss,
+)
+from .._utils._typedefs cimport check_index, intp_t
+
+from .._loss._loss import LOSSES
+
+# the loss the kernels below are compiled for (a type: see _loss.pxd)
+cdef const SquaredHinge* SQUARED_HINGE = NULL
+
+
+def check_newton_loss(loss):
+    """The registry entry ``loss`` (``mmit._loss._loss.LOSSES``) if this solver
+    minimises it.
+
+    Raises
+    ------
+    ValueError
+        When the loss is not differentiable (a Newton method needs its
+        curvature), or is not the one the solver is compiled for.
+    """
+    if not loss.differentiable:
+        raise ValueError(
+            f"The {loss.name!r} loss is not differentiable: the generalised Newton "
+            "solver needs its curvature.")
+    if loss.tag != SQUARED_HINGE_TAG:
+        raise ValueError(f"The generalised Newton solver is compiled for the squared "
+                         f"hinge only, got the {loss.name!r} loss.")
+    return loss
+
+
+#: The loss this module's solver minimises.
+NEWTON_LOSS = check_newton_loss(LOSSES["squared_hinge"])
+
+
+class StandardisedFeatures:
+    """Features standardised by the weighted mean and standard deviation of
+    each column over the rows that have it (a missing value, NaN, stays
+    missing: at the mean once the model reads it as 0).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    sample_weight : ndarray of shape (n_samples,)
+        Non-negative weights, not all 0.
+    overwrite_X : bool, default=False
+        Standardise in X's memory when it is C-ordered.
+
+    Attributes
+    ----------
+    mean : ndarray of shape (n_features,)
+        The columns' weighted means (0 for a column missing everywhere).
+    scale : ndarray of shape (n_features,)
+        Their weighted standard deviations (1 where it is 0).
+    Z : ndarray of shape (n_samples, n_features), C-ordered
+        ``(X - mean) / scale`` (NaN where X is).
+    """
+
+    def __init__(self, X, sample_weight, overwrite_X=False):
+        weight = sample_weight / sample_weight.sum()
+        mean = weight @ X
+        # a column with a missing value (a NaN mean here) is weighted by the
+        # rows that have it
+        incomplete = np.flatnonzero(np.isnan(mean))
+        if incomplete.size:
+            present = ~np.isnan(X[:, incomplete])
+            total = weight @ present
+            mean[incomplete] = _ratio(weight @ np.where(present, X[:, incomplete], 0.0),
+                                      total)
+        if overwrite_X and X.flags.c_contiguous:  # standardise in place
+            Z = X
+            Z -= mean
+        else:
+            Z = np.subtract(X, mean, order="C")
+        variance = np.einsum("i,ij,ij->j", weight, Z, Z)
+        if incomplete.size:
+            centred = np.where(present, Z[:, incomplete], 0.0)
+            variance[incomplete] = _ratio(weight @ (centred * centred), total)
+        scale = np.sqrt(variance)
+        scale[~(scale > 0.0)] = 1.0
+        Z *= 1.0 / scale
+        self.mean = mean
+        self.scale = scale
+        self.Z = Z
+
+    def original_scale(self, coef, intercept):
+        """Coefficients and intercept for the unstandardised features."""
+        coef = coef / self.scale
+        return coef, intercept - coef @ self.mean
+
+
+def _ratio(numerator, denominator):
+    """``numerator / denominator``, 0 where the denominator is 0."""
+    return np.divide(numerator, denominator, out=np.zeros_like(numerator),
+                     where=denominator > 0.0)
+
+
+# ---------------------------------------------------------------------------
+# The rows' hinges
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    BELOW = 1   # a row's side: its lower hinge is active (below its interval)
+    ABOVE = 2   # its upper hinge is active
+
+
+cdef inline unsigned char hinge_sides(double f, double lower,
+                                      double upper) noexcept nogil:
+    """The active hinges (ABOVE, BELOW or both) of a row predicted ``f``."""
+    return ABOVE * (f > upper) + BELOW * (f < lower)
+
+
+cdef inline double hinges_change(double f, double new_f, double lower,
+                                 double upper) noexcept nogil:
+    """The loss at ``new_f`` minus the loss at ``f`` of a row whose hinges
+    break at ``lower`` and ``upper``."""
+    return (hinge_change(f - upper, new_f - upper, SQUARED_HINGE)
+            + hinge_change(lower - f, lower - new_f, SQUARED_HINGE))
+
+
+cdef inline const double* problem_row(const HingeProblem* problem,
+                                      intp_t i) noexcept nogil:
+    """The features of row ``i``."""
+    check_index(i, problem.n_rows)
+    return problem.rows + i * problem.n_features
+
+
+# ---------------------------------------------------------------------------
+# The ridge penalty: exact local models (the node models)
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    RIDGE_MAX_STEPS = 50     # Newton steps per problem; earlier when the hinges repeat
+cdef double RIDGE_ARMIJO = 1e-4     # sufficient-decrease fraction of the line search
+cdef double RIDGE_MIN_STEP = 1e-10  # the line search's smallest step
+
+
+cdef double ridge_objective(const HingeProblem* problem, const double* prediction,
+                            const double* theta, double shrinkage) noexcept nogil:
+    """``sum_i weight_i h(prediction_i) + shrinkage |theta|^2``."""
+    cdef intp_t i
+    cdef double total = 0.0, norm = 0.0
+    for i in range(problem.n_rows):
+        total += problem.weight[i] * interval_loss(problem.lower[i], problem.upper[i],
+                                                   prediction[i], SQUARED_HINGE)
+    for i in range(problem.n_features + 1):
+        norm += theta[i] * theta[i]
+    return total + shrinkage * norm
+
+
+cdef bint ridge_solve(const HingeProblem* problem, const intp_t* active,
+                      intp_t n_active, const double* curvature, double shrinkage,
+                      double* vector, double* system, double* rows_vector) noexcept nogil:
+    """``vector`` := ``(D' C D + shrinkage I)^-1 vector``, ``D`` the rows
+    ``active`` with their intercept's column of ones first, ``C`` their
+    ``curvature``; through the rows' space (Woodbury) when they are fewer
+    than the columns. ``system`` holds q * q doubles, ``rows_vector`` q
+    (q = n_features + 1). Returns False when the Cholesky factorisation
+    fails."""
+    cdef intp_t a, b, j, k, q = problem.n_features + 1
+    cdef int n, one = 1, info = 0
+    cdef double total
+    cdef const double* row_a
+    cdef const double* row_b
+    if n_active >= q:
+        for a in range(q):
+            for b in range(q):
+                system[a * q + b] = 0.0
+            system[a * q + a] = shrinkage
+        for k in range(n_active):
+            row_a = problem_row(problem, active[k])
+            total = curvature[k]  # times the intercept's column of ones
+            system[0] += total
+            for b in range(1, q):
+                system[b] += total * row_a[b - 1]
+            for a in range(1, q):
+                total = curvature[k] * row_a[a - 1]
+                for b in range(a, q):
+                    system[a * q + b] += total * row_a[b - 1]
+        n = <int> q
+        # LAPACK reads the column-major lower half: this upper half in C order
+        dposv(b"L", &n, &one, system, &n, vector, &n, &info)
+        return info == 0
+    # (v - D' (D D' + shrinkage C^-1)^-1 D v) / shrinkage
+    for a in range(n_active):
+        row_a = problem_row(problem, active[a])
+        total = 0.0
+        total += vector[0]
+        for j in range(1, q):
+            total += row_a[j - 1] * vector[j]
+        rows_vector[a] = total
+        for b in range(a, n_active):
+            row_b = problem_row(problem, active[b])
+            total = 1.0
+            for j in range(1, q):
+                total += row_a[j - 1] * row_b[j - 1]
+            system[a * n_active + b] = total
+        system[a * n_active + a] += shrinkage / curvature[a]
+    if n_active > 0:
+        n = <int> n_active
+        dposv(b"L", &n, &one, system, &n, rows_vector, &n, &info)
+        if info != 0:
+            return False
+    for a in range(n_active):
+        row_a = problem_row(problem, active[a])
+        vector[0] -= rows_vector[a]
+        for j in range(1, q):
+            vector[j] -= row_a[j - 1] * rows_vector[a]
+    for j in range(q):
+        vector[j] /= shrinkage
+    return True
+
+
+cdef class RidgeNewton:
+    """The generalised Newton method for a ``HingeProblem`` plus
+    ``shrinkage * |theta|^2`` (the intercept penalised too), each local
+    model solved exactly: Newton steps on the rows outside their interval
+    with an Armijo backtracking line search, until the gradient is zero or
+    a full step leaves the same hinges active (the exact minimum).
+    O(m q^2) per step for m rows (O(m^2 q) when the active rows are fewer
+    than the q = n_features + 1 coefficients).
+
+    Parameters
+    ----------
+    max_rows : int
+        The most rows of the problems it will solve.
+    n_features : int
+        Their features.
+    """
+
+    def __cinit__(self, intp_t max_rows, intp_t n_features):
+        cdef intp_t q = n_features + 1
+        self.max_rows = max_rows
+        self.n_features = n_features
+        self.work = np.empty(5 * max_rows + 5 * q + q * q + 1)
+        self.active = np.empty(max(max_rows, 1), dtype=np.intp)
+        self.sides = np.empty(2 * max(max_rows, 1), dtype=np.uint8)
+
+    cdef void solve(self, const HingeProblem* problem, const double* offset,
+                    double shrinkage, double* theta) noexcept nogil:
+        """``theta`` (n_features + 1) := the minimum for predictions ``offset[i]
+        + theta[0] + rows[i] . theta[1:]``, from ``theta = 0``; ``problem``
+        of at most ``max_rows`` rows and ``n_features`` features."""
+        cdef intp_t m = problem.n_rows, q = problem.n_features + 1
+        cdef double* prediction = &self.work[0]
+        cdef double* change = prediction + m
+        cdef double* candidate = prediction + 2 * m
+        cdef double* curvature = prediction + 3 * m
+        cdef double* residual = prediction + 4 * m
+        cdef double* gradient = prediction + 5 * m
+        cdef double* direction = gradient + q
+        cdef double* theta_candidate = direction + q
+        cdef double* rows_vector = theta_candidate + q
+        cdef double* system = rows_vector + 2 * q
+        cdef intp_t* active = &self.active[0]
+        cdef unsigned char* side = &self.sides[0]
+        cdef unsigned char* previous_side = side + m
+        cdef intp_t i, j, n_active
+        cdef bint have_previous = False, same, nonzero
+        cdef double value, slope, step, candidate_value, below, above, total
+        cdef const double* row
+        check_index(m, self.max_rows + 1)
+        check_index(problem.n_features, self.n_features + 1)
+        for j in range(q):
+            theta[j] = 0.0
+        for i in range(m):
+            prediction[i] = offset[i]
+        value = ridge_objective(problem, prediction, theta, shrinkage)
+        for _ in range(RIDGE_MAX_STEPS):
+            n_active = 0
+            same = have_previous
+            for i in range(m):
+                below = problem.lower[i] - prediction[i]
+                above = prediction[i] - problem.upper[i]
+                # half the squared hinges' derivative and curvature
+                residual[i] = 0.5 * (hinge_slope(above, SQUARED_HINGE)
+                                     - hinge_slope(below, SQUARED_HINGE))
+                total = 0.5 * (hinge_curvature(above, SQUARED_HINGE)
+                               + hinge_curvature(below, SQUARED_HINGE))
+                side[i] = hinge_sides(prediction[i], problem.lower[i], problem.upper[i])
+                same = same and side[i] == previous_side[i]
+                if total > 0.0:
+                    curvature[n_active] = problem.weight[i] * total
+                    active[n_active] = i
+                    n_active += 1
+            nonzero = False
+            for j in range(q):
+                gradient[j] = shrinkage * theta[j]
+            for i in range(m):
+                if residual[i] != 0.0:
+                    row = problem_row(problem, i)
+                    gradient[0] += problem.weight[i] * residual[i]
+                    for j in range(1, q):
+                        gradient[j] += row[j - 1] * problem.weight[i] * residual[i]
+            for j in range(q):
+                nonzero = nonzero or gradient[j] != 0.0
+            if not nonzero or same:
+                break  # the minimum, or a full step on these hinges' quadratic reached it
+            memcpy(direction, gradient, q * sizeof(double))
+            if not ridge_solve(problem, active, n_active, curvature, shrinkage, direction,
+                               system, rows_vector):
+                break
+            slope = 0.0
+            for j in range(q):
+                direction[j] = -direction[j]
+                slope += gradient[j] * direction[j]
+            for i in range(m):
+                row = problem_row(problem, i)
+                total = 0.0
+                total += direction[0]
+                for j in range(1, q):
+                    total += row[j - 1] * direction[j]
+                change[i] = total
+            step = 1.0
+            while True:
+                for i in range(m):
+                    candidate[i] = prediction[i] + step * change[i]
+                for j in range(q):
+                    theta_candidate[j] = theta[j] + step * direction[j]
+                candidate_value = ridge_objective(problem, candidate, theta_candidate,
+                                                  shrinkage)
+                if (candidate_value <= value + RIDGE_ARMIJO * step * slope
+                        or step < RIDGE_MIN_STEP):
+                    break
+                step *= 0.5
+            if candidate_value > value:
+                break
+            memcpy(theta, theta_candidate, q * sizeof(double))
+            memcpy(prediction, candidate, m * sizeof(double))
+            value = candidate_value
+            have_previous = step == 1.0
+            if have_previous:
+                memcpy(previous_side, side, m * sizeof(unsigned char))
+
+
+def ridge_newton(A, offset, lower, upper, weight, double shrinkage):
+    """:class:`RidgeNewton` from Python (tests): minimise ``sum_i weight_i
+    h(offset_i + b + A_i . w) + shrinkage (b^2 + |w|^2)``, ``h(f) = (lower -
+    f)_+^2 + (f - upper)_+^2``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_rows, n_columns)
+    offset, lower, upper, weight : ndarray of shape (n_rows,)
+        ``lower``/``upper`` are the hinges' breakpoints (infinite ones
+        inactive), ``weight`` positive.
+    shrinkage : float
+        Positive strength of the ridge penalty.
+
+    Returns
+    -------
+    b : float
+    w : ndarray of shape (n_columns,)
+    """
+    rows = np.ascontiguousarray(A, dtype=np.float64)
+    if rows.ndim != 2:
+        raise ValueError(f"A must be 2-D, got shape {rows.shape}.")
+    cdef const double[:, ::1] row_view = rows
+    cdef const double[::1] offset_view = np.ascontiguousarray(offset, dtype=np.float64)
+    cdef const double[::1] lower_view = np.ascontiguousarray(lower, dtype=np.float64)
+    cdef const double[::1] upper_view = np.ascontiguousarray(upper, dtype=np.float64)
+    cdef const double[::1] weight_view = np.ascontiguousarray(weight, dtype=np.float64)
+    cdef intp_t m = rows.shape[0], p = rows.shape[1]
+    if not (offset_view.shape[0] == lower_view.shape[0] == upper_view.shape[0]
+            == weight_view.shape[0] == m):
+        raise ValueError("A, offset, lower, upper and weight must have the same number "
+                         "of rows.")
+    theta = np.zeros(p + 1)
+    cdef double[::1] theta_view = theta
+    cdef RidgeNewton solver = RidgeNewton(m, p)
+    cdef HingeProblem problem
+    if m > 0:
+        problem.rows = &row_view[0, 0] if p > 0 else NULL
+        problem.lower = &lower_view[0]
+        problem.upper = &upper_view[0]
+        problem.weight = &weight_view[0]
+        problem.n_rows = m
+        problem.n_features = p
+        with nogil:
+            solver.solve(&problem, &offset_view[0], shrinkage, &theta_view[0])
+    return float(theta[0]), theta[1:]
+
+
+# ---------------------------------------------------------------------------
+# The elastic net along a path of alphas (the linear model)
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    MAX_HALVINGS = 30        # Armijo line-search halvings before giving up a step
+    PATH_MAX_STEPS = 200     # proximal Newton steps per alpha
+    FLIP_BLOCK = 256         # rows whose active hinges changed, added to G at once
+    ANDERSON_DEPTH = 5       # sweeps' differences combined by an extrapolation
+
+cdef double PATH_ARMIJO = 0.01       # sufficient-decrease fraction
+cdef double MIN_CURVATURE = 1e-3     # floor of a coordinate's curvature, times its column's
+cdef double INEXACT = 0.1            # share of the local model's gap an inexact step leaves
+cdef double SLOW_PROGRESS = 0.5      # a sweep leaving more of the gap than this is slow
+
+
+cdef inline double soft_threshold(double value, double threshold) noexcept nogil:
+    if value > threshold:
+        return value - threshold
+    if value < -threshold:
+        return value + threshold
+    return 0.0
+
+
+ctypedef pair[double, intp_t] Deadline   # (-deadline, row): a max-heap pops the earliest
+
+
+ctypedef struct Penalty:
+    double l1              # alpha * l1_ratio: of |beta|_1
+    double l2              # alpha * (1 - l1_ratio): of |beta|^2 / 2
+
+
+ctypedef struct WorkingSet:
+    intp_t* features       # the features whose coefficients may move, in order added
+    unsigned char* member  # per feature: whether it is in the set
+    intp_t size
+
+
+ctypedef struct NewtonStep:
+    int outcome            # 1: the step taken in full, 0: shortened, -1: no descent
+    double moved           # the length of the step taken
+    intp_t changed         # the rows whose active hinges changed
+    bint solved            # the local model was solved to the tolerance
+
+
+cdef class GramNewton:
+    """The state of one path: ``theta``, the active hinges, ``G``, ``c`` and
+    ``q = G theta - c`` (index 0: the intercept), and the rows' deadlines.
+
+    Row screening: a row's active hinges can only change when its prediction
+    crosses a breakpoint. Once evaluated at ``theta`` (prediction ``f_i``,
+    distance ``slack_i`` to its nearest finite breakpoint), the row keeps
+    its hinges while ``|zt_i . (theta' - theta)| <= |zt_i| |theta' -
+    theta| < slack_i``; with ``L`` the length of the path that ``theta``
+    has travelled, that holds until ``L`` reaches the row's deadline ``L_i +
+    slack_i / |zt_i|``. A step therefore evaluates only the rows whose
+    deadline it may pass (a min-heap of deadlines), in O(p) each: the other
+    rows' contributions to the loss are exactly the local model's.
+
+    (Attributes are incremented as ``x = x + 1``: with the debug build's
+    ``nonecheck``, Cython rejects in-place operators on them without the GIL.)
+    """
+    cdef HingeProblem problem            # standardised features and the hinges
+    cdef object problem_arrays           # the memory the problem points into
+    cdef intp_t n, p1                    # rows; coefficients with the intercept
+    cdef double[::1] row_norm            # |zt_i|
+    cdef unsigned char[::1] sides        # the hinges of row i in G (ABOVE, BELOW)
+    cdef priority_queue[Deadline] deadlines
+    cdef double travelled                # L: length of theta's path so far
+    cdef intp_t[::1] candidates          # rows a step may change
+    cdef double[::1] candidate_f         # their predictions before the step
+    cdef double[::1] candidate_change    # zt_i . step
+    cdef double[::1] direction           # the step of theta
+    cdef intp_t n_candidates
+    cdef double[::1, :] G
+    cdef double[::1] c
+    cdef double[::1] theta
+    cdef double[::1] q
+    cdef double[::1] column_curvature    # 2 sum_i w_i zt_ij^2
+    cdef double[::1, :] added            # up to FLIP_BLOCK rows sqrt(w) zt_i as columns,
+    cdef double[::1, :] removed          # of hinges entering / leaving G
+    cdef intp_t n_added, n_removed
+    cdef intp_t[::1] support             # support_newton: the coefficients solved for,
+    cdef double[::1] system              # their system (column-major, m x m),
+    cdef double[::1] solution            # and its right-hand side, then solution
+    cdef double[:, ::1] history          # last sweeps' iterates (intercept, working set)
+    cdef intp_t n_history
+    cdef double[::1] extrapolated        # anderson_step: its step (intercept, working set),
+    cdef double[::1] G_step              # G times it,
+    cdef double[::1] combination         # and the differences' system
+    cdef double[::1] old_theta           # newton_step: theta and q before the step,
+    cdef double[::1] old_q
+    cdef double[::1] full_q              # and q after the full step
+    cdef intp_t sweeps                   # coordinate-descent sweeps, in all
+
+    def __cinit__(self, const double[:, ::1] Z, const double[::1] lower,
+                  const double[::1] upper, const double[::1] weight, double intercept):
+        """``Z`` of at least one row and column."""
+        self.problem_arrays = (Z, lower, upper, weight)
+        self.problem.rows = &Z[0, 0]
+        self.problem.lower = &lower[0]
+        self.problem.upper = &upper[0]
+        self.problem.weight = &weight[0]
+        self.problem.n_rows = Z.shape[0]
+        self.problem.n_features = Z.shape[1]
+        self.n = Z.shape[0]
+        self.p1 = Z.shape[1] + 1
+        self.sides = np.zeros(self.n, dtype=np.uint8)
+        self.travelled = 0.0
+        self.candidates = np.zeros(self.n, dtype=np.intp)
+        self.candidate_f = np.zeros(self.n)
+        self.candidate_change = np.zeros(self.n)
+        self.direction = np.zeros(self.p1)
+        self.G = np.zeros((self.p1, self.p1), order="F")
+        self.c = np.zeros(self.p1)
+        self.theta = np.zeros(self.p1)
+        self.theta[0] = intercept
+        self.q = np.zeros(self.p1)
+        self.added = np.zeros((self.p1, FLIP_BLOCK), order="F")
+        self.removed = np.zeros((self.p1, FLIP_BLOCK), order="F")
+        self.n_added = 0
+        self.n_removed = 0
+        self.support = np.zeros(self.p1, dtype=np.intp)
+        self.system = np.zeros(self.p1 * self.p1)
+        self.solution = np.zeros(self.p1)
+        self.history = np.zeros((ANDERSON_DEPTH + 1, self.p1))
+        self.n_history = 0
+        self.extrapolated = np.zeros(self.p1)
+        self.G_step = np.zeros(self.p1)
+        self.combination = np.zeros(ANDERSON_DEPTH * (ANDERSON_DEPTH + 1))
+        self.old_theta = np.zeros(self.p1)
+        self.old_q = np.zeros(self.p1)
+        self.full_q = np.zeros(self.p1)
+        self.sweeps = 0
+        Z_array, weight_array = np.asarray(Z), np.asarray(weight)
+        self.row_norm = np.sqrt(1.0 + np.einsum("ij,ij->i", Z_array, Z_array))
+        self.column_curvature = 2.0 * np.concatenate(
+            ([weight_array.sum()], np.einsum("i,ij,ij->j", weight_array, Z_array, Z_array)))
+        cdef intp_t i
+        with nogil:
+            for i in range(self.n):
+                self.evaluate(i, intercept)
+            self.flush_block()
+
+    cdef inline const double* row(self, intp_t i) noexcept nogil:
+        return problem_row(&self.problem, i)
+
+    cdef void flush_block(self) noexcept nogil:
+        """G += added . added' - removed . removed' (the rows gathered so
+        far): symmetric rank-k updates of G's lower triangle (half a general
+        product's work), then copied to the upper one."""
+        cdef char lower = b"L", no = b"N"
+        cdef int m = <int>self.p1, k
+        cdef double one = 1.0, minus_one = -1.0
+        cdef intp_t i, j
+        if self.n_added == 0 and self.n_removed == 0:
+            return
+        if self.n_added > 0:
+            k = <int>self.n_added
+            dsyrk(&lower, &no, &m, &k, &one, &self.added[0, 0], &m, &one, &self.G[0, 0], &m)
+        if self.n_removed > 0:
+            k = <int>self.n_removed
+            dsyrk(&lower, &no, &m, &k, &minus_one, &self.removed[0, 0], &m, &one,
+                  &self.G[0, 0], &m)
+        for j in range(self.p1):
+            for i in range(j + 1, self.p1):
+                self.G[j, i] = self.G[i, j]
+        self.n_added = 0
+        self.n_removed = 0
+
+    cdef intp_t evaluate(self, intp_t i, double f) noexcept nogil:
+        """Row i, whose prediction at ``theta`` is ``f``: bring its hinges in
+        G, c and q up to date (rows gathered for ``flush_block``), and give it
+        its new deadline. Returns 1 when its hinges changed."""
+        cdef intp_t j
+        cdef const HingeProblem* problem = &self.problem
+        cdef const double* row = self.row(i)
+        cdef unsigned char old_sides = self.sides[i]
+        cdef unsigned char sides = hinge_sides(f, problem.lower[i], problem.upper[i])
+        cdef int above_change = ((sides & ABOVE) != 0) - ((old_sides & ABOVE) != 0)
+        cdef int below_change = ((sides & BELOW) != 0) - ((old_sides & BELOW) != 0)
+        cdef double weight_change, target_change, q_change, slack = INFINITY
+        if problem.weight[i] <= 0.0:
+            return 0
+        if isfinite(problem.upper[i]):
+            slack = fabs(f - problem.upper[i])
+        if isfinite(problem.lower[i]) and fabs(f - problem.lower[i]) < slack:
+            slack = fabs(f - problem.lower[i])
+        if slack < INFINITY:
+            self.deadlines.push(Deadline(-(self.travelled + slack / self.row_norm[i]), i))
+        if sides == old_sides:
+            return 0
+        weight_change = problem.weight[i] * (above_change + below_change)
+        target_change = 0.0
+        if above_change != 0:
+            target_change += problem.weight[i] * problem.upper[i] * above_change
+        if below_change != 0:
+            target_change += problem.weight[i] * problem.lower[i] * below_change
+        self.sides[i] = sides
+        # G += weight_change zt zt', c += target_change zt; so q = G theta - c
+        # moves by (weight_change f - target_change) zt
+        q_change = weight_change * f - target_change
+        self.c[0] += target_change
+        self.q[0] += q_change
+        for j in range(1, self.p1):
+            self.c[j] += target_change * row[j - 1]
+            self.q[j] += q_change * row[j - 1]
+        # (both hinges crossed the other way: G does not change)
+        if weight_change > 0.0:
+            self.gather(&self.added[0, self.n_added], i, sqrt(weight_change))
+            self.n_added = self.n_added + 1
+        elif weight_change < 0.0:
+            self.gather(&self.removed[0, self.n_removed], i, sqrt(-weight_change))
+            self.n_removed = self.n_removed + 1
+        if self.n_added == FLIP_BLOCK or self.n_removed == FLIP_BLOCK:
+            self.flush_block()
+        return 1
+
+    cdef inline void gather(self, double* column, intp_t i, double factor) noexcept nogil:
+        """``column`` (a block's, p1 long) = factor * zt_i."""
+        cdef intp_t j
+        cdef const double* row = self.row(i)
+        column[0] = factor
+        for j in range(1, self.p1):
+            column[j] = factor * row[j - 1]
+
+    cdef double model_change(self, intp_t i, double f, double new_f) noexcept nogil:
+        """The change of row i's hinges counted in G (the local model's
+        loss) from ``f`` to ``new_f``."""
+        cdef double change = 0.0
+        if self.sides[i] & ABOVE:
+            change += (new_f - f) * (new_f + f - 2.0 * self.problem.upper[i])
+        if self.sides[i] & BELOW:
+            change += (new_f - f) * (new_f + f - 2.0 * self.problem.lower[i])
+        return change
+
+    cdef intp_t coordinate_sweep(self, const intp_t* working, intp_t n_working,
+                                 double l1, double l2, bint whole_q) noexcept nogil:
+        """One sweep of exact coordinate minimisation of Q plus the penalty
+        over the intercept and the working set; returns how many
+        coefficients changed sign (zero counting as a sign). Only the
+        entries of q of the intercept and the working set follow (see
+        ``update_outside``), unless ``whole_q`` (cheaper, being contiguous,
+        for a large set)."""
+        cdef intp_t k, j, sign_changes = 0
+        cdef double curvature, gradient, new, step, l1_j, l2_j
+        for k in range(-1, n_working):
+            j = 0 if k < 0 else working[k] + 1
+            l1_j = 0.0 if j == 0 else l1
+            l2_j = 0.0 if j == 0 else l2
+            curvature = 2.0 * self.G[j, j]
+            if curvature < MIN_CURVATURE * self.column_curvature[j]:
+                curvature = MIN_CURVATURE * self.column_curvature[j]
+            curvature += l2_j
+            if curvature <= 0.0:
+                continue
+            gradient = 2.0 * self.q[j] + l2_j * self.theta[j]
+            new = soft_threshold(curvature * self.theta[j] - gradient, l1_j) / curvature
+            step = new - self.theta[j]
+            if step == 0.0:
+                continue
+            sign_changes += (new > 0.0) != (self.theta[j] > 0.0) or (
+                (new < 0.0) != (self.theta[j] < 0.0))
+            self.theta[j] = new
+            self.move_q(j, step, working, n_working, whole_q)
+        return sign_changes
+
+    cdef inline void move_q(self, intp_t j, double step, const intp_t* working,
+                            intp_t n_working, bint whole_q) noexcept nogil:
+        """q += step G[:, j] (on the intercept and working set unless whole_q)."""
+        cdef intp_t i, m
+        cdef int size = <int>self.p1, one = 1
+        if whole_q:
+            daxpy(&size, &step, &self.G[0, j], &one, &self.q[0], &one)
+            return
+        self.q[0] += step * self.G[0, j]
+        for m in range(n_working):
+            i = working[m] + 1
+            self.q[i] += step * self.G[i, j]
+
+    cdef int support_newton(self, const intp_t* working, intp_t n_working, double l1,
+                            double l2, bint whole_q) noexcept nogil:
+        """Move toward the exact minimum of Q plus the penalty on the current
+        signs: on the intercept and the non-zero coefficients S,
+        ``(2 G_SS + l2 I) theta_S = 2 c_S - l1 sign(theta_S)`` (no penalty on
+        the intercept), by Cholesky. Along the segment to it the objective
+        equals this quadratic until a coefficient reaches 0, and decreases:
+        the move stops there and that coefficient becomes 0 (feature-sign
+        search, Lee et al. 2007). Coordinate descent is slow where features
+        are nearly collinear; these moves finish its work once the signs
+        settle. Returns 1 for the full move, 0 for a move stopped at a
+        zero, -1 when the system is not positive definite."""
+        cdef intp_t k, a, b, m = 0, first_zero = -1
+        cdef int size, one = 1, info = 0
+        cdef char lower = b"L"
+        cdef double value, fraction = 1.0, ratio, step
+        self.support[m] = 0
+        m += 1
+        for k in range(n_working):
+            if self.theta[working[k] + 1] != 0.0:
+                self.support[m] = working[k] + 1
+                m += 1
+        for a in range(m):
+            for b in range(m):
+                self.system[a + b * m] = 2.0 * self.G[self.support[a], self.support[b]]
+            if a > 0:
+                self.system[a + a * m] += l2
+                value = self.theta[self.support[a]]
+                self.solution[a] = 2.0 * self.c[self.support[a]] - (
+                    l1 if value > 0.0 else -l1)
+            else:
+                self.solution[a] = 2.0 * self.c[0]
+        size = <int>m
+        dposv(&lower, &size, &one, &self.system[0], &size, &self.solution[0], &size, &info)
+        if info != 0:
+            return -1
+        # the first coefficient to reach 0 on the way, if any
+        for a in range(1, m):
+            value = self.theta[self.support[a]]
+            if (self.solution[a] > 0.0) != (value > 0.0) or self.solution[a] == 0.0:
+                ratio = value / (value - self.solution[a])
+                if ratio < fraction:
+                    fraction = ratio
+                    first_zero = a
+        for a in range(m):
+            value = self.theta[self.support[a]]
+            step = fraction * (self.solution[a] - value)
+            if a == first_zero:
+                step = -value
+            if step != 0.0:
+                self.theta[self.support[a]] = value + step
+                self.move_q(self.support[a], step, working, n_working, whole_q)
+        return 1 if first_zero < 0 else 0
+
+    cdef void remember_iterate(self, const intp_t* working,
+                               intp_t n_working) noexcept nogil:
+        """Append theta (intercept, then the working set) to the history."""
+        cdef intp_t k
+        self.history[self.n_history, 0] = self.theta[0]
+        for k in range(n_working):
+            self.history[self.n_history, k + 1] = self.theta[working[k] + 1]
+        self.n_history = self.n_history + 1
+
+    cdef bint anderson_step(self, const intp_t* working, intp_t n_working, double l1,
+                            double l2, bint whole_q) noexcept nogil:
+        """Anderson extrapolation of the sweeps (as Bertrand and Massias 2021
+        accelerate coordinate descent): the affine combination of the last
+        ANDERSON_DEPTH iterates whose weights ``c`` minimise ``|U c|``,
+        ``U`` the differences of consecutive iterates (``U'U c`` proportional
+        to 1, weights summing to 1). Sweeps converge slowly on nearly
+        collinear features, along a few directions: the combination jumps
+        along them. Kept only when it lowers Q plus the penalty (computed
+        exactly: ``2 q.d + d.G d`` for the step ``d``); clears the history.
+        Returns whether it was kept."""
+        cdef intp_t a, b, k, j, m = n_working + 1
+        cdef int depth = ANDERSON_DEPTH, one = 1, info = 0, size = <int>self.p1
+        cdef char lower = b"L"
+        cdef double total, trace = 0.0, change = 0.0, step, old, new
+        cdef double* system = &self.combination[0]
+        cdef double* weights = &self.combination[ANDERSON_DEPTH * ANDERSON_DEPTH]
+        self.n_history = 0
+        for a in range(ANDERSON_DEPTH):
+            for b in range(a + 1):
+                total = 0.0
+                for k in range(m):
+                    total += ((self.history[a + 1, k] - self.history[a, k])
+                              * (self.history[b + 1, k] - self.history[b, k]))
+                system[a + b * ANDERSON_DEPTH] = total
+            trace += system[a + a * ANDERSON_DEPTH]
+            weights[a] = 1.0
+        if not trace > 0.0:
+            return False
+        for a in range(ANDERSON_DEPTH):  # a relative ridge: the differences are
+            system[a + a * ANDERSON_DEPTH] += 1e-10 * trace  # often nearly dependent
+        dposv(&lower, &depth, &one, system, &depth, weights, &depth, &info)
+        total = 0.0
+        for a in range(ANDERSON_DEPTH):
+            total += weights[a]
+        if info != 0 or not (isfinite(total) and total != 0.0):
+            return False
+        for j in range(self.p1):
+            self.G_step[j] = 0.0
+        for k in range(m):
+            j = 0 if k == 0 else working[k - 1] + 1
+            new = 0.0
+            for a in range(ANDERSON_DEPTH):
+                new += weights[a] * self.history[a + 1, k]
+            step = new / total - self.theta[j]
+            self.extrapolated[k] = step
+            if step != 0.0:
+                daxpy(&size, &step, &self.G[0, j], &one, &self.G_step[0], &one)
+        for k in range(m):
+            j = 0 if k == 0 else working[k - 1] + 1
+            step = self.extrapolated[k]
+            change += step * (2.0 * self.q[j] + self.G_step[j])
+            if k > 0:
+                old = self.theta[j]
+                new = old + step
+                change += l1 * (fabs(new) - fabs(old)) + 0.5 * l2 * (new * new - old * old)
+        if not change < 0.0:
+            return False
+        for k in range(m):
+            j = 0 if k == 0 else working[k - 1] + 1
+            self.theta[j] += self.extrapolated[k]
+        if whole_q:
+            for j in range(self.p1):
+                self.q[j] += self.G_step[j]
+        else:
+            self.q[0] += self.G_step[0]
+            for k in range(n_working):
+                j = working[k] + 1
+                self.q[j] += self.G_step[j]
+        return True
+
+    cdef void update_outside(self, const unsigned char* in_working, const intp_t* working,
+                             intp_t n_working, const double* old_theta) noexcept nogil:
+        """Bring the entries of q outside the working set up to date with the
+        change of theta since ``old_theta`` (sweeps update only the inside)."""
+        cdef intp_t i, k, j
+        cdef double step
+        for k in range(-1, n_working):
+            j = 0 if k < 0 else working[k] + 1
+            step = self.theta[j] - old_theta[j]
+            if step == 0.0:
+                continue
+            for i in range(1, self.p1):
+                if not in_working[i - 1]:
+                    self.q[i] += step * self.G[i, j]
+
+    cdef double optimality_gap(self, const intp_t* working, intp_t n_working,
+                               double l1, double l2) noexcept nogil:
+        """Largest violation of the optimality conditions of Q plus the
+        penalty over the intercept and the working set (the distance of 0
+        from each coordinate's subdifferential; 2 q is the gradient)."""
+        cdef intp_t k, j
+        cdef double largest = fabs(2.0 * self.q[0]), gradient, violation
+        for k in range(n_working):
+            j = working[k] + 1
+            gradient = 2.0 * self.q[j] + l2 * self.theta[j]
+            if self.theta[j] > 0.0:
+                violation = fabs(gradient + l1)
+            elif self.theta[j] < 0.0:
+                violation = fabs(gradient - l1)
+            else:
+                violation = fabs(gradient) - l1
+            if violation > largest:
+                largest = violation
+        return largest
+
+    cdef double penalty(self, const double* theta, const intp_t* working,
+                        intp_t n_working, double l1, double l2) noexcept nogil:
+        cdef intp_t k
+        cdef double value = 0.0, beta
+        for k in range(n_working):
+            beta = theta[working[k] + 1]
+            value += l1 * fabs(beta) + 0.5 * l2 * beta * beta
+        return value
+
+    cdef NewtonStep newton_step(self, const WorkingSet* working_set, Penalty penalty,
+                                double tol, intp_t max_sweeps,
+                                bint inexact) noexcept nogil:
+        """Minimise Q plus the penalty over the working set (at most
+        ``max_sweeps`` sweeps), then move along the step as far as the line
+        search allows, and re-evaluate the rows whose deadline the step may
+        have passed. ``inexact``: the local model is only solved to a tenth
+        of its optimality gap at the start (while the active hinges still
+        change). Returns what the step did (a ``NewtonStep``)."""
+        cdef NewtonStep result
+        cdef const HingeProblem* problem = &self.problem
+        cdef const intp_t* working = working_set.features
+        cdef intp_t n_working = working_set.size
+        cdef double l1 = penalty.l1, l2 = penalty.l2
+        cdef double* old_theta = &self.old_theta[0]
+        cdef double* old_q = &self.old_q[0]
+        cdef double* full_q = &self.full_q[0]
+        cdef intp_t k, j, row, sweep, sign_changes
+        cdef const double* row_features
+        cdef double slope, step, t = 1.0, length = 0.0, model_slope, model_curvature
+        cdef double loss_change, penalty_old, penalty_new, f, df, new_f
+        cdef int halving, outcome = -1, n_features = <int>(self.p1 - 1), one = 1
+        # a large working set: loops over every coefficient, contiguous, beat
+        # loops through the set's indices
+        cdef bint whole_q = 4 * n_working >= self.p1
+        for j in range(self.p1):
+            old_theta[j] = self.theta[j]
+            old_q[j] = self.q[j]
+        # the first feature-sign move once the sweeps have cost about as much
+        # as its factorisation (m^3 / 3 against m p per sweep, m ~ the set)
+        cdef intp_t next_jump = n_working * n_working // (3 * self.p1), wait = 1
+        cdef double gap = self.optimality_gap(working, n_working, l1, l2)
+        cdef double inner_tol = max(tol, INEXACT * gap) if inexact else tol
+        cdef double previous_gap
+        self.n_history = 0
+        self.remember_iterate(working, n_working)
+        for sweep in range(max_sweeps):
+            if gap <= inner_tol:
+                break
+            self.sweeps = self.sweeps + 1
+            previous_gap = gap
+            sign_changes = self.coordinate_sweep(working, n_working, l1, l2, whole_q)
+            self.remember_iterate(working, n_working)
+            if self.n_history == ANDERSON_DEPTH + 1:
+                self.anderson_step(working, n_working, l1, l2, whole_q)
+                self.remember_iterate(working, n_working)
+            gap = self.optimality_gap(working, n_working, l1, l2)
+            if (gap > tol and gap > SLOW_PROGRESS * previous_gap and sign_changes == 0
+                    and sweep >= next_jump):
+                # slow progress while the signs hold: move toward the exact
+                # minimum on them (a Cholesky factorisation: each try waits
+                # twice as many sweeps as the one before)
+                self.support_newton(working, n_working, l1, l2, whole_q)
+                self.n_history = 0
+                self.remember_iterate(working, n_working)
+                gap = self.optimality_gap(working, n_working, l1, l2)
+                next_jump = sweep + wait
+                wait *= 2
+        result.solved = gap <= tol
+        if not whole_q:
+            self.update_outside(working_set.member, working, n_working, old_theta)
+        # along theta(t) = old + t d: the local model's loss changes by
+        # 2 t old_q.d + t^2 d.G d, with G d = full_q - old_q; the objective's
+        # directional derivative (the l1 part by its change over the step)
+        model_slope = 0.0
+        model_curvature = 0.0
+        for j in range(self.p1):
+            step = self.theta[j] - old_theta[j]
+            self.direction[j] = step
+            full_q[j] = self.q[j]
+            length += step * step
+            model_slope += 2.0 * old_q[j] * step
+            model_curvature += (full_q[j] - old_q[j]) * step
+        length = sqrt(length)
+        slope = model_slope
+        for k in range(n_working):
+            j = working[k] + 1
+            step = self.direction[j]
+            slope += l2 * old_theta[j] * step + l1 * (fabs(old_theta[j] + step)
+                                                      - fabs(old_theta[j]))
+        # the rows whose hinges the full step may change: their predictions
+        # before it and their change along it
+        self.n_candidates = 0
+        while (not self.deadlines.empty()
+               and -self.deadlines.top().first <= self.travelled + length):
+            row = self.deadlines.top().second
+            row_features = self.row(row)
+            self.deadlines.pop()
+            f = old_theta[0]
+            df = self.direction[0]
+            if whole_q:  # contiguous over every feature (theta is 0 outside the set)
+                f += ddot(&n_features, &old_theta[1], &one,
+                          <double*>row_features, &one)
+                df += ddot(&n_features, &self.direction[1], &one,
+                           <double*>row_features, &one)
+            else:
+                for k in range(n_working):
+                    j = working[k] + 1
+                    f += old_theta[j] * row_features[j - 1]
+                    df += self.direction[j] * row_features[j - 1]
+            self.candidates[self.n_candidates] = row
+            self.candidate_f[self.n_candidates] = f
+            self.candidate_change[self.n_candidates] = df
+            self.n_candidates = self.n_candidates + 1
+        penalty_old = self.penalty(old_theta, working, n_working, l1, l2)
+        for halving in range(MAX_HALVINGS):
+            for j in range(self.p1):
+                self.theta[j] = old_theta[j] + t * self.direction[j]
+                self.q[j] = old_q[j] + t * (full_q[j] - old_q[j])
+            loss_change = t * model_slope + t * t * model_curvature
+            for k in range(self.n_candidates):
+                row = self.candidates[k]
+                f = self.candidate_f[k]
+                new_f = f + t * self.candidate_change[k]
+                loss_change += problem.weight[row] * (
+                    hinges_change(f, new_f, problem.lower[row], problem.upper[row])
+                    - self.model_change(row, f, new_f))
+            penalty_new = self.penalty(&self.theta[0], working, n_working, l1, l2)
+            if loss_change + penalty_new - penalty_old <= PATH_ARMIJO * t * slope:
+                outcome = 1 if halving == 0 else 0
+                break
+            t *= 0.5
+        if outcome < 0:
+            t = 0.0
+            for j in range(self.p1):
+                self.theta[j] = old_theta[j]
+                self.q[j] = old_q[j]
+        self.travelled = self.travelled + t * length
+        result.outcome = outcome
+        result.moved = t * length
+        result.changed = 0
+        for k in range(self.n_candidates):
+            row = self.candidates[k]
+            result.changed += self.evaluate(row, self.candidate_f[k]
+                                            + t * self.candidate_change[k])
+        self.flush_block()
+        return result
+
+
+def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
+                     const double[::1] upper, const double[::1] weight,
+                     const double[::1] alphas, double l1_ratio, double tol,
+                     intp_t max_sweeps, double intercept):
+    """Solutions along decreasing ``alphas``, each from the previous one.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features), row-major
+        Standardised features.
+    lower, upper : ndarray of shape (n_samples,)
+        Breakpoints of the hinges.
+    weight : ndarray of shape (n_samples,)
+        Non-negative weights summing to 1.
+    alphas : ndarray of shape (n_alphas,)
+        Decreasing penalties.
+    l1_ratio : float
+    tol : float
+        An alpha's solution is reached when a Newton step moves the
+        predictions by less than ``tol`` (root mean square) and the
+        optimality conditions hold outside the working set.
+    max_sweeps : int
+        Coordinate-descent sweeps allowed per alpha (over its Newton steps).
+    intercept : float
+        Start of the intercept (the coefficients start at 0).
+
+    Returns
+    -------
+    coefs : ndarray of shape (n_alphas, n_features)
+    intercepts : ndarray of shape (n_alphas,)
+    sweeps : int
+        Coordinate-descent sweeps, in all.
+    converged : ndarray of shape (n_alphas,), bool
+    """
+    cdef intp_t n = Z.shape[0], p = Z.shape[1], n_alphas = alphas.shape[0]
+    if lower.shape[0] != n or upper.shape[0] != n or weight.shape[0] != n:
+        raise ValueError("Z, lower, upper and weight must have the same number of rows.")
+    if not max_sweeps >= 1:
+        raise ValueError(f"max_sweeps must be at least 1, got {max_sweeps}.")
+    if n == 0 or p == 0:
+        raise ValueError(f"Z must have rows and columns, got shape ({n}, {p}).")
+    cdef GramNewton state = GramNewton(Z, lower, upper, weight, intercept)
+    coefs_array = np.zeros((n_alphas, p))
+    intercepts_array = np.zeros(n_alphas)
+    converged_array = np.zeros(n_alphas, dtype=np.uint8)
+    cdef double[:, ::1] coefs = coefs_array
+    cdef double[::1] intercepts = intercepts_array
+    cdef unsigned char[::1] converged = converged_array
+    cdef intp_t[::1] features = np.zeros(p, dtype=np.intp)
+    cdef unsigned char[::1] member = np.zeros(p, dtype=np.uint8)
+    cdef WorkingSet working
+    working.features = &features[0]
+    working.member = &member[0]
+    cdef Penalty penalty
+    cdef NewtonStep step
+    cdef intp_t j, k, n_added, first_sweep
+    cdef double previous_l1 = -1.0, threshold
+    cdef bint inexact
+    with nogil:
+        for k in range(n_alphas):
+            penalty.l1 = alphas[k] * l1_ratio
+            penalty.l2 = alphas[k] * (1.0 - l1_ratio)
+            # strong rule (the basic one for the first alpha); 2 q is the gradient
+            threshold = (2.0 * penalty.l1 - previous_l1 if previous_l1 >= 0.0
+                         else penalty.l1)
+            working.size = 0
+            for j in range(p):
+                member[j] = state.column_curvature[j + 1] > 0.0 and (
+                    state.theta[j + 1] != 0.0 or fabs(2.0 * state.q[j + 1]) >= threshold)
+                if member[j]:
+                    features[working.size] = j
+                    working.size += 1
+            first_sweep = state.sweeps
+            inexact = True
+            for _ in range(PATH_MAX_STEPS):
+                if state.sweeps - first_sweep >= max_sweeps:
+                    break
+                step = state.newton_step(&working, penalty, tol,
+                                         max_sweeps - (state.sweeps - first_sweep), inexact)
+                # the local model is solved to tol once the hinges settle or a
+                # step finds no descent; settled: solved to tol, and no descent
+                # left along the step, a negligible step, or a full step after
+                # which the same hinges are active (exact)
+                if step.outcome < 0 or step.changed == 0:
+                    inexact = False
+                if not (step.solved and (step.outcome < 0 or step.moved <= tol
+                                         or (step.outcome == 1 and step.changed == 0))):
+                    continue
+                n_added = 0
+                for j in range(p):
+                    if (not member[j] and state.column_curvature[j + 1] > 0.0
+                            and fabs(2.0 * state.q[j + 1]) > penalty.l1):
+                        member[j] = 1
+                        features[working.size] = j
+                        working.size += 1
+                        n_added += 1
+                if n_added == 0:
+                    converged[k] = 1
+                    break
+            for j in range(p):
+                coefs[k, j] = state.theta[j + 1]
+            intercepts[k] = state.theta[0]
+            previous_l1 = penalty.l1
+    return coefs_array, intercepts_array, state.sweeps, converged_array.astype(bool)

@@ -1,0 +1,398 @@
+"""Survival data as interval targets, and survival analysis in
+scikit-survival's form for every estimator (:class:`SurvivalRegressor`)."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
+from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted
+
+from .._utils._docstrings import fill_doc
+from ._concordance import concordance_index
+
+
+def intervals_from_survival(event, time, *, log=False):
+    """Interval targets from right-censored survival data.
+
+    An observed event at time ``t`` is the exact value ``[t, t]``; a
+    censored time ``t`` (the event happened later, if ever) is ``[t, inf)``.
+
+    Parameters
+    ----------
+    event : array-like of shape (n_samples,)
+        True (or 1) where the event was observed, False (or 0) where the
+        time is censored.
+    time : array-like of shape (n_samples,)
+        Event or censoring times (finite; positive when ``log``).
+    log : bool, default=False
+        Take the logarithm of the times first, so that a model of the
+        targets is an accelerated failure time model.
+
+    Returns
+    -------
+    y : ndarray of shape (n_samples, 2)
+        Lower and upper bounds, as ``MMIT.fit`` takes them.
+
+    Examples
+    --------
+    >>> from mmit import intervals_from_survival
+    >>> intervals_from_survival([True, False], [2.0, 5.0])
+    array([[ 2.,  2.],
+           [ 5., inf]])
+    >>> intervals_from_survival([1, 0], [1.0, 10.0], log=True).round(3)
+    array([[0.   , 0.   ],
+           [2.303,   inf]])
+    """
+    event = check_array(event, ensure_2d=False, dtype=None, input_name="event")
+    time = check_array(time, ensure_2d=False, dtype=np.float64, input_name="time")
+    check_consistent_length(event, time)
+    if event.ndim != 1 or time.ndim != 1:
+        raise ValueError("event and time must be 1-D.")
+    if not np.all(np.isin(event, [0, 1])):
+        raise ValueError("event must hold booleans (or 0 and 1).")
+    event = event.astype(bool)
+    if log:
+        check_times(time <= 0, log)
+        time = np.log(time)
+    return np.column_stack([time, np.where(event, time, np.inf)])
+
+
+def check_times(bad, log):
+    """ValueError naming the rows where ``bad`` holds: times that are not
+    positive (with ``log``) or negative."""
+    rows = np.flatnonzero(bad)
+    if rows.size:
+        named = ", ".join(map(str, rows[:10])) + (", ..." if rows.size > 10 else "")
+        raise ValueError(f"{'log=True needs' if log else 'times must be'} "
+                         f"{'positive' if log else 'non-negative'} times; rows {named} "
+                         f"are not.")
+
+
+def survival_target(y, log):
+    """Interval targets (on log times with ``log``), and the intervals of
+    times they come from, from scikit-survival's
+    structured array of (event, time), or from an (n, 2) array of interval
+    times (lower, upper; 0 a lower bound at the time origin, inf an upper
+    bound for a right-censored time). ValueError naming the rows of
+    negative times (and of zero times with ``log``, but a lower bound of
+    0); TypeError for an event field that is not boolean."""
+    y = np.asarray(y)
+    if y.dtype.names is not None:
+        if len(y.dtype.names) != 2 or y.ndim != 1:
+            raise ValueError("y must be a structured array of two fields (event, time), "
+                             "as sksurv.util.Surv.from_arrays makes it.")
+        event, times = (y[name] for name in y.dtype.names)
+        if event.dtype != np.bool_:
+            raise TypeError(f"the event field {y.dtype.names[0]!r} of y must be boolean, "
+                            f"not {event.dtype}.")
+        lower, upper = intervals_from_survival(event, times).T
+        bad = (lower <= 0) if log else (lower < 0)
+    else:
+        y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
+                        input_name="y")
+        if y.ndim != 2 or y.shape[1] != 2:
+            raise ValueError("y must be scikit-survival's structured array (event, time) "
+                             f"or an (n_samples, 2) array of interval times, not shape "
+                             f"{y.shape}.")
+        lower, upper = y[:, 0].copy(), y[:, 1].copy()
+        if np.any(np.isnan(y)) or np.any(lower > upper) or np.any(np.isinf(lower)):
+            raise ValueError("interval times need finite lower bounds, no NaN and "
+                             "lower <= upper.")
+        # a lower bound of 0: the time origin (left-censored on log times)
+        bad = (lower < 0) | (upper <= 0) if log else (lower < 0)
+    check_times(bad, log)
+    times = np.column_stack([lower, upper])
+    if not log:
+        return times, times
+    with np.errstate(divide="ignore"):
+        return np.log(times), times
+
+
+# the default model of SurvivalRegressor (benchmarks/survival.py: with the
+# forest's interval defaults, leaves of one or two censored times predict
+# their censoring time and the ranking trails)
+SURVIVAL_FOREST = {"min_samples_leaf": 15, "max_features": 0.5, "loss": "linear_hinge"}
+
+
+class StepFunction:
+    """A right-continuous step function ``a * y[k] + b`` on ``[x[k], x[k+1])``,
+    defined on ``[x[0], x[-1]]``: scikit-survival's form of a survival or
+    cumulative hazard function (called on an array of times).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_points,)
+        Increasing times.
+    y : ndarray of shape (n_points,)
+        The values from each time on.
+    a, b : float, default=1.0, 0.0
+    """
+
+    def __init__(self, x, y, *, a=1.0, b=0.0):
+        self.x, self.y, self.a, self.b = x, y, a, b
+
+    @property
+    def domain(self):
+        """The first and last time."""
+        return self.x[0], self.x[-1]
+
+    def __call__(self, x):
+        x = np.atleast_1d(np.asarray(x, dtype=np.float64))
+        if np.any(x < self.x[0]) or np.any(x > self.x[-1]):
+            raise ValueError(f"times must lie within the domain [{self.x[0]}, "
+                             f"{self.x[-1]}].")
+        return self.a * self.y[np.searchsorted(self.x, x, side="right") - 1] + self.b
+
+    def __repr__(self):
+        return f"StepFunction(x={self.x!r}, y={self.y!r}, a={self.a!r}, b={self.b!r})"
+
+
+def _has_curves(front_end):
+    """Whether the fitted (or, unfitted, the given) model gives survival
+    curves."""
+    model = getattr(front_end, "estimator_", None)
+    if model is None:
+        model = front_end._model()
+    return hasattr(model, "predict_survival")
+
+
+class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
+    """Survival analysis in scikit-survival's form with any mmit estimator.
+
+    ``fit`` takes scikit-survival's structured array of (event, time) (or an
+    (n_samples, 2) array of interval times, for interval-censored data),
+    turns it into interval targets (:func:`intervals_from_survival`), on log
+    times with ``log=True``, which makes the model an accelerated failure
+    time model, and fits a clone of ``estimator`` on them. ``predict``
+    gives a risk score as scikit-survival's models do (higher: an earlier
+    event), ``score`` Harrell's concordance index, and, for models with
+    predictive distributions (:class:`MMITForest`,
+    :class:`IntervalStackingRegressor`), ``predict_survival_function`` and
+    ``predict_cumulative_hazard_function`` give curves as
+    scikit-survival's do, so that ``sksurv.metrics`` and ``GridSearchCV``
+    work on it as on its own models.
+
+    The estimators themselves keep interval targets and predict values:
+    a front-end gives the survival conventions (a risk, where the interval
+    models predict a time) to all of them at once.
+
+    Parameters
+    ----------
+    estimator : estimator, default=None
+        An mmit estimator (or pipeline or search ending in one); None is the
+        survival forest, ``MMITForest(min_samples_leaf=15,
+        max_features=0.5, loss="linear_hinge")``: larger leaves than the
+        interval default ranked better on simulated survival data
+        (``benchmarks/survival.py``), where a small leaf of censored times
+        predicts their censoring time.
+    log : bool, default=True
+        Fit on log times (an accelerated failure time model; times must be
+        positive). False fits on the times themselves.
+    risk : {"auto", "restricted_mean", "prediction"}, default="auto"
+        The risk score ``predict`` gives: minus the restricted mean survival
+        time (the area under the survival function up to the last training
+        time, for models with curves), or minus the model's prediction (a
+        time, or a log time). "auto" is the restricted mean for models with
+        curves, the prediction otherwise: on simulated survival data the
+        restricted mean ranked better (``benchmarks/survival.py``).
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted clone of ``estimator``.
+    unique_times_ : ndarray of shape (n_times,)
+        The distinct finite positive times of the training targets, where
+        the curves are given.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when the training X had string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit import MMITForest, SurvivalRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(300, 3))
+    >>> time = np.exp(1 + 2 * X[:, 0] + 0.3 * rng.normal(size=300))
+    >>> y = np.array(list(zip(rng.random(300) < 0.7, time)),
+    ...              dtype=[("event", bool), ("time", float)])
+    >>> model = SurvivalRegressor(MMITForest(50, random_state=0)).fit(X, y)
+    >>> risk = model.predict(X[:3])                 # higher: an earlier event
+    >>> curves = model.predict_survival_function(X[:3], return_array=True)
+    >>> curves.shape == (3, len(model.unique_times_)), bool(model.score(X, y) > 0.8)
+    (True, True)
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "log": ["boolean"],
+        "risk": [StrOptions({"auto", "restricted_mean", "prediction"})],
+    }
+
+    def __init__(self, estimator=None, *, log=True, risk="auto"):
+        self.estimator = estimator
+        self.log = log
+        self.risk = risk
+
+    def _model(self):
+        if self.estimator is not None:
+            return self.estimator
+        from ..ensemble._forest import MMITForest
+
+        return MMITForest(**SURVIVAL_FOREST)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._model().__sklearn_tags__().input_tags.allow_nan
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the estimator on the survival targets as intervals.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : structured array of shape (n_samples,) or array of shape (n_samples, 2)
+            scikit-survival's (event: bool, time: float) records, or interval
+            times (lower, upper; inf for a right-censored time).
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : SurvivalRegressor
+        """
+        target, times = survival_target(y, self.log)
+        check_consistent_length(X, target)
+        model = self._model()
+        if self.risk == "restricted_mean" and not hasattr(model, "predict_survival"):
+            raise ValueError(f"risk='restricted_mean' needs a model with predictive "
+                             f"distributions; {type(model).__name__} has none.")
+        fit_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        self.estimator_ = clone(model).fit(X, target, **fit_params)
+        for name in ("n_features_in_", "feature_names_in_"):
+            if hasattr(self.estimator_, name):
+                setattr(self, name, getattr(self.estimator_, name))
+        times = np.unique(times[np.isfinite(times) & (times > 0)])
+        if times.size == 0:
+            raise ValueError("y has no finite positive time.")
+        self.unique_times_ = times
+        return self
+
+    def predict(self, X):
+        """Risk scores (higher: an earlier event), as scikit-survival's models
+        give them: minus the restricted mean survival time or minus the
+        predicted (log) time (``risk``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        risk : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        if self.risk == "prediction" or (self.risk == "auto" and not _has_curves(self)):
+            return -self.estimator_.predict(X)
+        return -self.restricted_mean(X)
+
+    @available_if(_has_curves)
+    def restricted_mean(self, X):
+        """Restricted mean survival times: the area under each survival
+        function from 0 to the last training time (``unique_times_[-1]``),
+        the function taken as 1 before the first.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        time : ndarray of shape (n_samples,)
+        """
+        curves = self.predict_survival_function(X, return_array=True)
+        steps = np.diff(self.unique_times_, prepend=0.0)
+        return steps[0] + curves[:, :-1] @ steps[1:]
+
+    def predict_time(self, X):
+        """Predicted times (the exponential of the predicted log times with
+        ``log=True``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        time : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        prediction = self.estimator_.predict(X)
+        return np.exp(prediction) if self.log else prediction
+
+    @available_if(_has_curves)
+    @fill_doc
+    def predict_survival_function(self, X, return_array=False):
+        """Survival functions: P(time > t) under each sample's predictive
+        distribution, at ``unique_times_``.
+
+        Parameters
+        ----------
+        %(curve_query)s
+
+        Returns
+        -------
+        survival : ndarray of :class:`StepFunction` of shape (n_samples,), or
+            ndarray of shape (n_samples, n_times)
+            Non-increasing, in [0, 1].
+        """
+        check_is_fitted(self)
+        curves = self.estimator_.predict_survival(X, self.unique_times_, log=self.log)
+        return curves if return_array else self._step_functions(curves)
+
+    @available_if(_has_curves)
+    @fill_doc
+    def predict_cumulative_hazard_function(self, X, return_array=False):
+        """Cumulative hazard functions, ``-log`` of the survival functions
+        (infinite where a survival function reaches 0), at
+        ``unique_times_``.
+
+        Parameters
+        ----------
+        %(curve_query)s
+
+        Returns
+        -------
+        hazard : ndarray of :class:`StepFunction` of shape (n_samples,), or
+            ndarray of shape (n_samples, n_times)
+            Non-decreasing, non-negative.
+        """
+        with np.errstate(divide="ignore"):
+            hazards = -np.log(self.predict_survival_function(X, return_array=True))
+        hazards = np.maximum(hazards, 0.0)  # -log(1) may round to -0
+        return hazards if return_array else self._step_functions(hazards)
+
+    def _step_functions(self, values):
+        functions = np.empty(values.shape[0], dtype=object)
+        for row, curve in enumerate(values):
+            functions[row] = StepFunction(self.unique_times_, curve)
+        return functions
+
+    def score(self, X, y, sample_weight=None):
+        """Harrell's concordance index of the risk scores
+        (:func:`mmit.metrics.concordance_index`: the interval version for
+        interval times).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : structured array or array of interval times, as in ``fit``
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+        """
+        return concordance_index(survival_target(y, self.log)[0], -self.predict(X),
+                                 sample_weight=sample_weight)

@@ -1,0 +1,20 @@
+"""Maximum Margin Interval Trees: the tree estimators and everything that grows
+one.
+
+:class:`MMIT` (``_classes``) and :class:`MMITCV` (``_mmit_cv``) on one
+growing service (``_growing``: training data prepared once, parameters
+resolved, build, leaf model, pruning) over the compiled core: the split
+criterion of a loss (``_criterion``), features presorted or binned
+(``_features``, ``_binning``), the split searches behind one ``Splitter``
+interface (``_splitter``: exact, ``_histogram_splitter``: binned), the
+builder (``_builder``), the fitted tree's arrays and walks (``_tree``), leaf
+models (``_leaf_models``, compiled in ``_node_models``), minimal
+cost-complexity pruning (``_pruning``), sums of trees
+(:class:`AdditiveTrees`, ``_additive``) and text export (``_export``).
+"""
+
+from ._classes import MMIT, MaxMarginIntervalTree
+from ._export import export_text
+from ._mmit_cv import MMITCV
+
+__all__ = ["MMIT", "MMITCV", "MaxMarginIntervalTree", "export_text"]

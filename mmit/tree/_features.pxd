@@ -1,0 +1,31 @@
+# Declarations of the training features: the data every tree of a fit
+# reads, with each feature's rows presorted once, or binned once. See
+# _features.pyx.
+
+from libc.stdint cimport int32_t, uint8_t
+
+from .._utils._typedefs cimport intp_t
+
+
+cdef class Features:
+    cdef readonly intp_t n_samples             # rows of X
+    cdef readonly intp_t n_features            # columns of X
+    cdef readonly bint presorted               # whether `order` is filled
+    cdef const double[::1, :] X                # features, column-major (NaN: missing)
+    cdef const int32_t[:, ::1] order           # order[j]: rows by X[:, j], NaN last
+    cdef const unsigned char[::1] has_missing  # per feature: any NaN in the column
+    cdef readonly const int32_t[::1] n_categories  # per feature: categories (0: numeric)
+    cdef object _rows                          # X in row-major order, made on first use
+
+
+cdef enum:
+    MISSING_BIN = 255                          # the bin of a missing value (NaN)
+
+
+cdef class BinnedFeatures:
+    cdef readonly intp_t n_samples             # rows
+    cdef readonly intp_t n_features            # features
+    cdef readonly const uint8_t[:, ::1] codes  # (rows, features): bin of each value
+    cdef readonly const double[:, ::1] thresholds  # (features, 255): bin b: x <= [j, b]
+    cdef readonly const int32_t[::1] n_bins    # per feature: bins of present values
+    cdef readonly const int32_t[::1] n_categories  # per feature: categories (0: numeric)

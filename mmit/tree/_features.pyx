@@ -1,0 +1,177 @@
+"""Training features of Maximum Margin Interval Trees, presorted once per fit.
+
+:class:`Features` holds the validated features (column-major, NaN for a
+missing value), shared read-only by every tree grown on them, so that the
+trees of a forest grow in parallel threads on one copy. When the trees keep
+their large nodes' rows presorted (``presort_min_rows`` in ``_splitter``),
+every feature is sorted once here (:func:`presort`): the rows by increasing
+value, ties by row, missing values last, the order of a stable argsort.
+
+A categorical feature holds category codes: the integers ``0 .. K - 1``
+of its ``K`` categories (``n_categories``), NaN for a missing value; its
+order is the order of the codes, each category's rows together.
+"""
+
+from libc.stdint cimport int32_t, uint64_t
+
+import numpy as np
+
+from .._utils._checks import check_row_count
+
+from .._utils._sorting cimport (
+    dropped_bits,
+    index_mask_for,
+    key_index,
+    order_keys,
+    pack_key,
+    sort_key_array,
+    sortable_bits_nan_last,
+)
+
+
+def presort(const double[::1, :] X):
+    """Rows of X by increasing value of each feature, ties by row, NaN last.
+
+    Returns ``order`` of shape (n_features, n_samples), int32: the order of
+    ``numpy.argsort(X[:, j], kind="stable")`` for each feature j. One
+    vectorised ``numpy.sort`` of packed keys (the value's high bits and the
+    row, see ``_sorting``) orders the values up to ties in the kept bits,
+    which a linear pass then orders exactly: 2.4 times faster than a stable
+    argsort on continuous values, 1.2 times on values rounded to one decimal
+    (2e5 x 20).
+    """
+    cdef intp_t n = X.shape[0], p = X.shape[1], i, j
+    cdef uint64_t index_mask = index_mask_for(n), bits
+    keys_array = np.empty((p, n), dtype=np.uint64)
+    order_array = np.empty((p, n), dtype=np.int32)
+    cdef uint64_t[:, ::1] keys = keys_array
+    cdef int32_t[:, ::1] order = order_array
+    with nogil:
+        for j in range(p):
+            for i in range(n):
+                bits = sortable_bits_nan_last(X[i, j])
+                keys[j, i] = pack_key(bits, i, index_mask)
+                # order[j] holds the dropped bits until the keys are ordered
+                order[j, i] = dropped_bits(bits, index_mask)
+    sort_key_array(keys_array)
+    with nogil:
+        for j in range(p):
+            if n > 0:
+                order_keys(&keys[j, 0], n, index_mask, &order[j, 0], n)
+            for i in range(n):
+                order[j, i] = <int32_t>key_index(keys[j, i], index_mask)
+    return order_array
+
+
+def checked_categories(X, n_categories):
+    """``n_categories`` as int32 per feature of X (zeros when None) after
+    checking that each categorical feature holds only its codes (integers in
+    ``[0, K)``) or NaN: the split searches index by them."""
+    p = X.shape[1]
+    if n_categories is None:
+        return np.zeros(p, dtype=np.int32)
+    n_categories = np.asarray(n_categories)
+    if n_categories.shape != (p,) or n_categories.dtype.kind not in "iu":
+        raise ValueError(f"n_categories must hold one integer per feature ({p}).")
+    if np.any(n_categories < 0) or np.any(n_categories > np.iinfo(np.int32).max):
+        raise ValueError("n_categories must be in [0, 2**31 - 1].")
+    for j in np.flatnonzero(n_categories):
+        codes = X[:, j][~np.isnan(X[:, j])]
+        if codes.size and (codes.min() < 0 or codes.max() >= n_categories[j]
+                           or np.any(codes != np.floor(codes))):
+            raise ValueError(f"categorical feature {j} must hold integer codes in "
+                             f"[0, {n_categories[j]}) or NaN.")
+    return np.ascontiguousarray(n_categories, dtype=np.int32)
+
+
+cdef class Features:
+    """Training features, possibly presorted, shared read-only by all trees.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+        Validated features: finite or NaN (missing); a categorical feature's
+        category codes.
+    presorted : bool
+        Sort every feature now (see :func:`presort`), for trees whose large
+        nodes keep their rows presorted.
+    n_categories : array-like of int of shape (n_features,), default=None
+        Categories of each categorical feature, 0 for a numeric one (None:
+        every feature numeric).
+    """
+
+    def __cinit__(self, X, bint presorted, n_categories=None):
+        X = np.asfortranarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}.")
+        check_row_count(X.shape[0])
+        self.n_categories = checked_categories(X, n_categories)
+        self.X = X
+        self.n_samples = X.shape[0]
+        self.n_features = X.shape[1]
+        self.presorted = presorted
+        self.order = presort(X) if presorted else np.empty((0, 0), dtype=np.int32)
+        self.has_missing = np.isnan(X).any(axis=0).view(np.uint8)
+
+    @property
+    def rows(self):
+        """The features in row-major order (made once, read-only), for walks
+        down the trees grown on them."""
+        if self._rows is None:
+            rows = np.ascontiguousarray(self.X)
+            rows.flags.writeable = False
+            self._rows = rows
+        return self._rows
+
+    def __reduce__(self):
+        return (Features, (np.asarray(self.X), self.presorted,
+                           np.asarray(self.n_categories)))
+
+
+cdef class BinnedFeatures:
+    """Training features binned once (``mmit.tree._binning``), for the histogram
+    split search of every tree of a fit.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples, n_features), uint8
+        The bin of each value: ``b`` when ``thresholds[j, b - 1] < x <=
+        thresholds[j, b]``, ``MISSING_BIN`` (255) for a missing value.
+    thresholds : ndarray of shape (n_features, 255), float64
+        The upper edge of each bin of present values, increasing (the last
+        used one +inf).
+    n_bins : ndarray of shape (n_features,), int32
+        Bins of present values of each feature (at most 255).
+    n_categories : ndarray of shape (n_features,), default=None
+        Categories of each categorical feature (its bins: bin ``c`` holds
+        category ``c``), 0 for a numeric one (None: every feature numeric).
+    """
+
+    def __cinit__(self, codes, thresholds, n_bins, n_categories=None):
+        codes = np.ascontiguousarray(codes, dtype=np.uint8)
+        thresholds = np.ascontiguousarray(thresholds, dtype=np.float64)
+        n_bins = np.ascontiguousarray(n_bins, dtype=np.int32)
+        if codes.ndim != 2:
+            raise ValueError(f"codes must be 2-D, got shape {codes.shape}.")
+        check_row_count(codes.shape[0])
+        p = codes.shape[1]
+        if thresholds.shape != (p, MISSING_BIN) or n_bins.shape != (p,):
+            raise ValueError("thresholds and n_bins must describe every feature.")
+        if p and (n_bins.min() < 1 or n_bins.max() > MISSING_BIN):
+            raise ValueError("each feature needs 1 to 255 bins.")
+        present = codes != MISSING_BIN
+        if np.any(present & (codes >= n_bins)):
+            raise ValueError("a code is outside its feature's bins.")
+        n_categories = (np.zeros(p, dtype=np.int32) if n_categories is None
+                        else np.ascontiguousarray(n_categories, dtype=np.int32))
+        if n_categories.shape != (p,):
+            raise ValueError("n_categories must describe every feature.")
+        categorical = n_categories > 0
+        if np.any(n_bins[categorical] != n_categories[categorical]):
+            raise ValueError("a categorical feature has one bin per category.")
+        self.n_categories = n_categories
+        self.codes = codes
+        self.thresholds = thresholds
+        self.n_bins = n_bins
+        self.n_samples = codes.shape[0]
+        self.n_features = p

@@ -1,0 +1,68 @@
+# Declarations of the histogram split search: binned features, each row's
+# gradient and curvature, per-node histograms (the larger child's by
+# subtraction). See _histogram_splitter.pyx.
+
+from libc.stdint cimport int32_t, uint8_t
+
+from ._features cimport BinnedFeatures
+from .._utils._typedefs cimport intp_t
+from ._splitter cimport CategoryGroup, NodeRecord, SplitRecord, Splitter
+
+
+ctypedef struct BinSums:
+    double gradient             # sum of the rows' gradients
+    double hessian              # sum of their curvatures (or weights)
+    double count                # number of rows
+
+
+ctypedef struct HistogramLink:
+    intp_t slot                 # pool slot of the node's histogram (-1: none yet)
+    intp_t parent_slot          # its parent's, shared with the sibling (-1: none)
+    intp_t sibling              # node id of the sibling
+    intp_t sibling_start        # the sibling's rows: [sibling_start, sibling_end)
+    intp_t sibling_end          # of node_rows
+
+
+ctypedef struct BlockSums:
+    intp_t n_left               # rows of the block going left
+    double left_weight          # their weight
+    double right_weight         # the weight of the others
+
+
+ctypedef struct FeatureSplit:
+    double gain                 # Newton gain of the feature's best split (0: none)
+    intp_t bin                  # codes <= bin go left
+    bint missing_go_to_left     # where missing rows go
+    bint can_split              # the node's rows lie in two bins or more
+    bint by_ratio               # categorical: bins by gradient / curvature, bin a position
+
+
+cdef class HistogramSplitter(Splitter):
+    cdef BinnedFeatures features        # the binned data (kept alive)
+    cdef const uint8_t* codes           # (n_samples, n_features) bins, row-major
+    cdef const double* thresholds       # (n_features, 255) upper edges of the bins
+    cdef const int32_t* n_bins          # per feature: bins of present values
+    cdef int n_threads                  # threads building a histogram or scanning
+    cdef bint subtract                  # every feature evaluated: children by subtraction
+    cdef double* gradient               # per row: weighted derivative of its loss
+    cdef double* hessian                # per row: weighted curvature (or weight)
+    cdef BinSums* pool                  # histograms: slots x features x 256 bins
+    cdef intp_t* slot_users             # per slot: node records using it (0: free)
+    cdef intp_t* slot_node              # per slot: node whose histogram it holds
+    cdef intp_t n_slots                 # slots the pool holds
+    cdef HistogramLink* links           # per node id: its histogram, its parent's
+    cdef intp_t n_links                 # node ids the links hold
+    cdef FeatureSplit* feature_splits   # per feature: its best split at the node
+    cdef intp_t* drawn                  # the features in the order drawn at the node
+    cdef object _buffers                # ndarrays holding the per-row arrays
+
+    cdef BinSums* histogram(self, intp_t slot) noexcept nogil
+    cdef intp_t new_slot(self) except -1 nogil
+    cdef int grow_links(self, intp_t count) except -1 nogil
+    cdef void build(self, const int32_t* rows, intp_t count, intp_t feature,
+                    BinSums* out) noexcept nogil
+    cdef intp_t node_histogram(self, const NodeRecord* node) except -1 nogil
+    cdef int keep_categories(self, SplitRecord* split, const BinSums* sums,
+                             double total_h, bint by_ratio) except -1 nogil
+    cdef void route_block(self, const NodeRecord* node, const SplitRecord* split,
+                          intp_t block, BlockSums* sums) noexcept nogil

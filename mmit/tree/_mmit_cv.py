@@ -1,0 +1,381 @@
+"""MMITCV: an MMIT whose loss, margin, leaf model and pruning are chosen by
+cross-validation, all pruned subtrees scored from one grown tree per fold."""
+
+import itertools
+import time
+from numbers import Integral
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.model_selection import check_cv
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
+
+from .._loss._loss import LOSSES
+from .._utils._base import IntervalRegressorMixin
+from .._utils._categorical import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    copy_encoding,
+    n_categories,
+)
+from .._utils._docstrings import fill_doc
+from .._utils._scores import interval_scores
+from .._utils._validation import check_margin, default_margins, validate_training_data
+from ._classes import MMIT
+from ._criterion import HingeTargets
+from ._growing import (
+    CATEGORICAL_PENALTY,
+    MAX_SEED,
+    TREE_PARAMETER_CONSTRAINTS,
+    TrainingData,
+    draw_seed,
+    grow_unpruned,
+    grows_until_leaves_fit,
+    prepare_features,
+)
+from ._leaf_models import LEAF_MODELS, LEAF_PARAMETERS
+from ._pruning import leaf_alphas, prune_at, subtree_predictions
+
+# predictions scored at once: bounds the (n_validation, n_alphas) block in memory
+_PREDICTION_BLOCK = 2**22
+
+
+class _FixedPredictions(RegressorMixin, BaseEstimator):
+    """Stands in for a pruned subtree in a scorer: returns its predictions."""
+
+    def __init__(self, predictions):
+        self.predictions = predictions
+
+    def predict(self, X):
+        return self.predictions
+
+
+def _grow_with_paths(features, lower, upper, params, loss, margin, leaves, sample_weight,
+                     seed):
+    """The unpruned trees of the candidates (loss, margin, leaf model) that
+    share ``loss`` and ``margin``, as ``MMIT(..., random_state=seed)`` grows
+    them before pruning: one tree of constants grown once, then the leaf
+    model of each of ``leaves`` (the candidates' parameters) fitted in every
+    node (:func:`grow_unpruned`). For each: the tree, its nodes' leaf
+    alphas, its pruning path, seconds taken (the growth's included)."""
+    start = time.perf_counter()
+    data = TrainingData(features, HingeTargets(lower, upper, margin))
+    targets_seconds = time.perf_counter() - start
+    results = []
+    for leaf, (tree, seconds) in zip(leaves, grow_unpruned(
+            {**params, "loss": loss}, leaves, data, sample_weight,
+            draw_seed(check_random_state(seed))), strict=True):
+        leaf_alpha, ccp_alphas = leaf_alphas(tree)
+        if (LEAF_MODELS[leaf["leaf_model"]].limits_growth
+                and grows_until_leaves_fit(params, len(lower))):
+            # the unpruned tree's models are its constants: MMIT.fit refuses
+            # that candidate, a duplicate of constant leaves
+            ccp_alphas = ccp_alphas[ccp_alphas > 0.0]
+        # +inf: the root alone in every fold, whose own path may end later
+        # (with linear leaves the root alone is the linear model, often the best)
+        results.append((tree, leaf_alpha, np.r_[ccp_alphas, np.inf],
+                        targets_seconds + seconds))
+    return results
+
+
+def _column_scores(scoring, predictions, X_test, y_test):
+    """Test score of each column of ``predictions`` (test rows x subtrees):
+    the built-in scorers in one pass, a callable one subtree at a time."""
+    if scoring is None or isinstance(scoring, str):
+        accuracy = scoring == "interval_accuracy"
+        scores = interval_scores(y_test[:, 0], y_test[:, 1],
+                                 np.ascontiguousarray(predictions.T), accuracy=accuracy)
+        return scores if accuracy else -scores
+    return [scoring(_FixedPredictions(column), X_test, y_test) for column in predictions.T]
+
+
+def _fold_scores(features, lower, upper, X_test, y_test, params, loss, margin, leaves,
+                 sample_weight, seed, ccp_alphas, scoring):
+    """Scores on the test rows of every pruned subtree of one fold's trees
+    (one per leaf model; ``ccp_alphas`` has the candidate alphas of each),
+    and their fit times."""
+    results = []
+    block = max(1, _PREDICTION_BLOCK // max(len(X_test), 1))
+    for (tree, leaf_alpha, _, fit_time), alphas_of_leaf in zip(
+            _grow_with_paths(features, lower, upper, params, loss, margin, leaves,
+                             sample_weight, seed), ccp_alphas, strict=True):
+        scores = np.empty(len(alphas_of_leaf))
+        for first in range(0, len(alphas_of_leaf), block):
+            alphas = alphas_of_leaf[first:first + block]
+            predictions = subtree_predictions(tree, X_test, leaf_alpha, alphas)
+            scores[first:first + len(alphas)] = _column_scores(scoring, predictions,
+                                                               X_test, y_test)
+        results.append((scores, fit_time))
+    return results
+
+
+@fill_doc
+class MMITCV(IntervalRegressorMixin, BaseEstimator):
+    """MMIT with margin, loss and pruning chosen by K-fold cross-validation.
+
+    For every fold and every (loss, margin, leaf model) one tree is grown on
+    the fold's training part, and every subtree on its minimal
+    cost-complexity pruning path is scored on the fold's test part without
+    refitting (each test row's path is walked once). The candidate
+    ``ccp_alpha`` values of a (loss, margin, leaf model) are the pruning path
+    of the tree grown on all data; the best candidate is that tree pruned at
+    the best alpha, which is exactly what refitting on all data would give.
+    The scores equal those of ``GridSearchCV(MMIT(...))`` over the same grid
+    and folds, at the cost of one tree instead of one per alpha. With linear
+    leaves every node of the trees holds its linear model, so that the
+    pruned subtrees' leaves are linear too.
+
+    Parameters
+    ----------
+    margins : array-like of float, default=None
+        Candidate margins; None uses 0 and 7 log-spaced values from 1e-3 to
+        1 times the standard deviation of the finite bounds.
+    losses : list of {"linear_hinge", "squared_hinge"}, default=("linear_hinge",)
+        Candidate losses.
+    leaf_models : list of {"constant", "linear"}, default=("constant",)
+        Candidate leaf models (see :class:`MMIT`).
+    leaf_shrinkages : array-like of float, default=(1.0, 10.0, 100.0)
+        Candidate ``leaf_shrinkage`` values of linear leaves (the
+        measurements behind the default: :ref:`defaults` in the user guide).
+    max_depth, min_samples_split, min_samples_leaf, max_features, \
+max_leaf_nodes, min_cost_decrease, categorical_penalty
+        Parameters of the trees, see :class:`MMIT`.
+    %(categorical_features)s
+    cv : int, cross-validation generator or iterable, default=None
+        Folds, as in scikit-learn (None: 5-fold ``KFold``).
+    scoring : str or callable, default=None
+        ``"neg_interval_mse"`` (default), ``"interval_accuracy"`` or any
+        scorer ``scorer(estimator, X, y)``; test scores are unweighted.
+    n_jobs : int, default=None
+        Parallel jobs over folds, losses and margins (threads).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the trees' feature order (ties between splits).
+
+    Attributes
+    ----------
+    best_estimator_ : MMIT
+        The best tree on all data (predicts on its own).
+    best_params_ : dict
+        Its ``loss``, ``margin``, ``leaf_model``, ``leaf_shrinkage`` and
+        ``ccp_alpha``.
+    best_score_ : float
+        Its mean test score.
+    best_index_ : int
+        Its index in ``cv_results_``. Candidates are ordered by loss (as in
+        ``losses``), margin, leaf model (as in ``leaf_models``, linear ones
+        by shrinkage), then increasing ``ccp_alpha``; equal mean scores go
+        to the first, as in ``GridSearchCV``.
+    cv_results_ : dict of ndarray
+        As ``GridSearchCV``'s: ``param_loss``, ``param_margin``,
+        ``param_leaf_model``, ``param_leaf_shrinkage`` (MMIT's default for
+        constant leaves), ``param_ccp_alpha``, ``params``,
+        ``split{k}_test_score``,
+        ``mean_test_score``, ``std_test_score``, ``rank_test_score``,
+        ``mean_fit_time`` and ``std_fit_time`` (per fold tree, shared by the
+        alphas of a loss and margin).
+    %(features_in)s
+    %(categorical_attributes)s
+
+    See Also
+    --------
+    MMIT : The tree.
+
+    Examples
+    --------
+    >>> from mmit import MMITCV
+    >>> from mmit.datasets import load_dataset
+    >>> data = load_dataset("servo")
+    >>> search = MMITCV(margins=[0.0, 0.01], cv=3, random_state=0)
+    >>> search = search.fit(data.data, data.target)
+    >>> sorted(search.best_params_)
+    ['ccp_alpha', 'leaf_model', 'leaf_shrinkage', 'loss', 'margin']
+    """
+
+    _parameter_constraints = {
+        **{name: TREE_PARAMETER_CONSTRAINTS[name] for name in (
+            "max_depth", "min_samples_split", "min_samples_leaf", "max_features",
+            "max_leaf_nodes", "min_cost_decrease", "categorical_penalty",
+            "random_state")},
+        "margins": ["array-like", None],
+        "losses": [list, tuple],
+        "leaf_models": [list, tuple],
+        **{parameter.grid_name: ["array-like"] for parameter in LEAF_PARAMETERS.values()},
+        "cv": ["cv_object"],
+        "scoring": [StrOptions({"neg_interval_mse", "interval_accuracy"}), callable, None],
+        "n_jobs": [Integral, None],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+    }
+
+    def __init__(
+        self,
+        *,
+        margins=None,
+        losses=("linear_hinge",),
+        leaf_models=("constant",),
+        leaf_shrinkages=(1.0, 10.0, 100.0),
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        max_features=None,
+        max_leaf_nodes=None,
+        min_cost_decrease=0.0,
+        categorical_features="from_dtype",
+        categorical_penalty=CATEGORICAL_PENALTY,
+        cv=None,
+        scoring=None,
+        n_jobs=None,
+        random_state=None,
+    ):
+        self.margins = margins
+        self.losses = losses
+        self.leaf_models = leaf_models
+        self.leaf_shrinkages = leaf_shrinkages
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_cost_decrease = min_cost_decrease
+        self.categorical_features = categorical_features
+        self.categorical_penalty = categorical_penalty
+        self.cv = cv
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _tree_params(self):
+        return {name: getattr(self, name) for name in (
+            "max_depth", "min_samples_split", "min_samples_leaf", "max_features",
+            "max_leaf_nodes", "min_cost_decrease", "categorical_penalty")}
+
+    def _candidate_grid(self, lower, upper):
+        """The (loss, margin, leaf model) candidates, as MMIT parameters."""
+        for loss in self.losses:
+            if loss not in LOSSES:
+                raise ValueError(f"losses must be among {tuple(LOSSES)}, got {loss!r}.")
+        leaves = []
+        grids = {parameter.grid_name: getattr(self, parameter.grid_name)
+                 for parameter in LEAF_PARAMETERS.values()}
+        for leaf_model in self.leaf_models:
+            if leaf_model not in LEAF_MODELS:
+                raise ValueError(f"leaf_models must be among {tuple(LEAF_MODELS)}, "
+                                 f"got {leaf_model!r}.")
+            # the parameters of the other leaf models do nothing: their defaults
+            leaves += LEAF_MODELS[leaf_model].candidates(grids)
+        if not leaves:
+            raise ValueError("leaf_models must not be empty.")
+        if self.margins is None:
+            margins = default_margins(lower, upper)
+        else:
+            margins = np.array([check_margin(m) for m in np.ravel(self.margins)])
+            if margins.size == 0:
+                raise ValueError("margins must not be empty.")
+        return [{"loss": loss, "margin": float(margin), **leaf}
+                for loss in self.losses for margin in margins for leaf in leaves]
+
+    @fill_doc
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None, groups=None):
+        """Cross-validate the candidates and keep the best tree on all data.
+
+        Parameters
+        ----------
+        %(fit_X)s
+        y : array-like of shape (n_samples, 2) or (n_samples,)
+            Target intervals (lower, upper; infinite bounds allowed), or
+            exact values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights for growing the trees.
+        groups : array-like of shape (n_samples,), default=None
+            Group labels for a group-aware ``cv``.
+
+        Returns
+        -------
+        self : MMITCV
+            The fitted estimator.
+        """
+        X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
+        candidates = self._candidate_grid(lower, upper)
+        target = np.column_stack([lower, upper])
+        splits = list(check_cv(self.cv).split(X, target, groups))
+        random_state = self.random_state
+        seed = (random_state if isinstance(random_state, Integral)
+                else int(check_random_state(random_state).randint(MAX_SEED)))
+        params = self._tree_params()
+        parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
+
+        # the candidates sharing a loss and margin share their trees' growth
+        groups = [(loss, margin, list(group))
+                  for (loss, margin), group in itertools.groupby(
+                      candidates, key=lambda candidate: (candidate["loss"],
+                                                         candidate["margin"]))]
+        categories = n_categories(self)
+        features = prepare_features(X, self.max_features, categories)
+        full_groups = parallel(
+            delayed(_grow_with_paths)(features, lower, upper, params, loss, margin, leaves,
+                                      sample_weight, seed)
+            for loss, margin, leaves in groups)
+        fold_features = [prepare_features(X[train], self.max_features, categories)
+                         for train, _ in splits]
+        X_contiguous = np.ascontiguousarray(X)
+        folds = [result for group in parallel(
+            delayed(_fold_scores)(
+                fold_features[k], lower[train], upper[train], X_contiguous[test],
+                target[test], params, loss, margin, leaves, sample_weight[train], seed,
+                [ccp_alphas for _, _, ccp_alphas, _ in full_groups[g]], self.scoring)
+            for k, (train, test) in enumerate(splits)
+            for g, (loss, margin, leaves) in enumerate(groups)) for result in group]
+        full = [result for group in full_groups for result in group]
+        self._set_results(candidates, full, folds, len(splits))
+        best = {name: self.best_params_[name] for name in candidates[0]}
+        best_tree = full[candidates.index(best)][0]
+        estimator = copy_encoding(self, MMIT(
+            **params, **self.best_params_, categorical_features=self.categorical_features,
+            random_state=seed))
+        self.best_estimator_ = estimator._set_tree(
+            prune_at(best_tree, self.best_params_["ccp_alpha"]), self.n_features_in_,
+            getattr(self, "feature_names_in_", None))
+        return self
+
+    def _set_results(self, candidates, full, folds, n_splits):
+        n_candidates = len(candidates)
+        params, fit_times, split_scores = [], [], []
+        for c, candidate in enumerate(candidates):
+            ccp_alphas = full[c][2]
+            params += [{**candidate, "ccp_alpha": float(alpha)} for alpha in ccp_alphas]
+            times = [folds[k * n_candidates + c][1] for k in range(n_splits)]
+            fit_times.append(np.tile(times, (len(ccp_alphas), 1)))
+            split_scores.append(np.column_stack(
+                [folds[k * n_candidates + c][0] for k in range(n_splits)]))
+        scores = np.vstack(split_scores)
+        fit_times = np.vstack(fit_times)
+        mean = scores.mean(axis=1)
+        results = {
+            f"param_{name}": np.array([param[name] for param in params],
+                                      dtype=object if isinstance(first, str) else float)
+            for name, first in params[0].items()
+        }
+        results["params"] = params
+        for k in range(n_splits):
+            results[f"split{k}_test_score"] = scores[:, k]
+        results["mean_test_score"] = mean
+        results["std_test_score"] = scores.std(axis=1)
+        results["rank_test_score"] = rankdata(-mean, method="min").astype(np.int32)
+        results["mean_fit_time"] = fit_times.mean(axis=1)
+        results["std_fit_time"] = fit_times.std(axis=1)
+        self.cv_results_ = results
+        # the first best candidate, as GridSearchCV over the same ordered grid
+        self.best_index_ = int(np.argmax(mean))
+        self.best_params_ = results["params"][self.best_index_]
+        self.best_score_ = float(mean[self.best_index_])
+
+    @fill_doc
+    def predict(self, X):
+        """Predictions of the best tree.
+
+        %(predict)s
+        """
+        X = self._validate_X_predict(X)
+        return self.best_estimator_.tree_.predict(X)

@@ -1,0 +1,134 @@
+# Declarations of the split search: a node's rows in the order of a
+# feature (presorted lists or sorted on demand), the best split over the
+# features drawn, and the partition of a node between its children. See
+# _splitter.pyx.
+
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libcpp.vector cimport vector
+
+from ._criterion cimport Criterion
+from ._features cimport Features
+from .._utils._typedefs cimport intp_t
+from ._tree cimport Tree
+
+
+ctypedef struct NodeRecord:
+    intp_t node_id              # id in the tree
+    intp_t start                # rows: [start, end) of node_rows and presorted lists
+    intp_t end                  # (one past the last row)
+    intp_t target_start         # the criterion's targets: [target_start, target_end)
+    intp_t target_end           # (one past the last target)
+    intp_t depth                # depth in the tree (root: 0)
+    bint presorted              # rows also kept in the presorted lists
+    double value                # prediction of the node
+    double cost                 # exact optimal cost of the node
+    double weight               # total weight of its rows
+
+
+ctypedef struct CategoryGroup:
+    double value                # its sort key: its rows' optimal constant (or ratio)
+    intp_t code                 # the category's code (its bin)
+    intp_t start                # its rows: [start, start + count) of the node's
+    intp_t count                # present rows in code order (exact splitter)
+
+
+cdef void sort_categories(CategoryGroup* groups, intp_t count) noexcept nogil
+
+
+ctypedef struct SplitRecord:
+    intp_t feature              # feature to split on
+    double threshold            # x <= threshold goes left (+inf: every present value)
+    intp_t bin                  # binned features: codes <= bin go left
+    bint has_missing            # the node has rows missing the feature
+    bint missing_go_to_left     # where those go (when has_missing)
+    double cost                 # optimal cost of left plus right (from the sweeps)
+    double improvement          # the cost decrease the split search measured
+    double left_value           # prediction of the left child (if it has a finite bound)
+    double right_value          # prediction of the right child (if it has a finite bound)
+    intp_t categories           # categorical: its sets in category_words (-1: threshold)
+    int64_t category_first      # the category code of the sets' first bit
+    intp_t category_n_words     # words of each set
+    intp_t boundary             # a scan's split: rows before this position go left
+
+
+cdef class Splitter:
+    # The interface the builder grows a tree through (abstract), and what
+    # every split search shares: the criterion, the node rows, partitions.
+    cdef Criterion criterion            # the loss
+    cdef intp_t max_features            # features evaluated per node (at least)
+    cdef intp_t min_samples_leaf        # rows of positive weight in each child (at least)
+    cdef uint32_t random_state          # xorshift state (never 0)
+    cdef intp_t n_samples               # rows of the training data
+    cdef intp_t n_features              # its features
+    cdef intp_t n_active                # rows with weight > 0 (the root's rows)
+    cdef const double* sample_weight    # per row: its weight
+    cdef int32_t* node_rows             # every node's rows, increasing within a node
+    cdef unsigned char* goes_left       # per row, during a partition
+    cdef int32_t* scratch               # partition buffer
+    cdef intp_t* feature_ids            # features, drawn in a random order
+    cdef double* row_values             # output: each row's leaf value (NULL: none)
+    # pending categorical splits: per split, the categories going left, then
+    # those present in the node
+    cdef vector[uint32_t] category_words
+    cdef intp_t categories_start        # its words in use before the current search
+    cdef double category_penalty        # ordered splits' bar (per category, x mean loss)
+    cdef object _shared_buffers         # ndarrays holding the arrays above
+
+    cdef int setup(self, Criterion criterion, const double[::1] sample_weight,
+                   intp_t n_samples, intp_t n_features, intp_t max_features,
+                   intp_t min_samples_leaf, uint32_t seed, object buffers) except -1
+    cdef intp_t draw_feature(self, intp_t n_drawn) noexcept nogil
+    cdef void describe_root(self, NodeRecord* root) noexcept nogil
+    cdef int init_root(self, NodeRecord* root) except -1 nogil
+    cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil
+    cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
+                        NodeRecord* left, NodeRecord* right) except -1 nogil
+    cdef void settle_leaf(self, const NodeRecord* node) noexcept nogil
+    cdef void partition(self, const NodeRecord* node, intp_t n_left, NodeRecord* left,
+                        NodeRecord* right) noexcept nogil
+    cdef void evaluate_child(self, const NodeRecord* parent, NodeRecord* child,
+                             double value) noexcept nogil
+    cdef int add_children(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
+                          NodeRecord* left, NodeRecord* right) except -1 nogil
+    cdef uint32_t* new_categories(self, SplitRecord* split, int64_t first,
+                                  intp_t n_words) except NULL nogil
+    cdef bint category_goes_left(self, const SplitRecord* split,
+                                 double code) noexcept nogil
+
+
+cdef class ExactSplitter(Splitter):
+    # the split search on the values: presorted or sorted-on-demand rows and
+    # the criterion's sweeps
+    cdef Features features              # the data (kept alive)
+    cdef intp_t presort_min_rows        # a node this large keeps its children presorted
+    cdef const double* X                # column-major features
+    cdef int32_t* samples               # per feature: n_active rows, node-partitioned
+    cdef uint64_t* keys                 # sort keys of an unsorted node's present values
+    cdef int32_t* dropped               # bits of their values the keys drop, by position
+    cdef int32_t* feature_rows          # an unsorted node's rows by a feature, missing last
+    cdef unsigned char* change          # change[k]: the k-th and (k-1)-th values differ
+    cdef double* forward_cost           # sweep outputs: cost of every left part
+    cdef double* forward_value          # and its prediction
+    cdef double* backward_cost          # cost of every right part
+    cdef double* backward_value         # and its prediction
+    cdef double* missing_cost           # sweeps that start with the missing rows
+    cdef double* missing_value          # and their predictions
+    cdef int32_t* category_rows         # a node's present rows, categories reordered
+    cdef CategoryGroup* groups          # the node's categories, as ordered
+    cdef object _buffers                # ndarrays holding the working memory
+
+    cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
+                                      intp_t* n_present) noexcept nogil
+    cdef void consider(self, SplitRecord* best, double total, double tolerance,
+                       intp_t feature, const double* column, const int32_t* rows,
+                       intp_t k, intp_t n_present, bint has_missing,
+                       bint missing_go_to_left, double left_value,
+                       double right_value) noexcept nogil
+    cdef void evaluate_feature(self, const NodeRecord* node, intp_t feature,
+                               const int32_t* rows, intp_t n_present,
+                               double tolerance, SplitRecord* best) noexcept nogil
+    cdef int evaluate_categories(self, const NodeRecord* node, intp_t feature,
+                                 const int32_t* rows, intp_t n_present,
+                                 double tolerance, SplitRecord* best) except -1 nogil
+    cdef int keep_categories(self, SplitRecord* best, intp_t feature,
+                             const int32_t* rows, intp_t n_present) except -1 nogil

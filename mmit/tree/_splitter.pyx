@@ -1,0 +1,682 @@
+"""The split search of Maximum Margin Interval Trees, and node partitions.
+
+A :class:`Splitter` serves one tree build: it finds the best split of a
+node under the criterion (a :class:`~mmit.tree._criterion.Criterion`) and
+partitions the node's rows and targets between its children.
+:class:`Splitter` holds what every split search shares;
+:class:`ExactSplitter`, described here, searches the values
+(``_histogram_splitter`` searches binned features).
+
+Split search. For a node and a candidate feature, the node's rows with the
+feature present are taken in increasing order of the feature; one backward
+and one forward sweep of the criterion give the optimal cost of every right
+and left part, and the split cost at each boundary between distinct values
+is their sum (O(m) per feature for m rows). Rows missing the feature (NaN)
+are tried on each side: a sweep that starts with them gives the costs of
+the parts they join. Before those two extra sweeps, a lower bound (the best
+split of the present rows plus the optimal cost of the missing rows alone)
+skips features that cannot beat the best split found so far. "Present
+versus missing" is a candidate split too. Ties between equally good splits
+go to the first feature of a random order (``random_state``) and the first
+boundary within it.
+
+Rows in feature order, two ways (the work per node follows the features
+evaluated, not all of them):
+
+- presorted: every feature is sorted once per fit
+  (:class:`~mmit.tree._features.Features`); a node's rows sit in the same range
+  of every feature's list, and a split partitions every list stably between
+  the children. O(p m) per split.
+- sorted on demand: a node keeps its rows in one list; each drawn feature's
+  present values are sorted when the feature is evaluated. O(k m log m) for
+  k evaluated features.
+
+A node keeps its children presorted while it has at least
+``presort_min_rows`` rows (the cost model of ``_fitting.presort_min_rows``);
+below that its subtree sorts on demand. Both ways order the rows by
+(value, row index), so they give the same tree.
+
+Categorical features (codes ``0 .. K - 1``, see ``_features``). A split
+sends a set of categories left. The node's categories are ordered by the
+optimal constant of their rows (the solver's minimum, ties by code) and
+the order is scanned as a numeric feature: the best of the K - 1 splits
+into a prefix and the rest, with the missing rows on either side. For
+the squared error this finds the best of all 2^(K-1) - 1 partitions
+(Fisher 1958; Breiman et al. 1984, Theorem 4.5); for the hinge losses it
+is a heuristic, so the codes' own order (the ordinal split, which means
+something for ordered categories) is scanned too: a categorical split is
+never worse than the best split of the codes as numbers. O(m + K log K)
+more per categorical feature than a numeric one. The categories absent
+from the node go where its missing values go (see ``_tree``).
+
+Costs are stored exactly (re-evaluated at each node's prediction); split
+costs compare with a relative tolerance so that rounding in the solver's
+running sums never decides between equal splits.
+"""
+
+from libc.math cimport INFINITY, NAN, isfinite, isnan
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport qsort
+
+import numpy as np
+
+from .._utils._buffers import empty
+from .._utils._checks import check_same_length
+
+from ._criterion cimport Criterion
+from ._features cimport Features
+from ._partition cimport stable_partition
+from .._utils._typedefs cimport check_index
+from .._utils._sorting cimport (
+    dropped_bits,
+    index_mask_for,
+    key_index,
+    order_keys,
+    pack_key,
+    sort_keys,
+    sortable_bits,
+)
+from ._tree cimport Tree
+
+# Splits whose costs differ by less than this (relative to the node's cost)
+# are ties; a split must lower the node's cost by more than this.
+cdef double SPLIT_RTOL = 1e-10
+
+
+cdef inline uint32_t random_below(uint32_t* state, uint32_t bound) noexcept nogil:
+    """Pseudo-random integer in [0, bound) (xorshift32)."""
+    cdef uint32_t x = state[0]
+    x ^= x << 13
+    x ^= x >> 17
+    x ^= x << 5
+    state[0] = x
+    return x % bound
+
+
+cdef inline double midpoint(double left_x, double right_x) noexcept nogil:
+    """Threshold between two distinct values: ``left_x <= t < right_x``."""
+    cdef double threshold = left_x / 2.0 + right_x / 2.0
+    if threshold == right_x or not isfinite(threshold):
+        return left_x
+    return threshold
+
+
+cdef class Splitter:
+    """The split search and partitions of one tree build (abstract).
+
+    What the builder asks (``init_root``, ``find_split``, ``split_node``) and
+    what every split search shares: the criterion, the rows of each node in
+    one list, the partitions of rows and targets, the children's records.
+    Implementations: :class:`ExactSplitter` (on the values) and
+    ``mmit.tree._histogram_splitter.HistogramSplitter`` (on binned features).
+    """
+
+    cdef int setup(self, Criterion criterion, const double[::1] sample_weight,
+                   intp_t n_samples, intp_t n_features, intp_t max_features,
+                   intp_t min_samples_leaf, uint32_t seed, object buffers) except -1:
+        """The shared state (called by each implementation's constructor),
+        its arrays in ``buffers`` when given (``_buffers``)."""
+        cdef intp_t i, m = 0
+        check_same_length("sample_weight", sample_weight, "X", n_samples)
+        if criterion.n_samples != n_samples:
+            raise ValueError(f"the criterion has {criterion.n_samples} rows for "
+                             f"{n_samples} samples.")
+        node_rows = empty(buffers, "splitter.node_rows", max(n_samples, 1), np.int32)
+        goes_left = empty(buffers, "splitter.goes_left", max(n_samples, 1), np.uint8)
+        goes_left.fill(0)
+        scratch = empty(buffers, "splitter.scratch", max(n_samples, 1), np.int32)
+        feature_ids = np.arange(max(n_features, 1), dtype=np.intp)
+        self._shared_buffers = (node_rows, goes_left, scratch, feature_ids, sample_weight)
+        cdef int32_t[::1] node_rows_view = node_rows
+        cdef unsigned char[::1] goes_left_view = goes_left
+        cdef int32_t[::1] scratch_view = scratch
+        cdef intp_t[::1] feature_ids_view = feature_ids
+        with nogil:
+            # the rows of positive weight, in increasing order
+            for i in range(n_samples):
+                if sample_weight[i] > 0.0:
+                    node_rows_view[m] = <int32_t>i
+                    m += 1
+        self.criterion = criterion
+        self.max_features = max_features
+        self.min_samples_leaf = min_samples_leaf
+        self.random_state = seed if seed != 0 else 1
+        self.n_samples = n_samples
+        self.n_features = n_features
+        self.n_active = m
+        self.sample_weight = &sample_weight[0] if n_samples > 0 else NULL
+        self.node_rows = &node_rows_view[0]
+        self.goes_left = &goes_left_view[0]
+        self.scratch = &scratch_view[0]
+        self.feature_ids = &feature_ids_view[0]
+        self.row_values = NULL
+        self.categories_start = 0
+        self.category_penalty = 0.0
+        return 0
+
+    cdef intp_t draw_feature(self, intp_t n_drawn) noexcept nogil:
+        """The next feature of a random order (``n_drawn`` drawn so far in
+        this node): features are evaluated in this order, ties between equal
+        splits go to the first."""
+        cdef intp_t j = n_drawn + random_below(&self.random_state,
+                                               self.n_features - n_drawn)
+        cdef intp_t feature = self.feature_ids[j]
+        self.feature_ids[j] = self.feature_ids[n_drawn]
+        self.feature_ids[n_drawn] = feature
+        return feature
+
+    cdef int init_root(self, NodeRecord* root) except -1 nogil:
+        """Describe the root: all rows of positive weight, their value, cost
+        and weight."""
+        cdef double value = 0.0, cost
+        self.describe_root(root)
+        self.criterion.node_init(root.target_start, root.target_end)
+        self.criterion.reset()
+        self.criterion.add(self.node_rows, self.n_active)
+        self.criterion.minimum(&value, &cost)
+        root.value = value
+        root.cost = self.criterion.node_cost(self.node_rows, self.n_active, value,
+                                             &root.weight)
+        return 0
+
+    cdef void describe_root(self, NodeRecord* root) noexcept nogil:
+        """The root's ranges: every row of positive weight, every target."""
+        root.start = 0
+        root.end = self.n_active
+        root.target_start = 0
+        root.target_end = self.criterion.n_targets
+        root.depth = 0
+        root.presorted = False
+
+    cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
+        """The best split of the node; False when there is no valid split
+        lowering its cost."""
+        return False
+
+    cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
+                        NodeRecord* left, NodeRecord* right) except -1 nogil:
+        """Partition the node's rows and targets, add its children to the tree
+        and describe them in ``left`` and ``right``."""
+        return 0
+
+    cdef void settle_leaf(self, const NodeRecord* node) noexcept nogil:
+        """The node stays a leaf: its value goes to its rows' ``row_values``
+        (when asked for); a split search may free what it kept for it."""
+        cdef intp_t k
+        if self.row_values != NULL:
+            for k in range(node.start, node.end):
+                check_index(self.node_rows[k], self.n_samples)
+                self.row_values[self.node_rows[k]] = node.value
+
+    cdef void partition(self, const NodeRecord* node, intp_t n_left, NodeRecord* left,
+                        NodeRecord* right) noexcept nogil:
+        """With ``goes_left`` set for the node's rows (``n_left`` of them go
+        left): partition its rows and targets, and give the children's
+        records their ranges. O(m)."""
+        cdef intp_t m = node.end - node.start, n_left_targets
+        # the rows in row order, whichever way the children find feature orders
+        stable_partition(self.node_rows + node.start, m, self.goes_left, 0, self.scratch,
+                         self.n_samples)
+        n_left_targets = self.criterion.partition_targets(
+            node.target_start, node.target_end, self.goes_left)
+        left.start = node.start
+        left.end = node.start + n_left
+        left.target_start = node.target_start
+        left.target_end = node.target_start + n_left_targets
+        right.start = left.end
+        right.end = node.end
+        right.target_start = left.target_end
+        right.target_end = node.target_end
+
+    cdef void evaluate_child(self, const NodeRecord* parent, NodeRecord* child,
+                             double value) noexcept nogil:
+        """Give a partitioned child its value (its parent's when it has no
+        finite bound), and the exact cost and the weight of its rows. O(m)."""
+        child.value = value if child.target_end > child.target_start else parent.value
+        child.cost = self.criterion.node_cost(self.node_rows + child.start,
+                                              child.end - child.start, child.value,
+                                              &child.weight)
+
+    cdef int add_children(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
+                          NodeRecord* left, NodeRecord* right) except -1 nogil:
+        """Add the node's children (their records complete but for depth and
+        id) to the tree and record the split."""
+        left.depth = right.depth = node.depth + 1
+        cdef bint missing_go_to_left
+        cdef intp_t k, n_words = split.category_n_words
+        cdef uint32_t* words
+        cdef uint32_t absent_side
+        left.node_id = tree.add_node(node.node_id, True, left.value, left.cost,
+                                     left.end - left.start, left.weight, left.depth)
+        right.node_id = tree.add_node(node.node_id, False, right.value, right.cost,
+                                      right.end - right.start, right.weight, right.depth)
+        # without missing rows in the node, NaN follows the heavier child
+        missing_go_to_left = (split.missing_go_to_left if split.has_missing
+                              else left.weight >= right.weight)
+        if split.categories < 0:
+            tree.set_split(node.node_id, split.feature, split.threshold,
+                           missing_go_to_left)
+            return 0
+        # the categories absent from the node go where missing values go
+        words = self.category_words.data() + split.categories
+        absent_side = 0xFFFFFFFFu if missing_go_to_left else 0u
+        for k in range(n_words):
+            words[k] = words[k] | (~words[n_words + k] & absent_side)
+        tree.set_categorical_split(node.node_id, split.feature, split.category_first,
+                                   words, n_words, missing_go_to_left)
+        if split.categories + 2 * n_words == <intp_t>self.category_words.size():
+            self.category_words.resize(split.categories)
+        return 0
+
+    cdef uint32_t* new_categories(self, SplitRecord* split, int64_t first,
+                                  intp_t n_words) except NULL nogil:
+        """The sets of a categorical split: ``2 * n_words`` words set to 0
+        (the categories going left, then those present in the node) for the
+        codes from ``first``, kept until the split is made. A search keeps
+        only its best split's sets."""
+        self.category_words.resize(self.categories_start)
+        self.category_words.resize(self.categories_start + 2 * n_words, 0)
+        split.categories = self.categories_start
+        split.category_first = first
+        split.category_n_words = n_words
+        return self.category_words.data() + split.categories
+
+    cdef bint category_goes_left(self, const SplitRecord* split,
+                                 double code) noexcept nogil:
+        """Whether a row of the node with this code (or NaN) goes left."""
+        cdef intp_t k
+        cdef const uint32_t* words
+        if isnan(code):
+            return split.missing_go_to_left
+        k = <intp_t>(<int64_t>code - split.category_first)
+        check_index(k >> 5, split.category_n_words)
+        words = self.category_words.data() + split.categories
+        return (words[k >> 5] >> (k & 31)) & 1
+
+
+cdef class ExactSplitter(Splitter):
+    """The split search on the values of the features (see the module doc).
+
+    Parameters
+    ----------
+    criterion : Criterion
+        The loss, initialised with the build's targets and weights.
+    features : Features
+    sample_weight : ndarray of shape (n_samples,)
+    max_features, min_samples_leaf, presort_min_rows : int
+    seed : int
+        Seed of the feature order, in [1, 2**32).
+    buffers : Buffers, default=None
+        Where the working arrays live (``_buffers``).
+    """
+
+    def __cinit__(self, Criterion criterion, Features features,
+                  const double[::1] sample_weight, intp_t max_features,
+                  intp_t min_samples_leaf, intp_t presort_min_rows, uint32_t seed,
+                  buffers=None):
+        cdef intp_t n = features.n_samples, p = features.n_features, m, i, j, k
+        self.setup(criterion, sample_weight, n, p, max_features, min_samples_leaf, seed,
+                   buffers)
+        m = self.n_active
+        cdef bint presorted = features.presorted and m >= presort_min_rows
+        samples = empty(buffers, "exact.samples",
+                        (p if presorted else 0, m if presorted else 0), np.int32)
+        keys = empty(buffers, "exact.keys", max(n, 1), np.uint64)
+        dropped = empty(buffers, "exact.dropped", max(n, 1), np.int32)
+        feature_rows = empty(buffers, "exact.feature_rows", max(n, 1), np.int32)
+        change = empty(buffers, "exact.change", n + 1, np.uint8)
+        sweeps = empty(buffers, "exact.sweeps", (6, max(n, 1)))
+        categorical = np.asarray(features.n_categories).any()
+        category_rows = empty(buffers, "exact.category_rows",
+                              max(n, 1) if categorical else 1, np.int32)
+        groups = empty(buffers, "exact.groups",
+                       (max(n, 1) if categorical else 1) * sizeof(CategoryGroup), np.uint8)
+        self._buffers = (samples, keys, dropped, feature_rows, change, sweeps,
+                         category_rows, groups)
+
+        cdef int32_t[:, ::1] samples_view = samples
+        cdef uint64_t[::1] keys_view = keys
+        cdef int32_t[::1] dropped_view = dropped
+        cdef int32_t[::1] feature_rows_view = feature_rows
+        cdef unsigned char[::1] change_view = change
+        cdef double[:, ::1] sweeps_view = sweeps
+        cdef int32_t[::1] category_rows_view = category_rows
+        cdef unsigned char[::1] groups_view = groups
+        cdef int32_t row
+        if presorted:
+            with nogil:
+                # the rows of positive weight in each feature's presorted order
+                for j in range(p):
+                    k = 0
+                    for i in range(n):
+                        row = features.order[j, i]
+                        if sample_weight[row] > 0.0:
+                            samples_view[j, k] = row
+                            k += 1
+        self.features = features
+        self.presort_min_rows = presort_min_rows
+        self.X = &features.X[0, 0] if n > 0 and p > 0 else NULL
+        self.samples = &samples_view[0, 0] if presorted and m > 0 else NULL
+        self.keys = &keys_view[0]
+        self.dropped = &dropped_view[0]
+        self.feature_rows = &feature_rows_view[0]
+        self.change = &change_view[0]
+        self.forward_cost = &sweeps_view[0, 0]
+        self.forward_value = &sweeps_view[1, 0]
+        self.backward_cost = &sweeps_view[2, 0]
+        self.backward_value = &sweeps_view[3, 0]
+        self.missing_cost = &sweeps_view[4, 0]
+        self.missing_value = &sweeps_view[5, 0]
+        self.category_rows = &category_rows_view[0]
+        self.groups = <CategoryGroup*> &groups_view[0]
+
+    cdef int init_root(self, NodeRecord* root) except -1 nogil:
+        Splitter.init_root(self, root)
+        root.presorted = self.samples != NULL
+        return 0
+
+    cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
+                                      intp_t* n_present) noexcept nogil:
+        """The node's rows by increasing value of ``feature`` (ties by row),
+        rows missing it last; the number of rows with it present in
+        ``n_present``. NULL when the feature cannot split the node (one
+        present value and nothing missing, or nothing present)."""
+        cdef intp_t m = node.end - node.start, count, t
+        cdef const double* column = self.X + feature * self.n_samples
+        cdef const int32_t* rows
+        cdef int32_t* sorted_rows
+        cdef uint64_t index_mask, bits
+        cdef double x, low = INFINITY, high = -INFINITY
+        if node.presorted:
+            rows = self.samples + feature * self.n_active + node.start
+            count = m
+            while count > 0 and isnan(column[rows[count - 1]]):
+                count -= 1
+            n_present[0] = count
+            if count == 0 or (count == m and column[rows[0]] >= column[rows[m - 1]]):
+                return NULL
+            return rows
+        # unsorted node: sort the present values, keyed by position in the node
+        rows = self.node_rows + node.start
+        sorted_rows = self.feature_rows
+        index_mask = index_mask_for(m)
+        count = 0
+        for t in range(m):
+            check_index(rows[t], self.n_samples)
+            x = column[rows[t]]
+            if isnan(x):
+                sorted_rows[m - 1 - (t - count)] = rows[t]
+                continue
+            low = x if x < low else low
+            high = x if x > high else high
+            bits = sortable_bits(x)
+            self.keys[count] = pack_key(bits, t, index_mask)
+            self.dropped[t] = dropped_bits(bits, index_mask)
+            count += 1
+        n_present[0] = count
+        if count == 0 or (count == m and low >= high):
+            return NULL
+        # missing rows were written backwards from the end: restore row order
+        reverse_rows(sorted_rows + count, m - count)
+        sort_keys(self.keys, count)
+        order_keys(self.keys, count, index_mask, self.dropped, m)
+        for t in range(count):
+            sorted_rows[t] = rows[key_index(self.keys[t], index_mask)]
+        return sorted_rows
+
+    cdef void consider(self, SplitRecord* best, double total, double tolerance,
+                       intp_t feature, const double* column, const int32_t* rows,
+                       intp_t k, intp_t n_present, bint has_missing,
+                       bint missing_go_to_left, double left_value,
+                       double right_value) noexcept nogil:
+        """Make the split of ``rows`` before position ``k`` the best one if it
+        is better than ``best`` by more than ``tolerance``."""
+        if not (total < best.cost - tolerance):
+            return
+        best.cost = total
+        best.feature = feature
+        best.has_missing = has_missing
+        best.missing_go_to_left = missing_go_to_left
+        best.left_value = left_value
+        best.right_value = right_value
+        best.boundary = k
+        best.categories = -1
+        if k == n_present:
+            best.threshold = INFINITY  # present rows left, missing rows right
+        else:
+            best.threshold = midpoint(column[rows[k - 1]], column[rows[k]])
+
+    cdef void evaluate_feature(self, const NodeRecord* node, intp_t feature,
+                               const int32_t* rows, intp_t n_present,
+                               double tolerance, SplitRecord* best) noexcept nogil:
+        """Best split of the node on ``feature`` (``rows``: present rows in
+        order, then missing ones), if better than ``best`` by more than
+        ``tolerance``. O(m) with 2 sweeps, 4 with missing rows."""
+        cdef intp_t m = node.end - node.start, n_missing = m - n_present, k
+        cdef intp_t min_leaf = self.min_samples_leaf
+        cdef const double* column = self.X + feature * self.n_samples
+        cdef const int32_t* missing_rows = rows + n_present
+        cdef unsigned char* change = self.change
+        cdef double bound, missing_alone, missing_alone_value = node.value
+        cdef bint any_change = False
+        change[0] = 0
+        for k in range(1, n_present):
+            check_index(rows[k], self.n_samples)
+            # rows in increasing order of the values, or of categories grouped
+            change[k] = column[rows[k - 1]] != column[rows[k]]
+            any_change |= change[k]
+        change[n_present] = n_missing > 0
+        if not (any_change or n_missing > 0):
+            return
+        # cost of every left part [0, k) forwards, of every right part
+        # [k, n_present) backwards
+        self.criterion.reset()
+        self.criterion.sweep(rows, n_present, False, change + 1, self.forward_cost,
+                             self.forward_value)
+        self.criterion.reset()
+        self.criterion.sweep(rows, n_present, True, change, self.backward_cost,
+                             self.backward_value)
+        if n_missing == 0:
+            for k in range(1, n_present):
+                if change[k] and k >= min_leaf and m - k >= min_leaf:
+                    self.consider(best, self.forward_cost[k - 1] + self.backward_cost[k],
+                                  tolerance, feature, column, rows, k, n_present, False,
+                                  False, self.forward_value[k - 1], self.backward_value[k])
+            return
+        # the missing rows alone; no split with them on one side costs less than
+        # the best split of the present rows plus this
+        self.criterion.reset()
+        self.criterion.add(missing_rows, n_missing)
+        if not self.criterion.minimum(&missing_alone_value, &missing_alone):
+            missing_alone_value = node.value
+        bound = self.forward_cost[n_present - 1]
+        for k in range(1, n_present):
+            if change[k] and self.forward_cost[k - 1] + self.backward_cost[k] < bound:
+                bound = self.forward_cost[k - 1] + self.backward_cost[k]
+        if bound + missing_alone >= best.cost:
+            return
+        # missing rows right: [0, k) and [k, n_present) + missing
+        self.criterion.sweep(rows, n_present, True, change, self.missing_cost,
+                             self.missing_value)
+        for k in range(1, n_present + 1):
+            if change[k] and k >= min_leaf and m - k >= min_leaf:
+                self.consider(best, self.forward_cost[k - 1]
+                              + (self.missing_cost[k] if k < n_present else missing_alone),
+                              tolerance, feature, column, rows, k, n_present, True, False,
+                              self.forward_value[k - 1],
+                              self.missing_value[k] if k < n_present
+                              else missing_alone_value)
+        # missing rows left: missing + [0, k) and [k, n_present)
+        self.criterion.reset()
+        self.criterion.add(missing_rows, n_missing)
+        self.criterion.sweep(rows, n_present, False, change + 1, self.missing_cost,
+                             self.missing_value)
+        for k in range(1, n_present):
+            if change[k] and k + n_missing >= min_leaf and n_present - k >= min_leaf:
+                self.consider(best, self.missing_cost[k - 1] + self.backward_cost[k],
+                              tolerance, feature, column, rows, k, n_present, True, True,
+                              self.missing_value[k - 1], self.backward_value[k])
+
+    cdef int evaluate_categories(self, const NodeRecord* node, intp_t feature,
+                                 const int32_t* rows, intp_t n_present,
+                                 double tolerance, SplitRecord* best) except -1 nogil:
+        """Best split of the node on categorical ``feature`` (``rows``: present
+        rows in code order, then missing ones), if better than ``best`` by
+        more than ``tolerance``: the codes' order scanned, then the order of
+        the categories' optimal constants (module doc). O(m + K log K) and
+        the sweeps of two orders."""
+        cdef intp_t m = node.end - node.start, k, g, n_groups = 0, at
+        cdef const double* column = self.X + feature * self.n_samples
+        cdef CategoryGroup* groups = self.groups
+        cdef double before = best.cost, cost, penalty
+        cdef SplitRecord trial
+        cdef bint reordered = False
+        for k in range(n_present):
+            check_index(rows[k], self.n_samples)
+            if k == 0 or column[rows[k]] != column[rows[k - 1]]:
+                groups[n_groups].code = <intp_t>column[rows[k]]
+                groups[n_groups].start = k
+                n_groups += 1
+            groups[n_groups - 1].count = k + 1 - groups[n_groups - 1].start
+        self.evaluate_feature(node, feature, rows, n_present, tolerance, best)
+        if best.cost < before:
+            self.keep_categories(best, feature, rows, n_present)
+        if n_groups < 3:  # two categories have one partition, the codes' split
+            return 0
+        for g in range(n_groups):
+            self.criterion.reset()
+            self.criterion.add(rows + groups[g].start, groups[g].count)
+            if not self.criterion.minimum(&groups[g].value, &cost):
+                groups[g].value = node.value
+        sort_categories(groups, n_groups)
+        at = 0
+        for g in range(n_groups):
+            reordered |= groups[g].start != at
+            for k in range(groups[g].count):
+                self.category_rows[at + k] = rows[groups[g].start + k]
+            at += groups[g].count
+        if not reordered:
+            return 0
+        for k in range(n_present, m):
+            self.category_rows[k] = rows[k]
+        # a split of the ordered categories must beat the best so far by the
+        # penalty of its choice among many (module doc)
+        penalty = (self.category_penalty * (n_groups - 2) * node.cost / node.weight
+                   if node.weight > 0.0 else 0.0)
+        trial = best[0]
+        trial.cost = best.cost - penalty
+        self.evaluate_feature(node, feature, self.category_rows, n_present, tolerance,
+                              &trial)
+        if trial.cost < best.cost - penalty:
+            best[0] = trial
+            best.cost = trial.cost + penalty
+            self.keep_categories(best, feature, self.category_rows, n_present)
+        return 0
+
+    cdef int keep_categories(self, SplitRecord* best, intp_t feature,
+                             const int32_t* rows, intp_t n_present) except -1 nogil:
+        """Make the best split, just found on categorical ``feature`` by a scan
+        of ``rows`` (present rows in a category order), a split of sets: the
+        categories of the rows before ``best.boundary`` go left."""
+        cdef const double* column = self.X + feature * self.n_samples
+        cdef double low = INFINITY, high = -INFINITY
+        cdef intp_t k, n_words, code
+        cdef int64_t first
+        cdef uint32_t* words
+        for k in range(n_present):
+            low = min(low, column[rows[k]])
+            high = max(high, column[rows[k]])
+        first = <int64_t>low
+        n_words = (<int64_t>high - first) // 32 + 1
+        words = self.new_categories(best, first, n_words)
+        for k in range(n_present):
+            code = <intp_t>(<int64_t>column[rows[k]] - first)
+            words[n_words + (code >> 5)] |= 1u << (code & 31)
+            if k < best.boundary:
+                words[code >> 5] |= 1u << (code & 31)
+        best.threshold = NAN
+        return 0
+
+    cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
+        """Best split of the node over features drawn in a random order.
+
+        At least ``max_features`` features that can split the node are
+        evaluated, more while none gives a valid split. Returns False when
+        there is no valid split lowering the cost by more than the
+        tolerance.
+        """
+        cdef intp_t n_drawn = 0, n_visited = 0, n_present, feature
+        cdef double tolerance = SPLIT_RTOL * node.cost
+        cdef const int32_t* rows
+        self.criterion.node_init(node.target_start, node.target_end)
+        self.categories_start = self.category_words.size()
+        split.categories = -1
+        split.cost = INFINITY
+        while n_drawn < self.n_features:
+            if n_visited >= self.max_features and split.cost < INFINITY:
+                break
+            feature = self.draw_feature(n_drawn)
+            n_drawn += 1
+            rows = self.feature_order(node, feature, &n_present)
+            if rows == NULL:
+                continue
+            n_visited += 1
+            if self.features.n_categories[feature] > 0:
+                self.evaluate_categories(node, feature, rows, n_present, tolerance, split)
+            else:
+                self.evaluate_feature(node, feature, rows, n_present, tolerance, split)
+        if split.categories < 0:
+            self.category_words.resize(self.categories_start)
+        split.improvement = node.cost - split.cost
+        return split.cost < INFINITY and split.improvement > tolerance
+
+    cdef int split_node(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
+                        NodeRecord* left, NodeRecord* right) except -1 nogil:
+        """Partition the node's rows and targets, add its children to the tree
+        and describe them in ``left`` and ``right``. O(m) per presorted list
+        kept, O(m log m) when the children start sorting on demand."""
+        cdef intp_t m = node.end - node.start, k, j, n_left = 0
+        cdef const double* column = self.X + split.feature * self.n_samples
+        cdef int32_t* rows = self.node_rows + node.start
+        cdef bint keep_presorted = node.presorted and m >= self.presort_min_rows
+        cdef double x
+        for k in range(m):
+            check_index(rows[k], self.n_samples)
+            x = column[rows[k]]
+            if split.categories >= 0:
+                self.goes_left[rows[k]] = self.category_goes_left(split, x)
+            else:
+                self.goes_left[rows[k]] = (split.missing_go_to_left if isnan(x)
+                                           else x <= split.threshold)
+            n_left += self.goes_left[rows[k]]
+        if keep_presorted:
+            for j in range(self.n_features):
+                stable_partition(self.samples + j * self.n_active + node.start, m,
+                                 self.goes_left, 0, self.scratch, self.n_samples)
+        left.presorted = right.presorted = keep_presorted
+        self.partition(node, n_left, left, right)
+        self.evaluate_child(node, left, split.left_value)
+        self.evaluate_child(node, right, split.right_value)
+        return self.add_children(tree, node, split, left, right)
+
+
+cdef inline void reverse_rows(int32_t* rows, intp_t count) noexcept nogil:
+    cdef intp_t k
+    cdef int32_t row
+    for k in range(count // 2):
+        row = rows[k]
+        rows[k] = rows[count - 1 - k]
+        rows[count - 1 - k] = row
+
+
+cdef void sort_categories(CategoryGroup* groups, intp_t count) noexcept nogil:
+    """Order categories by increasing value, ties by code."""
+    qsort(groups, count, sizeof(CategoryGroup), compare_groups)
+
+
+cdef int compare_groups(const void* a, const void* b) noexcept nogil:
+    cdef const CategoryGroup* x = <const CategoryGroup*> a
+    cdef const CategoryGroup* y = <const CategoryGroup*> b
+    if x.value != y.value:
+        return -1 if x.value < y.value else 1
+    return -1 if x.code < y.code else (1 if x.code > y.code else 0)

@@ -1,0 +1,323 @@
+"""Model files: every saved model kind predicts as before saving, damaged and
+foreign files are refused, files of earlier releases still load."""
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import GroupKFold
+
+from mmit import (
+    MMIT,
+    MMITCV,
+    IntervalLinearRegression,
+    IntervalLinearRegressionCV,
+    IntervalStackingRegressor,
+    LocationDistribution,
+    MeanImputer,
+    MMITBoost,
+    MMITForest,
+    SpreadDistribution,
+    load_model,
+    save_model,
+)
+from mmit.baselines import ConstantRegressor
+from mmit.datasets import load_dataset, make_interval_regression
+
+pd = pytest.importorskip("pandas")
+
+
+def servo(missing=False):
+    data = load_dataset("servo", as_frame=True)
+    X = data.data.copy()
+    if missing:
+        X.iloc[::4, 0] = np.nan
+        X.iloc[::7, 5] = np.nan
+    return X, data.target
+
+
+def round_trip(model, path):
+    save_model(model, path)
+    with zipfile.ZipFile(path) as archive:  # plain arrays: nothing pickled
+        assert all(name.endswith(".npy") for name in archive.namelist())
+    return load_model(path)
+
+
+@pytest.mark.parametrize("model", [IntervalLinearRegression(alpha=0.01, margin=0.05),
+                                   IntervalLinearRegressionCV(n_alphas=10, cv=3)])
+def test_linear_models_predict_identically(tmp_path, model):
+    X, y = servo()
+    model.fit(X, y)
+    restored = round_trip(model, tmp_path / "linear.npz")
+    assert type(restored) is type(model) and restored.get_params() == model.get_params()
+    far = X.copy() * 10.0  # beyond the training range: clipped alike
+    np.testing.assert_array_equal(restored.predict(far), model.predict(far))
+    for name in ("coef_", "data_min_", "data_max_", "intercept_", "n_features_in_",
+                 "feature_names_in_"):
+        np.testing.assert_array_equal(getattr(restored, name), getattr(model, name))
+    if isinstance(model, IntervalLinearRegressionCV):
+        np.testing.assert_array_equal(restored.mse_path_, model.mse_path_)
+        assert (restored.alpha_, restored.margin_) == (model.alpha_, model.margin_)
+
+
+def test_default_stack_with_missing_values_predicts_identically(tmp_path):
+    X, y = servo(missing=True)
+    stack = IntervalStackingRegressor(n_jobs=2, random_state=0).fit(X, y)
+    restored = round_trip(stack, tmp_path / "stack.npz")
+    np.testing.assert_array_equal(restored.predict(X), stack.predict(X))
+    assert restored.get_params(deep=False) == stack.get_params(deep=False)
+    for name in ("weights_", "cv_predictions_", "cv_scores_", "feature_names_in_"):
+        np.testing.assert_array_equal(getattr(restored, name), getattr(stack, name))
+    assert list(restored.named_estimators_) == ["forest", "boost", "linear"]
+    assert isinstance(restored.named_estimators_.forest, MMITForest)
+    assert isinstance(restored.named_estimators_.boost, MMITBoost)
+    linear = restored.named_estimators_.linear
+    assert isinstance(linear[0], MeanImputer) and isinstance(
+        linear[1], IntervalLinearRegressionCV)
+    np.testing.assert_array_equal(linear[0].indicator_features_, [0, 5])
+    # (a KFold equals only itself: compared by its settings)
+    assert repr(linear[1].get_params()) == repr(
+        stack.named_estimators_.linear[1].get_params())
+
+
+def test_given_members_a_search_saves_its_best_tree(tmp_path):
+    X, y = servo()
+    X = X.to_numpy()
+    stack = IntervalStackingRegressor(
+        [("search", MMITCV(cv=3)), ("linear", IntervalLinearRegression()),
+         ("none", "drop")], cv=3, random_state=0).fit(X, y)
+    restored = round_trip(stack, tmp_path / "stack.npz")
+    np.testing.assert_array_equal(restored.predict(X), stack.predict(X))
+    assert isinstance(restored.named_estimators_.search, MMIT)
+    assert [name for name, _ in restored.estimators] == ["search", "linear"]
+    assert not hasattr(restored, "feature_names_in_")
+
+
+def test_what_cannot_be_saved_is_named(tmp_path):
+    X, y = servo()
+    values = X.to_numpy()[:, 0] * 2.0  # exact values: any regressor may be a member
+    with pytest.raises(TypeError, match="not Ridge"):
+        save_model(IntervalStackingRegressor([("ridge", Ridge())], cv=3).fit(X, values),
+                   tmp_path / "s.npz")
+    groups = np.arange(len(X)) % 5
+    stack = IntervalStackingRegressor([("tree", MMIT(max_depth=2))], cv=GroupKFold(3))
+    with pytest.raises(TypeError, match="cannot save the parameter cv=GroupKFold"):
+        save_model(stack.fit(X, y, groups=groups), tmp_path / "s.npz")
+
+
+def rewritten(path, target, change):
+    with np.load(path) as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    metadata = json.loads(bytes(arrays["metadata"]).decode())
+    change(metadata, arrays)
+    arrays["metadata"] = np.frombuffer(json.dumps(metadata).encode(), np.uint8)
+    with open(target, "wb") as file:
+        np.savez(file, **arrays)
+    return target
+
+
+def test_damaged_stacks_and_linear_models_are_refused(tmp_path):
+    X, y = servo(missing=True)
+    path = tmp_path / "stack.npz"
+    save_model(IntervalStackingRegressor(
+        [("tree", MMIT(max_depth=2)), ("linear", IntervalLinearRegression())], cv=3,
+        random_state=0).fit(X, y), path)
+
+    def weights(metadata, arrays):
+        arrays["weights"] = arrays["weights"] * 2.0
+
+    def indicators(metadata, arrays):
+        arrays["member1_step0_indicator_features"] = np.array([0, 99])
+
+    def coefficients(metadata, arrays):
+        arrays["member1_step1_coef"] = arrays["member1_step1_coef"][:3]
+
+    def features(metadata, arrays):
+        metadata["members"][0]["n_features_in"] = 3
+
+    def unknown(metadata, arrays):
+        metadata["members"][1]["steps"][1]["estimator"] = "Ridge"
+
+    def parameter(metadata, arrays):
+        metadata["members"][1]["steps"][1]["params"]["alpha"] = -1.0
+
+    for change in (weights, indicators, coefficients, features, unknown, parameter):
+        with pytest.raises(ValueError, match="damaged"):
+            load_model(rewritten(path, tmp_path / f"{change.__name__}.npz", change))
+
+
+MODEL_FILES = sorted((Path(__file__).resolve().parents[1] / "data").glob("models-*"))
+QUANTILE_LEVELS = (0.05, 0.5, 0.95)  # those of tests/data/make_model_files.py
+
+
+@pytest.mark.parametrize("folder", MODEL_FILES, ids=[f.name for f in MODEL_FILES])
+def test_model_files_of_earlier_releases_predict_as_written(folder):
+    """Files written by tests/data/make_model_files.py with an earlier mmit
+    (format version 4 in models-0.2.0.dev0, 5 in models-0.2.0.dev0-format5):
+    their predictions, and their forests' quantiles, as written."""
+    with np.load(folder / "expected.npz") as archive:
+        expected = {key: archive[key] for key in archive.files}
+    rows = expected.pop("X")
+    quantiles = {key.removesuffix("__quantiles"): expected.pop(key)
+                 for key in list(expected) if key.endswith("__quantiles")}
+    assert len(expected) >= 8
+    for name, predictions in expected.items():
+        model = load_model(folder / f"{name}.npz")
+        X = np.nan_to_num(rows) if name.startswith("linear") else rows
+        np.testing.assert_array_equal(model.predict(X), predictions, err_msg=name)
+        if name in quantiles:
+            np.testing.assert_array_equal(model.predict_quantiles(X, QUANTILE_LEVELS),
+                                          quantiles[name], err_msg=name)
+    assert folder.name == "models-0.2.0.dev0" or {"forest", "forest_location"} <= set(
+        quantiles)
+
+
+@pytest.mark.parametrize("distribution", ["spread", "location", None,
+                                          SpreadDistribution(min_samples_leaf=10),
+                                          LocationDistribution()])
+def test_saved_forests_keep_their_predictive_distributions(tmp_path, distribution):
+    data = load_dataset("servo")
+    forest = MMITForest(n_estimators=8, distribution=distribution,
+                        random_state=0).fit(data.data, data.target)
+    save_model(forest, tmp_path / "forest.npz")  # made now: not yet asked for
+    restored = load_model(tmp_path / "forest.npz")
+    assert restored.get_params() == forest.get_params()
+    if distribution is None:
+        assert restored.distribution_ is None
+        with pytest.raises(ValueError, match="no predictive distributions"):
+            restored.predict_interval(data.data)
+        return
+    levels = [0.05, 0.5, 0.95]
+    np.testing.assert_array_equal(restored.predict_quantiles(data.data, levels),
+                                  forest.predict_quantiles(data.data, levels))
+    np.testing.assert_array_equal(restored.oob_cdf([0.0, 1.0]), forest.oob_cdf([0.0, 1.0]))
+    # a damaged distribution is refused, not read
+    with np.load(tmp_path / "forest.npz") as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    arrays["distribution_leaves"] = arrays["distribution_leaves"] + 10_000
+    np.savez(tmp_path / "damaged.npz", **arrays)
+    with pytest.raises(ValueError, match="damaged"):
+        load_model(tmp_path / "damaged.npz")
+
+
+@pytest.mark.parametrize("model", [
+    MMIT(margin=0.1, max_depth=4, random_state=0),
+    MMITForest(n_estimators=5, max_features=2, random_state=0),
+    MMITBoost(n_estimators=8, learning_rate=0.3, random_state=0),
+])
+def test_saved_models_predict_identically(tmp_path, model):
+    data = load_dataset("servo", as_frame=True)
+    model.fit(data.data, data.target)
+    path = tmp_path / "model.npz"
+    save_model(model, path)
+    restored = load_model(path)
+    np.testing.assert_array_equal(restored.predict(data.data), model.predict(data.data))
+    assert restored.get_params() == model.get_params()
+    np.testing.assert_array_equal(restored.feature_names_in_, model.feature_names_in_)
+    with zipfile.ZipFile(path) as archive:  # plain arrays: nothing pickled
+        assert all(name.endswith(".npy") for name in archive.namelist())
+    if isinstance(model, MMITBoost):
+        np.testing.assert_array_equal(restored.train_score_, model.train_score_)
+        assert restored.n_iter_ == model.n_iter_
+        stages = zip(restored.staged_predict(data.data), model.staged_predict(data.data),
+                     strict=True)
+        assert all(np.array_equal(a, b) for a, b in stages)
+
+
+def test_saving_a_search_saves_its_best_tree(tmp_path):
+    X, y = make_interval_regression(60, 2, random_state=1)
+    search = MMITCV(cv=3, random_state=0).fit(X, y)
+    save_model(search, tmp_path / "m.npz")
+    restored = load_model(tmp_path / "m.npz")
+    np.testing.assert_array_equal(restored.predict(X), search.predict(X))
+    with pytest.raises(TypeError, match="save_model saves MMIT.* not ConstantRegressor"):
+        save_model(ConstantRegressor().fit(X, y), tmp_path / "c.npz")
+
+
+def test_foreign_and_damaged_files_are_rejected(tmp_path):
+    X, y = make_interval_regression(80, 2, random_state=2)
+    path = tmp_path / "model.npz"
+    save_model(MMIT(max_depth=3).fit(X, y), path)
+
+    def metadata(change):
+        def edit(arrays):
+            document = json.loads(bytes(arrays["metadata"]).decode())
+            change(document)
+            arrays["metadata"] = np.frombuffer(json.dumps(document).encode(), np.uint8)
+        return edit
+
+    def bad_child(arrays):
+        arrays["tree0_nodes"]["left_child"][0] = 10_000
+
+    def cycle(arrays):
+        arrays["tree0_nodes"]["left_child"][0] = 0
+
+    cases = {
+        "foreign.npz": (lambda arrays: arrays.pop("metadata"), "not an mmit model"),
+        "format.npz": (metadata(lambda d: d.update(format="other")), "not an mmit model"),
+        "version.npz": (metadata(lambda d: d.update(version=99)), "version"),
+        "params.npz": (metadata(lambda d: d["params"].update(depth=3)), "damaged"),
+        "child.npz": (bad_child, "damaged"),
+        "cycle.npz": (cycle, "damaged"),
+        "dtype.npz": (lambda a: a.update(tree0_values=a["tree0_values"].astype(np.float32)),
+                      "damaged"),
+    }
+    for name, (change, message) in cases.items():
+        with pytest.raises(ValueError, match=message):
+            load_model(rewrite(path, tmp_path / name, change))
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    with pytest.raises(ValueError, match="not an mmit model"):
+        load_model(tmp_path / "array.npy")
+
+
+def rewrite(path, target, change):
+    """Copy a model archive, changing one entry."""
+    with np.load(path) as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    change(arrays)
+    with open(target, "wb") as file:
+        np.savez(file, **arrays)
+    return target
+
+
+def test_a_file_is_replaced_whole_or_not_at_all(tmp_path):
+    X, y = make_interval_regression(60, 2, random_state=3)
+    path = tmp_path / "model.npz"
+    save_model(MMIT(max_depth=2).fit(X, y), path)
+    written = path.read_bytes()
+    stack = IntervalStackingRegressor([("ridge", Ridge())], cv=3).fit(X, X[:, 0])
+    with pytest.raises(TypeError, match="not Ridge"):
+        save_model(stack, path)
+    assert path.read_bytes() == written
+    save_model(MMIT(max_depth=3).fit(X, y), path)
+    assert path.read_bytes() != written
+    assert [file.name for file in tmp_path.iterdir()] == ["model.npz"]  # no leftovers
+
+
+def test_node_models_are_nested_in_the_file_and_checked(tmp_path):
+    X, y = make_interval_regression(80, 3, random_state=4)
+    path = tmp_path / "model.npz"
+    model = MMIT(max_depth=2, leaf_model="linear").fit(X, y)
+    save_model(model, path)
+    with np.load(path) as archive:
+        metadata = json.loads(bytes(archive["metadata"]).decode())
+        assert metadata["tree_node_models"] == ["linear"]
+        assert {"tree0_node_models_models", "tree0_node_models_slopes",
+                "tree0_node_models_center"} <= set(archive.files)
+    np.testing.assert_array_equal(load_model(path).predict(X), model.predict(X))
+
+    def kind(metadata, arrays):
+        metadata["tree_node_models"] = ["quadratic"]
+
+    def missing(metadata, arrays):
+        del arrays["tree0_node_models_slopes"]
+
+    def count(metadata, arrays):
+        metadata["tree_node_models"] = ["linear", None]
+
+    for change in (kind, missing, count):
+        with pytest.raises(ValueError, match="damaged"):
+            load_model(rewritten(path, tmp_path / f"{change.__name__}.npz", change))

@@ -1,0 +1,57 @@
+"""Pickles written by earlier versions of mmit load and predict as written.
+
+A pickle names the module of every class it holds; the folders
+``tests/data/pickles-*`` were written by ``tests/data/make_pickles.py``
+with earlier versions (``pickles-0.2.0.dev0-bc5ea50``: the flat layout,
+before the subpackages), whose modules stay importable under their old
+names.
+"""
+
+import importlib
+import pickle
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.exceptions import InconsistentVersionWarning
+
+import mmit
+
+PICKLES = sorted((Path(__file__).resolve().parent / "data").glob("pickles-*"))
+QUANTILE_LEVELS = (0.05, 0.5, 0.95)  # those of tests/data/make_pickles.py
+
+
+def load(path):
+    # written with the scikit-learn of their day: a newer one warns
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InconsistentVersionWarning)
+        return pickle.loads(path.read_bytes())
+
+
+@pytest.mark.parametrize("folder", PICKLES, ids=[folder.name for folder in PICKLES])
+def test_pickles_of_earlier_versions_predict_as_written(folder):
+    with np.load(folder / "expected.npz") as archive:
+        expected = {key: archive[key] for key in archive.files}
+    rows = expected.pop("X")
+    quantiles = {key.removesuffix("__quantiles"): expected.pop(key)
+                 for key in list(expected) if key.endswith("__quantiles")}
+    assert {"tree", "forest", "forest_cv", "boost", "stack", "survival"} <= set(expected)
+    for name, predictions in expected.items():
+        model = load(folder / f"{name}.pkl")
+        X = np.nan_to_num(rows) if name.startswith("linear") else rows
+        output = model.transform(X) if name == "imputer" else model.predict(X)
+        np.testing.assert_array_equal(output, predictions, err_msg=name)
+        if name in quantiles:
+            np.testing.assert_array_equal(model.predict_quantiles(X, QUANTILE_LEVELS),
+                                          quantiles[name], err_msg=name)
+    # a forest pickled before its distributions were made makes them now
+    forest = load(folder / "forest_unasked.pkl")
+    assert forest.predict_quantiles(rows, QUANTILE_LEVELS).shape == (len(rows), 3)
+
+
+def test_old_module_paths_name_the_moved_classes():
+    old = importlib.import_module("mmit._classes")
+    assert old.MMIT is mmit.MMIT
+    tree = mmit.MMIT(max_depth=1).fit([[0.0], [1.0]], [0.0, 1.0]).tree_
+    assert importlib.import_module("mmit._tree").Tree is type(tree)
