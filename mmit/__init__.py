@@ -4,6 +4,7 @@ import sys
 
 from ._loss._optimal_costs import compute_optimal_costs
 from ._persistence import load_model, save_model
+from ._utils._version import __version__  # noqa: F401 (mmit.__version__)
 from .ensemble import (
     IntervalStackingRegressor,
     LocationDistribution,
@@ -16,9 +17,6 @@ from .inspection import Explanation, shap_values
 from .linear_model import IntervalLinearRegression, IntervalLinearRegressionCV, MeanImputer
 from .survival import StepFunction, SurvivalRegressor, intervals_from_survival
 from .tree import MMIT, MMITCV, MaxMarginIntervalTree, export_text
-
-# the one place the version is written (pyproject.toml reads it from here)
-__version__ = "0.2.0.dev0"
 
 __all__ = [
     "Explanation",

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
 from .._persistence._model_files import load_model, save_model
 from .._utils._files import replacing_file
+from .._utils._version import __version__
 from ..datasets import list_datasets, load_dataset, load_folder
 from ..inspection._shap import shap_values
 from ._evaluation import MODEL_GROUPS, cross_validate_models, fold_table, make_model
