@@ -44,6 +44,7 @@ from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils._base import set_feature_attributes
 from .._utils._categorical import fitted_encoding, takes_categorical_features
 from .._utils._files import replacing_file
 from ..ensemble._boosting import MMITBoost
@@ -53,7 +54,6 @@ from ..ensemble._stacking import IntervalStackingRegressor
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegression, IntervalLinearRegressionCV
 from ..tree._classes import MMIT
-from ..tree._growing import set_fitted_attributes
 from ..tree._tree import Tree
 
 __all__ = ["save_model", "load_model"]
@@ -304,7 +304,7 @@ def _build(description, reader):
     names = description["feature_names_in"]
     if names is not None and len(names) != n_features:
         raise ValueError("the number of feature names does not match")
-    set_fitted_attributes(model, n_features,
+    set_feature_attributes(model, n_features,
                           None if names is None else np.array(names, dtype=object))
     _categories_from_state(model, description)
     model._import_state(description, reader)

@@ -7,6 +7,17 @@ from ._categorical import validate_features
 from ._scores import interval_mse
 
 
+def rows_as_read(estimator, X):
+    """The rows of ``X`` as the fitted ``estimator`` reads them to predict:
+    checked to have its features, float64, C-contiguous, its categorical
+    features encoded as in its fit (NaN for a missing value, where its tags
+    allow NaN; no inf)."""
+    check_is_fitted(estimator)
+    allow_nan = estimator.__sklearn_tags__().input_tags.allow_nan
+    return validate_features(estimator, X, reset=False, order="C",
+                             ensure_all_finite="allow-nan" if allow_nan else True)
+
+
 class IntervalRegressorMixin(RegressorMixin):
     """Regressor whose targets may be intervals, scored by the interval MSE."""
 
@@ -20,13 +31,8 @@ class IntervalRegressorMixin(RegressorMixin):
         return tags
 
     def _validate_X_predict(self, X):
-        """X for prediction: fitted estimator, same features, float64 rows
-        (NaN for missing values where the estimator takes them, no inf;
-        categorical features encoded as in fit)."""
-        check_is_fitted(self)
-        allow_nan = self.__sklearn_tags__().input_tags.allow_nan
-        return validate_features(self, X, reset=False, order="C",
-                                 ensure_all_finite="allow-nan" if allow_nan else True)
+        """X for prediction (:func:`rows_as_read`)."""
+        return rows_as_read(self, X)
 
     def score(self, X, y, sample_weight=None):
         """Negative interval MSE of the predictions (higher is better).
@@ -46,3 +52,13 @@ class IntervalRegressorMixin(RegressorMixin):
             lies in its interval.
         """
         return -interval_mse(y, self.predict(X), sample_weight=sample_weight)
+
+
+def set_feature_attributes(estimator, n_features, feature_names):
+    """Set what ``fit`` records of the features (``n_features_in_``, and
+    ``feature_names_in_`` unless ``feature_names`` is None) on an estimator
+    put together from parts fitted elsewhere (a tree of an ensemble, a
+    model file's model)."""
+    estimator.n_features_in_ = n_features
+    if feature_names is not None:
+        estimator.feature_names_in_ = feature_names

@@ -56,14 +56,6 @@ def encoded(estimator, X):
     return Encoded(X, *fitted_encoding(estimator))
 
 
-def copy_encoding(source, target):
-    """Give ``target`` (an MMIT of an ensemble's trees, a refitted best
-    model) the categorical features and categories of the fitted ``source``,
-    so that it predicts on the frames ``source`` takes; returns it."""
-    target.is_categorical_, target.categories_ = fitted_encoding(source)
-    return target
-
-
 def fitted_encoding(estimator):
     """``is_categorical_`` and ``categories_`` of a fitted estimator: None
     for one that has none (a model file written before categorical
@@ -456,3 +448,20 @@ def _codes_by_label(labels, codes, categories, feature):
     mapping = np.array([position.get(label, np.nan) for label in labels.tolist()]
                        + [np.nan], dtype=np.float64)
     return mapping[codes]
+
+
+def numeric_values(estimator, X, passed, reset):
+    """X as float64 (NaN for missing values), checked as scikit-learn's
+    ``validate_data`` checks it for ``estimator``, its columns of ``passed``
+    (a mask, or None) NaN: they are passed through as they are (the
+    non-numeric columns of a data frame, which a model behind encodes)."""
+    if passed is None:
+        return validate_data(estimator, X, reset=reset, dtype=np.float64,
+                             ensure_all_finite="allow-nan")
+    validate_data(estimator, X, reset=reset, skip_check_array=True)
+    numeric = np.full(X.shape, np.nan)
+    if not passed.all():
+        numeric[:, ~passed] = check_array(
+            X.iloc[:, np.flatnonzero(~passed)], dtype=np.float64,
+            ensure_all_finite="allow-nan", input_name="X", estimator=estimator)
+    return numeric

@@ -13,23 +13,17 @@ rows, a stage with ``learning_rate <= 1`` never increases the training loss
 of the rows it was grown on (all rows without ``subsample``).
 """
 
-import sys
-import time
 from numbers import Integral, Real
 
 import numpy as np
 from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from .._loss._loss import LOSSES
-from .._utils._base import IntervalRegressorMixin
 from .._utils._categorical import (
     CATEGORICAL_FEATURES_CONSTRAINT,
-    check_warm_start_encoding,
-    copy_encoding,
     fitted_encoding,
     n_categories,
 )
@@ -45,14 +39,13 @@ from ..tree._growing import (
     check_leaf_model_growth,
     draw_seed,
     grow_tree,
-    mean_feature_importances,
     prepare_features,
     resolve_max_features,
-    seeded_trees_from_state,
-    seeded_trees_state,
     tree_builder,
+    tree_params,
 )
 from ..tree._leaf_models import LEAF_MODELS, LEAF_PARAMETERS, leaf_params_of
+from ._base import Progress, TreeEnsemble
 
 # early_stopping="auto" holds rows out from this many on (as scikit-learn's
 # HistGradientBoosting)
@@ -63,7 +56,7 @@ AUTO_MARGIN_SCALE = 0.3
 
 
 @fill_doc
-class MMITBoost(IntervalRegressorMixin, BaseEstimator):
+class MMITBoost(TreeEnsemble):
     """Gradient boosting of Maximum Margin Interval Trees on interval targets.
 
     Each stage grows a small :class:`MMIT` on the residual intervals of the
@@ -265,15 +258,19 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         self.categorical_features = categorical_features
         self.categorical_penalty = categorical_penalty
 
-    def _tree(self, seed):
-        """The MMIT of the stage grown from ``seed``, not yet fitted, with the
-        model's fitted categorical features (it predicts on the model's
-        input)."""
-        return copy_encoding(self, MMIT(
-            margin=self.margin_, loss=self.loss, max_depth=self.max_depth,
-            min_samples_leaf=self.min_samples_leaf, max_features=self.max_features,
-            max_leaf_nodes=self.max_leaf_nodes, **leaf_params_of(self),
-            categorical_penalty=self.categorical_penalty, random_state=seed))
+    def _tree_params(self):
+        """The parameters of the stages' MMITs (their seeds aside): the
+        booster's tree parameters, its fitted margin, MMIT's defaults for the
+        others."""
+        return tree_params({
+            **MMIT().get_params(), "margin": self.margin_, "loss": self.loss,
+            "max_depth": self.max_depth, "min_samples_leaf": self.min_samples_leaf,
+            "max_features": self.max_features, "max_leaf_nodes": self.max_leaf_nodes,
+            **leaf_params_of(self), "categorical_penalty": self.categorical_penalty})
+
+    def _sum_terms(self):
+        """The shrunk sum: the baseline plus each stage at the learning rate."""
+        return self.baseline_prediction_, self.learning_rate, 1.0
 
     def _validation_rows(self, n_samples, random_state):
         """Boolean mask of the held-out rows (none without early stopping)."""
@@ -323,22 +320,15 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         else:  # no copies
             X_train, lower_train, upper_train, weight_train = X, lower, upper, sample_weight
         X_held = X[held_out]
-        continuing = self.warm_start and hasattr(self, "estimators_")
+        continuing = self._continues(previous)
         if not continuing:
-            self.estimators_ = []
             self.margin_ = (AUTO_MARGIN_SCALE
                             * bounds_spread(lower_train, upper_train, weight_train)
                             if self.margin == "auto" else float(self.margin))
             self.baseline_prediction_ = LOSSES[self.loss].optimal_constant(
                 lower_train, upper_train, self.margin_, weight_train)
-        else:
-            check_warm_start_encoding(self, previous)
-            if self.n_estimators < len(self.estimators_):
-                raise ValueError(f"n_estimators={self.n_estimators} must be at least the "
-                                 "number of stages already fitted "
-                                 f"({len(self.estimators_)}) when warm_start=True.")
-        tree_params = self._tree(None).get_params()
-        check_leaf_model_growth(tree_params, X_train.shape[0])
+        params = self._tree_params()
+        check_leaf_model_growth(params, X_train.shape[0])
         leaf_model = LEAF_MODELS[self.leaf_model]
         if self.splitter == "hist" and leaf_model.reads_feature_values:
             binned = " or ".join(f"leaf_model={name!r}"
@@ -360,13 +350,13 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
                                  n_categories=categories)
                     if self.splitter == "hist"
                     else prepare_features(X_train, self.max_features, categories))
-        builder = tree_builder(tree_params, *X_train.shape)
-        names = getattr(self, "feature_names_in_", None)
+        builder = tree_builder(params, *X_train.shape)
         # skip the draws of the stages already fitted: the same as fitting at once
         for _ in self.estimators_:
             self._draw_stage(random_state, X_train.shape[0])
-        train_prediction = self._raw_predict(X_train)
-        held_prediction = self._raw_predict(X_held)
+        trees = self.additive_trees_
+        train_prediction = trees.predict(X_train, self.n_jobs)
+        held_prediction = trees.predict(X_held, self.n_jobs)
         if continuing:  # the scores so far end with those of the predictions
             train_scores = list(self.train_score_)
             validation_scores = list(self.validation_score_)
@@ -377,7 +367,8 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         # the build gives each training row its leaf's value: its prediction,
         # unless the leaves hold models of their own
         row_values = np.empty(X_train.shape[0]) if leaf_model.predicts_leaf_values else None
-        start = time.perf_counter()
+        progress = Progress("MMITBoost", self.n_estimators, "stages", self.verbose,
+                            done=len(self.estimators_))
         while len(self.estimators_) < self.n_estimators:
             seed, drawn = self._draw_stage(random_state, X_train.shape[0])
             weight = weight_train if drawn is None else weight_train * drawn
@@ -391,16 +382,18 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
                 np.subtract(upper_train, train_prediction,
                             out=buffers.empty("stage.upper", len(upper_train))),
                 self.margin_, buffers, n_threads))
-            tree = self._tree(seed)._set_tree(
-                grow_tree(tree_params, data, weight, seed, builder=builder,
-                          row_values=row_values, n_threads=n_threads), X.shape[1], names)
+            tree = self._fitted_tree(grow_tree(params, data, weight, seed, builder=builder,
+                                               row_values=row_values, n_threads=n_threads),
+                                     seed)
             self.estimators_.append(tree)
             self._advance(train_prediction, tree, X_train, weight, row_values)
             train_scores.append(-train_objective(train_prediction))
             if held_objective is not None:
                 held_prediction += self.learning_rate * tree.tree_.predict(X_held)
                 validation_scores.append(-held_objective(held_prediction))
-            self._report(train_scores, validation_scores, start)
+            progress.step(f"train loss {-train_scores[-1]:.5g}" + (
+                f", validation loss {-validation_scores[-1]:.5g}" if validation_scores
+                else ""))
             if held_objective is not None and self._no_improvement(validation_scores):
                 break
         self.n_iter_ = len(self.estimators_)
@@ -440,22 +433,10 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         return all(score <= reference + self.tol
                    for score in scores[-self.n_iter_no_change:])
 
-    def _report(self, train_scores, validation_scores, start):
-        stage = len(train_scores) - 1
-        if not self.verbose or (self.verbose < 2 and stage % 10 and
-                                stage != self.n_estimators):
-            return
-        line = f"[MMITBoost] stage {stage}/{self.n_estimators}: train loss " \
-               f"{-train_scores[-1]:.5g}"
-        if validation_scores:
-            line += f", validation loss {-validation_scores[-1]:.5g}"
-        print(f"{line}, {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
-
     def _export_state(self, writer):
         """The stages and the fitted values, for a model file
         (``mmit._persistence._model_files``)."""
-        return {"max_features": self.max_features_,
-                **seeded_trees_state(writer, self.estimators_),
+        return {"max_features": self.max_features_, **self._trees_state(writer),
                 "boosting": {"baseline_prediction_": self.baseline_prediction_,
                              "margin_": self.margin_, "train_score_": self.train_score_,
                              "validation_score_": self.validation_score_}}
@@ -468,24 +449,9 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         self.margin_ = float(boosting["margin_"])  # the stages' trees have it
         self.train_score_ = np.array(boosting["train_score_"], dtype=np.float64)
         self.validation_score_ = np.array(boosting["validation_score_"], dtype=np.float64)
-        self.estimators_ = seeded_trees_from_state(self, state, reader)
+        self.estimators_ = self._trees_from_state(state, reader)
         self.n_iter_ = len(self.estimators_)
         self.max_features_ = int(state["max_features"])
-
-    def _raw_predict(self, X):
-        prediction = np.full(X.shape[0], self.baseline_prediction_)
-        for tree in self.estimators_:
-            prediction += self.learning_rate * tree.tree_.predict(X)
-        return prediction
-
-    @fill_doc
-    def predict(self, X):
-        """Predicted value of each sample: the constant plus the shrunk trees.
-
-        %(predict)s
-        """
-        X = self._validate_X_predict(X)
-        return self._raw_predict(X)
 
     def staged_predict(self, X):
         """Predictions after each stage, from the first to ``n_iter_``.
@@ -498,14 +464,4 @@ class MMITBoost(IntervalRegressorMixin, BaseEstimator):
         ------
         y_pred : ndarray of shape (n_samples,)
         """
-        X = self._validate_X_predict(X)
-        prediction = np.full(X.shape[0], self.baseline_prediction_)
-        for tree in self.estimators_:
-            prediction = prediction + self.learning_rate * tree.tree_.predict(X)
-            yield prediction
-
-    @property
-    def feature_importances_(self):
-        """Mean of the trees' normalised cost decreases per feature."""
-        check_is_fitted(self)
-        return mean_feature_importances(self.estimators_)
+        yield from self.additive_trees_.staged_predict(self._validate_X_predict(X))

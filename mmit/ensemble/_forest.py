@@ -1,49 +1,44 @@
 """MMITForest: bagged, feature-subsampled Maximum Margin Interval Trees."""
 
-import sys
-import time
 import warnings
-from contextlib import contextmanager
-from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import BaseEstimator, _fit_context
+from joblib import Parallel, delayed
+from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from .._utils._base import IntervalRegressorMixin
 from .._utils._categorical import (
     CATEGORICAL_FEATURES_CONSTRAINT,
-    check_warm_start_encoding,
-    copy_encoding,
     fitted_encoding,
     n_categories,
 )
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_mse
 from .._utils._validation import validate_training_data
-from ..tree._classes import MMIT
 from ..tree._growing import (
     CATEGORICAL_PENALTY,
     MAX_SEED,
     TREE_PARAMETER_CONSTRAINTS,
     check_leaf_model_growth,
     grow_tree,
-    mean_feature_importances,
     resolve_max_features,
-    seeded_trees_from_state,
-    seeded_trees_state,
     training_data,
+    tree_params,
 )
-from ..tree._tree import add_predictions
+from ._bagging import (  # noqa: F401 (pickles of mmit._forest name TreeSamples)
+    Bootstrap,
+    TreeSamples,
+    bootstrap_of,
+    out_of_bag_predictions,
+    sample_of,
+)
+from ._base import Progress, TreeEnsemble
 from ._predictive import (
     DISTRIBUTIONS,
     DeferredDistribution,
     ForestDistribution,
-    LeafSamples,
     LocationDistribution,
     OutOfBagDistributionMixin,
     PredictiveDistributionMixin,
@@ -51,32 +46,12 @@ from ._predictive import (
     TrainingRows,
 )
 
-
-@dataclass(frozen=True)
-class Bootstrap:
-    """How every tree of a fit draws its bootstrap sample: ``n_draws`` draws
-    among ``n_samples``, uniform or with ``probabilities`` proportional to
-    the sample weights."""
-
-    n_samples: int
-    n_draws: int
-    probabilities: np.ndarray | None
-
-    @classmethod
-    def of(cls, sample_weight, n_draws):
-        """Uniform draws when all weights are equal (the unweighted forest),
-        else draws proportional to the weights."""
-        uniform = np.all(sample_weight == sample_weight[0])
-        return cls(sample_weight.shape[0], n_draws,
-                   None if uniform else sample_weight / sample_weight.sum())
-
-    def counts(self, generator):
-        """How many times each sample is drawn in one tree's sample."""
-        if self.probabilities is None:
-            drawn = generator.integers(0, self.n_samples, self.n_draws)
-        else:
-            drawn = generator.choice(self.n_samples, self.n_draws, p=self.probabilities)
-        return np.bincount(drawn, minlength=self.n_samples)
+#: The constraint of a forest's ``max_samples`` (also MMITForestCV's).
+MAX_SAMPLES_CONSTRAINT = [
+    None,
+    Interval(RealNotInt, 0.0, 1.0, closed="right"),
+    Interval(Integral, 1, None, closed="left"),
+]
 
 
 def _fit_tree(index, params, random_state, data, sample_weight, bootstrap):
@@ -93,69 +68,12 @@ def _fit_tree(index, params, random_state, data, sample_weight, bootstrap):
     RandomState, and this runs with the GIL held, once per tree.)
     """
     generator = np.random.default_rng(random_state)
-    weight = _sample_of(generator, sample_weight, bootstrap)
+    weight = sample_of(generator, sample_weight, bootstrap)
     return index, grow_tree(params, data, weight, int(generator.integers(1, MAX_SEED)))
 
 
-def _sample_of(generator, sample_weight, bootstrap):
-    """A tree's weights of the samples: its bootstrap counts (the generator's
-    first draws) or, without bootstrap, the sample weights."""
-    if bootstrap is None:
-        return sample_weight
-    return bootstrap.counts(generator).astype(np.float64)
-
-
-@dataclass(frozen=True)
-class TreeSamples:
-    """The sample weights of every tree of a forest, regenerated from the
-    trees' seeds (what ``LeafSamples`` asks for)."""
-
-    seeds: tuple
-    sample_weight: np.ndarray
-    bootstrap: Bootstrap | None
-
-    def __call__(self, t):
-        return _sample_of(np.random.default_rng(self.seeds[t]), self.sample_weight,
-                          self.bootstrap)
-
-
-@contextmanager
-def rows_without_out_of_bag_prediction_ignored():
-    """Silence the warning of forests fitted inside about rows in every
-    bootstrap sample (few trees, or a weight that dominates the draws): the
-    callers (model selection, stacking) leave such rows out alike."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Some samples were in the bootstrap sample",
-                                UserWarning)
-        yield
-
-
-class _Progress:
-    """Trees done, time elapsed and estimated time left, on stderr."""
-
-    def __init__(self, n_trees, verbose):
-        self.n_trees = n_trees
-        self.verbose = verbose
-        self.done = 0
-        self.start = self.last = time.perf_counter()
-
-    def tree_done(self):
-        self.done += 1
-        now = time.perf_counter()
-        finished = self.done == self.n_trees
-        if not self.verbose or not (finished or now - self.last >= 0.5 or self.verbose > 1):
-            return
-        self.last = now
-        elapsed = now - self.start
-        left = elapsed / self.done * (self.n_trees - self.done)
-        print(f"\r[MMITForest] {self.done}/{self.n_trees} trees, {elapsed:.1f} s "
-              f"elapsed, {left:.1f} s left", end="\n" if finished else "",
-              file=sys.stderr, flush=True)
-
-
 @fill_doc
-class MMITForest(OutOfBagDistributionMixin, PredictiveDistributionMixin,
-                 IntervalRegressorMixin, BaseEstimator):
+class MMITForest(OutOfBagDistributionMixin, PredictiveDistributionMixin, TreeEnsemble):
     """A random forest of Maximum Margin Interval Trees.
 
     Each tree is an :class:`MMIT` grown on a bootstrap sample (drawn as
@@ -286,11 +204,7 @@ LocationDistribution or None, default="auto"
         **TREE_PARAMETER_CONSTRAINTS,
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "bootstrap": ["boolean"],
-        "max_samples": [
-            None,
-            Interval(RealNotInt, 0.0, 1.0, closed="right"),
-            Interval(Integral, 1, None, closed="left"),
-        ],
+        "max_samples": MAX_SAMPLES_CONSTRAINT,
         "oob_score": ["boolean"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -351,31 +265,11 @@ LocationDistribution or None, default="auto"
 
     def _tree_params(self):
         """The parameters of the trees' MMITs (their seeds aside)."""
-        return {name: getattr(self, name) for name in TREE_PARAMETER_CONSTRAINTS
-                if name != "random_state"}
+        return tree_params(self.get_params())
 
-    def _tree(self, seed):
-        """The MMIT of the tree grown from ``seed``, not yet fitted, with the
-        forest's fitted categorical features (it predicts on the forest's
-        input)."""
-        return copy_encoding(self, MMIT(**self._tree_params(), random_state=seed))
-
-    def _n_samples_bootstrap(self, sample_weight):
-        """Draws per bootstrap sample; a fraction is of the total weight, as in
-        scikit-learn (of ``n_samples`` without weights)."""
-        n_samples = sample_weight.shape[0]
-        if not self.bootstrap:
-            if self.max_samples is not None:
-                raise ValueError("max_samples needs bootstrap=True.")
-            return None
-        if self.max_samples is None:
-            return n_samples
-        if isinstance(self.max_samples, Integral):
-            if self.max_samples > n_samples:
-                raise ValueError(f"max_samples={self.max_samples} exceeds the number "
-                                 f"of samples ({n_samples}).")
-            return self.max_samples
-        return max(1, round(self.max_samples * float(sample_weight.sum())))
+    def _sum_terms(self):
+        """The trees' mean: each at scale 1, their sum divided by their number."""
+        return 0.0, 1.0, len(self.estimators_)
 
     @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
@@ -406,18 +300,10 @@ LocationDistribution or None, default="auto"
             raise ValueError("distribution='spread' needs bootstrap=True (out-of-bag "
                              "residuals); use distribution='location'.")
         check_leaf_model_growth(self._tree_params(), X.shape[0])
-        bootstrap = self._bootstrap(sample_weight)
+        bootstrap = bootstrap_of(self, sample_weight)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
-        if not self.warm_start or not hasattr(self, "estimators_"):
-            self.estimators_ = []
-        else:
-            check_warm_start_encoding(self, previous)
+        self._continues(previous)
         n_new = self.n_estimators - len(self.estimators_)
-        if n_new < 0:
-            raise ValueError(
-                f"n_estimators={self.n_estimators} must be at least the number of "
-                f"trees already fitted ({len(self.estimators_)}) when warm_start=True."
-            )
         if n_new == 0:
             warnings.warn("Warm-start fitting without increasing n_estimators does not "
                           "fit new trees.", UserWarning, stacklevel=2)
@@ -433,7 +319,7 @@ LocationDistribution or None, default="auto"
         # for one does not pay for them), from copies of the rows, the bounds
         # and the weights (the caller's arrays may change after the fit)
         X = np.ascontiguousarray(X) if distribution is None else np.array(X, order="C")
-        out_of_bag = (self._out_of_bag_predictions(X, sample_weight) if self.oob_score
+        out_of_bag = (out_of_bag_predictions(self, X, sample_weight) if self.oob_score
                       else None)
         if self.oob_score:
             self._set_oob_score(out_of_bag, np.column_stack([lower, upper]), sample_weight)
@@ -445,7 +331,7 @@ LocationDistribution or None, default="auto"
 
     def _grow(self, seeds, data, sample_weight, bootstrap):
         """The fitted MMITs of the trees of ``seeds``."""
-        progress = _Progress(len(seeds), self.verbose)
+        progress = Progress("MMITForest", len(seeds), "trees", self.verbose)
         params = self._tree_params()
         jobs = Parallel(n_jobs=self.n_jobs, prefer="threads",
                         return_as="generator_unordered")(
@@ -454,48 +340,9 @@ LocationDistribution or None, default="auto"
         )
         grown = [None] * len(seeds)
         for index, tree in jobs:
-            grown[index] = self._tree(seeds[index])._set_tree(
-                tree, self.n_features_in_, getattr(self, "feature_names_in_", None))
-            progress.tree_done()
+            grown[index] = self._fitted_tree(tree, seeds[index])
+            progress.step()
         return grown
-
-    def _bootstrap(self, sample_weight):
-        """How every tree draws its sample from rows of ``sample_weight``
-        (``Bootstrap``; None without bootstrap)."""
-        n_draws = self._n_samples_bootstrap(sample_weight)
-        return None if n_draws is None else Bootstrap.of(sample_weight, n_draws)
-
-    def _leaf_samples(self, X, lower, upper, sample_weight):
-        """Where the training rows ``X`` (of ``sample_weight``) fall in every
-        tree, with their intervals (``LeafSamples``)."""
-        trees = [tree.tree_ for tree in self.estimators_]
-        leaves = np.empty((X.shape[0], len(trees)), dtype=np.int32)
-        for t, tree in enumerate(trees):
-            leaves[:, t] = tree.apply(X)
-        return self._samples_in_leaves(leaves, lower, upper, sample_weight)
-
-    def _samples_in_leaves(self, leaves, lower, upper, sample_weight):
-        """``LeafSamples`` of the training rows in ``leaves`` (their leaf in
-        every tree)."""
-        samples = TreeSamples(tuple(tree.random_state for tree in self.estimators_),
-                              sample_weight, self._bootstrap(sample_weight))
-        return LeafSamples(leaves, [tree.tree_.node_count for tree in self.estimators_],
-                           lower, upper, samples)
-
-    def _out_of_bag_predictions(self, X, sample_weight):
-        """Each training row's mean prediction of the trees whose sample left it
-        out (NaN if none did)."""
-        bootstrap = self._bootstrap(sample_weight)
-        n_samples = X.shape[0]
-        total = np.zeros(n_samples)
-        n_predictions = np.zeros(n_samples)
-        for tree in self.estimators_:
-            counts = bootstrap.counts(np.random.default_rng(tree.random_state))
-            out_of_bag = np.flatnonzero(counts == 0)
-            total[out_of_bag] += tree.tree_.predict(X[out_of_bag])
-            n_predictions[out_of_bag] += 1
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return total / n_predictions
 
     def _set_oob_score(self, out_of_bag, y, sample_weight):
         scored = ~np.isnan(out_of_bag)
@@ -511,20 +358,17 @@ LocationDistribution or None, default="auto"
         self.oob_score_ = -interval_mse(y[scored], out_of_bag[scored],
                                         sample_weight=sample_weight[scored])
 
-    def _distribution_owner(self):
-        return self
-
     def _distribution_query(self, X, distribution):
         """``X`` validated, and the forest's predictions there for a "spread"
         ``distribution`` (see ``PredictiveDistributionMixin``)."""
         X = self._validate_X_predict(X)
-        return X, self._predict(X) if distribution.kind == "spread" else None
+        return X, (self.additive_trees_.predict(X, self.n_jobs)
+                   if distribution.kind == "spread" else None)
 
     def _export_state(self, writer):
         """The trees and the predictive distributions (made now if not yet),
-        for a model file (``mmit._persistence._model_files``)."""
-        state = {"max_features": self.max_features_,
-                 **seeded_trees_state(writer, self.estimators_)}
+        for a model file (``mmit._persistence``)."""
+        state = {"max_features": self.max_features_, **self._trees_state(writer)}
         if self.distribution_ is not None:
             state["distribution"] = self.distribution_.fitted(self)._export_state(writer)
         return state
@@ -532,37 +376,8 @@ LocationDistribution or None, default="auto"
     def _import_state(self, state, reader):
         """The fitted forest of a model file (``n_features_in_`` and
         ``feature_names_in_`` set)."""
-        self.estimators_ = seeded_trees_from_state(self, state, reader)
+        self.estimators_ = self._trees_from_state(state, reader)
         self.max_features_ = int(state["max_features"])
         self.distribution_ = (ForestDistribution._from_state(self, state["distribution"],
                                                              reader)
                               if "distribution" in state else None)
-
-    @fill_doc
-    def predict(self, X):
-        """Mean prediction of the trees.
-
-        %(predict)s
-        """
-        return self._predict(self._validate_X_predict(X))
-
-    def _predict(self, X):
-        """Mean prediction of the trees at validated ``X`` (float64, encoded)."""
-        # parallel over slices of rows, each summing the trees in order: the
-        # result does not depend on n_jobs
-        n_samples = X.shape[0]
-        n_slices = min(n_samples, 4 * effective_n_jobs(self.n_jobs)) or 1
-        bounds = np.linspace(0, n_samples, n_slices + 1).astype(int)
-        total = np.zeros(n_samples)
-        trees = [tree.tree_ for tree in self.estimators_]
-        Parallel(n_jobs=self.n_jobs, prefer="threads", require="sharedmem")(
-            delayed(add_predictions)(trees, X[start:stop], total[start:stop])
-            for start, stop in zip(bounds[:-1], bounds[1:], strict=True)
-        )
-        return total / len(self.estimators_)
-
-    @property
-    def feature_importances_(self):
-        """Mean of the trees' normalised cost decreases per feature."""
-        check_is_fitted(self)
-        return mean_feature_importances(self.estimators_)

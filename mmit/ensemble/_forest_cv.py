@@ -8,21 +8,20 @@ from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.stats import rankdata
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted
 
-from .._utils._base import IntervalRegressorMixin
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, encoded
 from .._utils._docstrings import fill_doc
 from .._utils._scores import distance_outside
+from .._utils._search import IntervalSearch
 from .._utils._validation import bounds_spread, validate_training_data
-from ..tree._growing import check_leaf_model_growth, draw_seed
+from ..tree._growing import check_leaf_model_growth, draw_seed, tree_params
 from ..tree._leaf_models import LEAF_PARAMETERS
-from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
-from ._predictive import OutOfBagDistributionMixin, PredictiveDistributionMixin
+from ._bagging import rows_without_out_of_bag_prediction_ignored
+from ._forest import MAX_SAMPLES_CONSTRAINT, MMITForest
+from ._predictive import ChosenForestDistributionMixin
 
 #: The MMITForest parameters MMITForestCV's grid may set.
 FOREST_GRID_PARAMETERS = ("margin", "loss", "max_features", "min_samples_leaf", "max_depth",
@@ -52,8 +51,7 @@ def _out_of_bag_errors(params, X, y, sample_weight, seed):
 
 
 @fill_doc
-class MMITForestCV(OutOfBagDistributionMixin, PredictiveDistributionMixin,
-                   IntervalRegressorMixin, BaseEstimator):
+class MMITForestCV(ChosenForestDistributionMixin, IntervalSearch):
     """MMITForest with margin, loss, max_features and leaf size chosen out of bag.
 
     Each candidate of a small grid is one forest scored by its out-of-bag
@@ -135,7 +133,7 @@ class MMITForestCV(OutOfBagDistributionMixin, PredictiveDistributionMixin,
     _parameter_constraints = {
         "param_grid": [dict, None],
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_samples": MMITForest._parameter_constraints["max_samples"],
+        "max_samples": MAX_SAMPLES_CONSTRAINT,
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -173,7 +171,7 @@ class MMITForestCV(OutOfBagDistributionMixin, PredictiveDistributionMixin,
         for params in candidates:
             forest = MMITForest(**params)
             forest._validate_params()
-            check_leaf_model_growth(forest._tree_params(), lower.shape[0])
+            check_leaf_model_growth(tree_params(forest.get_params()), lower.shape[0])
         return candidates
 
     @fill_doc
@@ -243,27 +241,5 @@ class MMITForestCV(OutOfBagDistributionMixin, PredictiveDistributionMixin,
         standard_error = np.sqrt(variance / effective_size)
         chosen = next(c for c in range(len(candidates))
                       if mean_difference[c] <= standard_error[c])
-        results = {"params": candidates}
-        for name in candidates[0]:
-            results[f"param_{name}"] = np.array([c[name] for c in candidates], dtype=object)
-        results["mean_test_score"] = -mse
-        results["std_test_score"] = standard_error
-        results["rank_test_score"] = rankdata(mse, method="min").astype(np.int32)
-        results["mean_fit_time"] = np.array(fit_times)
-        self.cv_results_ = results
-        self.best_index_ = chosen
-        self.best_params_ = candidates[chosen]
-        self.best_score_ = float(-mse[chosen])
-
-    def _distribution_owner(self):
-        check_is_fitted(self)
-        return self.best_estimator_
-
-    @fill_doc
-    def predict(self, X):
-        """Predictions of the chosen forest.
-
-        %(predict)s
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)
+        self._set_results(candidates, -mse, np.array(fit_times)[:, np.newaxis],
+                          best_index=chosen, standard_errors=standard_error)

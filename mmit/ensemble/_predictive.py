@@ -40,6 +40,7 @@ ends: O(intervals + distinct values / 64); queries run in parallel
 threads, each with O(distinct values) working memory.
 """
 
+import functools
 import threading
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -51,6 +52,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils._categorical import encoded
 from ..tree._growing import MAX_SEED, TREE_PARAMETER_CONSTRAINTS
+from ._bagging import out_of_bag_predictions, tree_samples
 from ._npmle import forest_readout, leaf_estimates
 
 # The NPMLE stops when the mean log-likelihood is within this of its maximum
@@ -155,6 +157,23 @@ class LeafSamples:
         return leaves
 
 
+def leaf_samples(forest, X, lower, upper, sample_weight):
+    """Where the training rows ``X`` (validated, of ``sample_weight``) fall in
+    every tree of the fitted ``forest``, with their intervals
+    (:class:`LeafSamples`)."""
+    leaves = np.empty((X.shape[0], len(forest.estimators_)), dtype=np.int32)
+    for t, tree in enumerate(forest.estimators_):
+        leaves[:, t] = tree.tree_.apply(X)
+    return samples_in_leaves(forest, leaves, lower, upper, sample_weight)
+
+
+def samples_in_leaves(forest, leaves, lower, upper, sample_weight):
+    """:class:`LeafSamples` of the training rows of the fitted ``forest``
+    whose leaf in every tree is given (``leaves``)."""
+    return LeafSamples(leaves, [tree.tree_.node_count for tree in forest.estimators_],
+                       lower, upper, tree_samples(forest, sample_weight))
+
+
 class ForestDistribution:
     """The predictive distributions of a fitted forest.
 
@@ -227,7 +246,7 @@ class ForestDistribution:
         location = (reader.array("distribution_location", np.float64, (n_samples,))
                     if kind == "spread" else None)
         return cls(kind, weighting,
-                   weighting._samples_in_leaves(leaves, lower, upper, weight), location)
+                   samples_in_leaves(weighting, leaves, lower, upper, weight), location)
 
     def readout(self, X, location, points, quantiles, n_threads):
         """Quantiles or CDF values (see ``LeafSamples.readout``) at ``X`` as
@@ -262,8 +281,8 @@ class LocationDistribution:
     def fit(self, forest, rows):
         """The ForestDistribution of a fitted ``forest`` and its
         ``TrainingRows``."""
-        return ForestDistribution("location", forest, forest._leaf_samples(
-            rows.X, rows.lower, rows.upper, rows.sample_weight))
+        return ForestDistribution("location", forest, leaf_samples(
+            forest, rows.X, rows.lower, rows.upper, rows.sample_weight))
 
 
 @dataclass(frozen=True)
@@ -363,8 +382,8 @@ class SpreadDistribution:
                    weight)
         if hasattr(encoder, "feature_names_in_"):  # it reads the frames the model takes
             spread.feature_names_in_ = encoder.feature_names_in_
-        return ForestDistribution("spread", spread, spread._leaf_samples(
-            rows.X, residual_lower, residual_upper, weight),
+        return ForestDistribution("spread", spread, leaf_samples(
+            spread, rows.X, residual_lower, residual_upper, weight),
             np.where(held, location, np.nan))
 
 
@@ -390,7 +409,7 @@ class TrainingRows:
         """The forest's out-of-bag predictions of the rows (NaN where none)."""
         if self.out_of_bag is not None:
             return self.out_of_bag
-        return forest._out_of_bag_predictions(self.X, self.sample_weight)
+        return out_of_bag_predictions(forest, self.X, self.sample_weight)
 
 
 class DeferredDistribution:
@@ -472,26 +491,24 @@ def check_thresholds(thresholds, name="thresholds"):
 
 class PredictiveDistributionMixin:
     """Quantiles, intervals, CDFs and survival curves of a model's predictive
-    distributions, at new rows. ``_distribution_owner()``: the fitted model
-    holding ``distribution_`` (a forest, a search's chosen forest, a stack),
-    whose ``_distribution_query(X, distribution)`` gives X as the
-    distribution's weighting forest takes it and the model's predictions
-    there."""
+    distributions, at new rows: for a model holding ``distribution_`` (a
+    forest, a stack), whose ``_distribution_query(X, distribution)`` gives X
+    as the distribution's weighting forest takes it and the model's
+    predictions there."""
 
     def _distribution(self):
-        owner = self._distribution_owner()
-        check_is_fitted(owner)
-        if getattr(owner, "distribution_", None) is None:
-            raise ValueError(f"this {type(owner).__name__} has no predictive distributions "
+        check_is_fitted(self)
+        if getattr(self, "distribution_", None) is None:
+            raise ValueError(f"this {type(self).__name__} has no predictive distributions "
                              "(fitted with distribution=None, or loaded from a model "
                              "file written without them): fit it with a distribution.")
-        return owner, owner.distribution_.fitted(owner)
+        return self.distribution_.fitted(self)
 
     def _readout(self, X, points, quantiles):
-        owner, distribution = self._distribution()
-        X, location = owner._distribution_query(X, distribution)
+        distribution = self._distribution()
+        X, location = self._distribution_query(X, distribution)
         return distribution.readout(X, location, points, quantiles,
-                                    effective_n_jobs(owner.n_jobs))
+                                    effective_n_jobs(self.n_jobs))
 
     def predict_quantiles(self, X, quantiles=(0.1, 0.5, 0.9)):
         """Quantiles of each sample's predictive distribution.
@@ -611,9 +628,8 @@ class OutOfBagDistributionMixin:
     (with :class:`PredictiveDistributionMixin`)."""
 
     def _out_of_bag_readout(self, points, quantiles):
-        owner, distribution = self._distribution()
-        return distribution.out_of_bag_readout(points, quantiles,
-                                               effective_n_jobs(owner.n_jobs))
+        return self._distribution().out_of_bag_readout(points, quantiles,
+                                                       effective_n_jobs(self.n_jobs))
 
     def oob_quantiles(self, quantiles=(0.1, 0.5, 0.9)):
         """:meth:`predict_quantiles` of each training sample out of bag (from
@@ -655,3 +671,29 @@ class OutOfBagDistributionMixin:
         cdf : ndarray of shape (n_samples, n_thresholds)
         """
         return self._out_of_bag_readout(check_thresholds(thresholds), False)
+
+
+def _delegated(method):
+    """``method`` of a search, read from the forest it chose
+    (``best_estimator_``)."""
+
+    @functools.wraps(method)
+    def delegate(self, *args, **kwargs):
+        check_is_fitted(self)
+        return getattr(self.best_estimator_, method.__name__)(*args, **kwargs)
+
+    return delegate
+
+
+class ChosenForestDistributionMixin:
+    """The predictive distributions of a search's chosen forest
+    (``best_estimator_``): every method of :class:`PredictiveDistributionMixin`
+    and :class:`OutOfBagDistributionMixin`, the forest's own."""
+
+    predict_quantiles = _delegated(PredictiveDistributionMixin.predict_quantiles)
+    predict_interval = _delegated(PredictiveDistributionMixin.predict_interval)
+    predict_cdf = _delegated(PredictiveDistributionMixin.predict_cdf)
+    predict_survival = _delegated(PredictiveDistributionMixin.predict_survival)
+    oob_quantiles = _delegated(OutOfBagDistributionMixin.oob_quantiles)
+    oob_interval = _delegated(OutOfBagDistributionMixin.oob_interval)
+    oob_cdf = _delegated(OutOfBagDistributionMixin.oob_cdf)

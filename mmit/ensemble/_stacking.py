@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from .._utils._base import IntervalRegressorMixin
+from .._utils._base import IntervalRegressorMixin, rows_as_read
 from .._utils._categorical import is_dataframe, non_numeric_columns, validate_features
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
@@ -25,9 +25,10 @@ from .._utils._validation import validate_training_data
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegressionCV
 from ..tree._growing import draw_seed
+from ._bagging import rows_without_out_of_bag_prediction_ignored
 from ._boosting import MMITBoost
 from ._combiner import simplex_weights
-from ._forest import MMITForest, rows_without_out_of_bag_prediction_ignored
+from ._forest import MMITForest
 from ._predictive import (
     DeferredDistribution,
     ForestDistribution,
@@ -75,7 +76,7 @@ def takes_intervals(estimator):
     if isinstance(estimator, IntervalRegressorMixin):
         return True
     if isinstance(estimator, Pipeline):
-        return takes_intervals(estimator._final_estimator)
+        return takes_intervals(estimator[-1])
     inner = getattr(estimator, "estimator", None)
     return inner is not None and takes_intervals(inner)
 
@@ -515,14 +516,11 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
             TrainingRows(rows, lower.copy(), upper.copy(), weight.copy(), X.shape[0],
                          location))
 
-    def _distribution_owner(self):
-        return self
-
     def _distribution_query(self, X, distribution):
         """``X`` as the spread forest takes it, and the stack's predictions
         there (see ``PredictiveDistributionMixin``)."""
         location = self.predict(X)
-        return distribution.weighting._validate_X_predict(X), location
+        return rows_as_read(distribution.weighting, X), location
 
     def _export_state(self, writer):
         """The weights, the out-of-fold predictions and scores, the fitted
@@ -595,6 +593,12 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
             if weight > 0.0:
                 prediction += weight * estimator.predict(X)
         return prediction
+
+    def __mmit_shap__(self):
+        """What :func:`~mmit.shap_values` explains: the members with their
+        weights."""
+        check_is_fitted(self)
+        return list(zip(self.weights_, self.estimators_, strict=True))
 
 
 @dataclass(frozen=True)

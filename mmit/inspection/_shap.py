@@ -1,7 +1,8 @@
 """SHAP values of mmit's models: why each prediction is what it is.
 
 Shapley values are linear in the model, so every model is explained
-through the parts its prediction adds up:
+through the parts its prediction adds up, which the model lists itself
+(``__mmit_shap__()``, this module's protocol):
 
 - a tree model (a tree, a forest's mean of trees, boosting's constant plus
   shrunk trees; also the tree or forest a search chose) by exact
@@ -16,6 +17,15 @@ through the parts its prediction adds up:
 
 Interaction values follow the same sums; a linear model has none (its
 values lie on the diagonal).
+
+The protocol: a fitted model's ``__mmit_shap__()`` returns its parts, one
+of an :class:`~mmit.tree.AdditiveTrees` (the tree models), a
+``LinearTerms`` (the linear models), a list of ``(weight, model)`` pairs
+(a stack's members) or another model explained in its place (a search's
+chosen model). A scikit-learn ``Pipeline`` of imputers (steps with
+``output_features``, as :class:`~mmit.MeanImputer`) and a linear model is
+explained through its last step, each term going to the input feature its
+column comes from.
 """
 
 from dataclasses import dataclass
@@ -23,17 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.pipeline import Pipeline
-from sklearn.utils.validation import check_is_fitted
 
-from .._utils._categorical import fitted_encoding, is_dataframe, non_numeric_columns
-from ..ensemble._boosting import MMITBoost
-from ..ensemble._forest import MMITForest
-from ..ensemble._forest_cv import MMITForestCV
-from ..ensemble._stacking import IntervalStackingRegressor
-from ..linear_model._imputation import MeanImputer
-from ..linear_model._linear import _LinearPredictor, one_hot, one_hot_features
-from ..tree._classes import MMIT
-from ..tree._mmit_cv import MMITCV
+from .._utils._base import rows_as_read
+from .._utils._categorical import is_dataframe, non_numeric_columns, numeric_values
+from ..linear_model._linear import LinearTerms
+from ..tree._additive import AdditiveTrees
 from ._treeshap import tree_shap
 
 EXPLAINED = ("MMIT, MMITForest, MMITBoost, MMITCV, MMITForestCV, "
@@ -151,87 +155,81 @@ def shap_values(estimator, X, *, interactions=False, n_jobs=None):
         raise TypeError(f"interactions must be True or False, not {interactions!r}.")
     check_explained(estimator)
     values, base = contributions(estimator, X, interactions, effective_n_jobs(n_jobs))
-    data = rows_as_read(estimator, X)
+    data = data_of(estimator, X)
     names = getattr(estimator, "feature_names_in_", None)
     names = ([str(name) for name in names] if names is not None
              else [f"x{j}" for j in range(data.shape[1])])
     return Explanation(values, np.full(data.shape[0], base), data, names)
 
 
+def parts_of(estimator):
+    """What a fitted model's prediction adds up (this module's protocol,
+    ``__mmit_shap__``); TypeError for a model it does not explain."""
+    if isinstance(estimator, Pipeline):
+        *imputers, model = (step for _, step in estimator.steps)
+        parts = parts_of(model)
+        if all(hasattr(step, "output_features") for step in imputers) and isinstance(
+                parts, LinearTerms):
+            return parts
+    elif hasattr(estimator, "__mmit_shap__"):
+        return estimator.__mmit_shap__()
+    raise TypeError(f"shap_values explains {EXPLAINED}; not {type(estimator).__name__}.")
+
+
 def check_explained(estimator):
     """TypeError unless ``estimator`` is a model :func:`shap_values` explains,
     its parts included; NotFittedError unless it is fitted."""
-    if isinstance(estimator, (MMIT, MMITForest, MMITBoost, MMITCV, MMITForestCV,
-                              _LinearPredictor)):
-        check_is_fitted(estimator)
-    elif isinstance(estimator, IntervalStackingRegressor):
-        check_is_fitted(estimator)
-        for member in estimator.estimators_:
+    parts = parts_of(estimator)
+    if isinstance(parts, list):
+        for _, member in parts:
             check_explained(member)
-    elif (isinstance(estimator, Pipeline)
-          and all(isinstance(step, MeanImputer) for _, step in estimator.steps[:-1])
-          and isinstance(estimator[-1], _LinearPredictor)):
-        check_is_fitted(estimator[-1])
-    else:
-        raise TypeError(f"shap_values explains {EXPLAINED}; not "
-                        f"{type(estimator).__name__}.")
+    elif not isinstance(parts, (AdditiveTrees, LinearTerms)):
+        check_explained(parts)
 
 
-def rows_as_read(estimator, X):
+def data_of(estimator, X):
     """The rows of ``X`` as numbers, the way the model reads them: a
     categorical feature as its category codes, NaN for a missing value (a
     stack: as its first member reads them)."""
-    if isinstance(estimator, IntervalStackingRegressor):
-        return rows_as_read(estimator.estimators_[0], X)
+    parts = parts_of(estimator)
+    if isinstance(parts, list):
+        return data_of(parts[0][1], X)
     if not isinstance(estimator, Pipeline):
-        return estimator._validate_X_predict(X)
-    imputer = estimator[0]
+        return rows_as_read(estimator, X)
     passed = non_numeric_columns(X)
-    rows = imputer._numeric(X, passed, reset=False)
+    rows = numeric_values(estimator[0], X, passed, reset=False)
     if passed is not None and passed.any():  # the codes of the model behind
-        codes = estimator[-1]._validate_X_predict(estimator[:-1].transform(X))
+        codes = rows_as_read(estimator[-1], estimator[:-1].transform(X))
         rows[:, passed] = codes[:, :rows.shape[1]][:, passed]
     return rows
 
 
 def contributions(estimator, X, interactions, n_threads):
     """The values (or interaction values) and the base value."""
-    if isinstance(estimator, (MMITCV, MMITForestCV)):  # the model it chose
-        return contributions(estimator.best_estimator_, X, interactions, n_threads)
-    if isinstance(estimator, IntervalStackingRegressor):
-        return stack_contributions(estimator, X, interactions, n_threads)
-    if isinstance(estimator, (Pipeline, _LinearPredictor)):
-        values, base = linear_contributions(estimator, X)
+    parts = parts_of(estimator)
+    if isinstance(parts, list):
+        return stack_contributions(estimator, parts, X, interactions, n_threads)
+    if isinstance(parts, LinearTerms):
+        values, base = linear_contributions(estimator, parts, X)
         return (np.einsum("ij,jk->ijk", values, np.eye(values.shape[1]))
                 if interactions else values), base
-    X = estimator._validate_X_predict(X)
-    trees, scales, offset = tree_terms(estimator)
-    scales = np.ascontiguousarray(scales, dtype=np.float64)
+    if not isinstance(parts, AdditiveTrees):  # another model in its place
+        return contributions(parts, X, interactions, n_threads)
+    X = rows_as_read(estimator, X)
+    trees, weights = parts.trees, np.ascontiguousarray(parts.weights)
     values = np.zeros(X.shape)
-    tree_shap(trees, scales, X, values, False, n_threads)
+    tree_shap(trees, weights, X, values, False, n_threads)
     if interactions:
         n_samples, n_features = X.shape
         pairs = np.zeros((n_samples, n_features * n_features))
-        tree_shap(trees, scales, X, pairs, True, n_threads)
+        tree_shap(trees, weights, X, pairs, True, n_threads)
         pairs = pairs.reshape(n_samples, n_features, n_features)
         diagonal = np.arange(n_features)
         pairs[:, diagonal, diagonal] = values - pairs.sum(axis=2)
         values = pairs
-    base = offset + sum(scale * expected_value(tree)
-                        for tree, scale in zip(trees, scales, strict=True))
+    base = parts.constant + sum(weight * expected_value(tree)
+                                for tree, weight in zip(trees, weights, strict=True))
     return values, base
-
-
-def tree_terms(estimator):
-    """The trees of a fitted tree model, each tree's weight in its prediction
-    and the constant added: (trees, scales, offset)."""
-    if isinstance(estimator, MMIT):
-        return [estimator.tree_], np.ones(1), 0.0
-    trees = [tree.tree_ for tree in estimator.estimators_]
-    if isinstance(estimator, MMITForest):
-        return trees, np.full(len(trees), 1.0 / len(trees)), 0.0
-    return (trees, np.full(len(trees), estimator.learning_rate),  # MMITBoost
-            float(estimator.baseline_prediction_))
 
 
 def expected_value(tree):
@@ -242,13 +240,10 @@ def expected_value(tree):
     return float(np.sum(np.asarray(tree.value)[leaves] * covers[leaves]) / covers[0])
 
 
-def linear_contributions(estimator, X):
-    """A linear model's exact values, ``coef_ * (clip(x) - training mean)``
-    summed per feature, behind the MeanImputers of a pipeline if any."""
-    model = estimator[-1] if isinstance(estimator, Pipeline) else estimator
-    if getattr(model, "data_mean_", None) is None:
-        raise ValueError("This linear model has no training means (a model file of an "
-                         "older mmit): fit it again to explain it.")
+def linear_contributions(estimator, terms, X):
+    """A linear model's exact values (its ``terms`` summed per feature),
+    behind the imputers of a pipeline if any."""
+    model = terms.model
     Z, n_features = X, model.n_features_in_
     feature_of_input = np.arange(n_features)  # of the linear model's inputs
     if isinstance(estimator, Pipeline):
@@ -256,23 +251,19 @@ def linear_contributions(estimator, X):
         for imputer in reversed(estimator[:-1]):
             feature_of_input = imputer.output_features()[feature_of_input]
         Z = estimator[:-1].transform(X)
-    Z = model._validate_X_predict(Z)
-    categories = fitted_encoding(model)[1]
-    columns = one_hot(Z, categories)
-    if model.clip_features:
-        columns = np.clip(columns, model.data_min_, model.data_max_)
-    feature_of_column = feature_of_input[one_hot_features(categories, Z.shape[1])]
+    Z = rows_as_read(model, Z)
+    feature_of_column = feature_of_input[terms.feature_of_column()]
     values = np.zeros((Z.shape[0], n_features))
-    np.add.at(values.T, feature_of_column, (model.coef_ * (columns - model.data_mean_)).T)
-    return values, float(model.intercept_ + model.coef_ @ model.data_mean_)
+    np.add.at(values.T, feature_of_column, terms.terms(Z).T)
+    return values, terms.constant
 
 
-def stack_contributions(stack, X, interactions, n_threads):
+def stack_contributions(stack, members, X, interactions, n_threads):
     """The weighted sum of the members' values and base values."""
     if not is_dataframe(X):
-        X = stack._validate_X_predict(X)
+        X = rows_as_read(stack, X)
     total, base = 0.0, 0.0
-    for weight, member in zip(stack.weights_, stack.estimators_, strict=True):
+    for weight, member in members:
         if weight > 0.0:
             values, member_base = contributions(member, X, interactions, n_threads)
             total = total + weight * values
@@ -284,9 +275,9 @@ def shap_tree_dictionary(estimator):
     """A tree model's trees in shap's ``TreeExplainer`` dictionary format
     (numeric splits and constant leaves), scaled by their weights, and its
     constant as ``base_offset``: shap's own TreeSHAP on the same trees."""
-    trees, scales, offset = tree_terms(estimator)
+    parts = parts_of(estimator)
     described = []
-    for tree, scale in zip(trees, scales, strict=True):
+    for tree, weight in zip(parts.trees, parts.weights, strict=True):
         left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
         if tree.node_models is not None or np.any(tree.is_categorical):
             raise ValueError("shap's dictionary format holds numeric splits and "
@@ -297,6 +288,6 @@ def shap_tree_dictionary(estimator):
                                          left, right),
             "features": np.where(left < 0, -2, np.asarray(tree.feature)),
             "thresholds": np.asarray(tree.threshold),
-            "values": (np.asarray(tree.value) * scale)[:, np.newaxis],
+            "values": (np.asarray(tree.value) * weight)[:, np.newaxis],
             "node_sample_weight": np.asarray(tree.weighted_n_node_samples)})
-    return {"trees": described, "base_offset": offset}
+    return {"trees": described, "base_offset": parts.constant}

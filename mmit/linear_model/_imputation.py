@@ -11,9 +11,9 @@ arrays, which model files store.
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._utils._categorical import non_numeric_columns
+from .._utils._categorical import non_numeric_columns, numeric_values
 from .._utils._docstrings import fill_doc
 from .._utils._validation import check_sample_weight
 
@@ -77,7 +77,7 @@ class MeanImputer(TransformerMixin, BaseEstimator):
         self : MeanImputer
         """
         passed = non_numeric_columns(X)
-        X = self._numeric(X, passed, reset=True)
+        X = numeric_values(self, X, passed, reset=True)
         weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
         missing = np.isnan(X)
         if passed is not None:
@@ -90,20 +90,6 @@ class MeanImputer(TransformerMixin, BaseEstimator):
             self.fill_values_[passed] = np.nan
         self.indicator_features_ = np.flatnonzero(missing[weight > 0].any(axis=0))
         return self
-
-    def _numeric(self, X, passed, reset):
-        """X as float64 (NaN for missing values), the columns of ``passed``
-        (a mask, or None) as NaN: they are passed through."""
-        if passed is None:
-            return validate_data(self, X, reset=reset, dtype=np.float64,
-                                 ensure_all_finite="allow-nan")
-        validate_data(self, X, reset=reset, skip_check_array=True)
-        numeric = np.full(X.shape, np.nan)
-        if not passed.all():
-            numeric[:, ~passed] = check_array(
-                X.iloc[:, np.flatnonzero(~passed)], dtype=np.float64,
-                ensure_all_finite="allow-nan", input_name="X", estimator=self)
-        return numeric
 
     def _export_state(self, writer):
         """The fill values and the features with an indicator, for a model
@@ -142,7 +128,7 @@ class MeanImputer(TransformerMixin, BaseEstimator):
         if not np.array_equal(passed, np.zeros_like(passed) if found is None else found):
             raise ValueError("X's non-numeric columns differ from those seen in fit: "
                              "give every column the kind it had in fit.")
-        numeric = self._numeric(X, found, reset=False)
+        numeric = numeric_values(self, X, found, reset=False)
         missing = np.isnan(numeric)
         filled = np.where(missing, self.fill_values_, numeric)
         indicators = missing[:, self.indicator_features_].astype(np.float64)

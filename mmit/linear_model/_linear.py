@@ -9,6 +9,7 @@ models solved by coordinate descent with working sets).
 """
 
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,6 +18,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .._utils._base import IntervalRegressorMixin
@@ -128,6 +130,47 @@ def feature_mean(X, sample_weight):
     return np.average(X, axis=0, weights=sample_weight)
 
 
+#: the fitted arrays and values of a linear model a model file holds
+LINEAR_STATE_ARRAYS = ("coef_", "data_min_", "data_max_")
+LINEAR_STATE_VALUES = ("intercept_", "n_iter_")
+
+
+@dataclass(frozen=True)
+class LinearTerms:
+    """A fitted linear model's prediction as a sum of terms: ``coef_[c] *
+    (column_c - data_mean_[c])`` for each column of :func:`one_hot` (clipped
+    to its training range when the model clips), plus ``constant``, the
+    prediction at the training means; what SHAP values of a linear model
+    are, exactly.
+
+    Parameters
+    ----------
+    model : IntervalLinearRegression or IntervalLinearRegressionCV
+        The fitted model (with its training means, ``data_mean_``).
+    """
+
+    model: object
+
+    @property
+    def constant(self):
+        """The prediction at the training means."""
+        model = self.model
+        return float(model.intercept_ + model.coef_ @ model.data_mean_)
+
+    def feature_of_column(self):
+        """The model's input feature each column comes from."""
+        return one_hot_features(fitted_encoding(self.model)[1], self.model.n_features_in_)
+
+    def terms(self, Z):
+        """Each column's term for the rows ``Z`` as the model reads them (its
+        :func:`~mmit._utils._base.rows_as_read`): (n_samples, n_columns)."""
+        model = self.model
+        columns = one_hot(Z, fitted_encoding(model)[1])
+        if model.clip_features:
+            columns = np.clip(columns, model.data_min_, model.data_max_)
+        return model.coef_ * (columns - model.data_mean_)
+
+
 class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
     """What the linear estimators share: no missing numeric values, their
     categorical features one-hot encoded, ``x.coef_ + intercept_`` on
@@ -138,9 +181,8 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
         tags.input_tags.allow_nan = False  # a linear model needs every feature
         return tags
 
-    #: the fitted arrays and values a model file holds
-    _state_arrays = ("coef_", "data_min_", "data_max_")
-    _state_values = ("intercept_", "n_iter_")
+    _state_arrays = LINEAR_STATE_ARRAYS
+    _state_values = LINEAR_STATE_VALUES
 
     def _training_columns(self, X, y, sample_weight):
         """Validated training data, X as the columns of :func:`one_hot`
@@ -149,6 +191,14 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
             self, X, y, sample_weight, allow_nan=False)
         self.coef_names_ = coef_names(self)
         return one_hot(X, fitted_encoding(self)[1]), lower, upper, sample_weight
+
+    def __mmit_shap__(self):
+        """What :func:`~mmit.shap_values` explains: the linear terms."""
+        check_is_fitted(self)
+        if getattr(self, "data_mean_", None) is None:
+            raise ValueError("This linear model has no training means (a model file of an "
+                             "older mmit): fit it again to explain it.")
+        return LinearTerms(self)
 
     def _set_feature_range(self, X, sample_weight):
         self.data_min_, self.data_max_ = feature_range(X, sample_weight)
@@ -464,8 +514,8 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         "n_jobs": [Integral, None],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
-    _state_arrays = (*_LinearPredictor._state_arrays, "alphas_", "margins_", "mse_path_")
-    _state_values = (*_LinearPredictor._state_values, "alpha_", "margin_")
+    _state_arrays = (*LINEAR_STATE_ARRAYS, "alphas_", "margins_", "mse_path_")
+    _state_values = (*LINEAR_STATE_VALUES, "alpha_", "margin_")
 
     def __init__(self, *, l1_ratio=1.0, n_alphas=100, eps=1e-3, alphas=None, margins=None,
                  cv=None, tol=1e-4, max_iter=100_000, clip_features=True,

@@ -8,6 +8,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted
 
 from .._utils._docstrings import fill_doc
+from ..ensemble._forest import MMITForest
 from ._concordance import concordance_index
 
 
@@ -147,12 +148,18 @@ class StepFunction:
         return f"StepFunction(x={self.x!r}, y={self.y!r}, a={self.a!r}, b={self.b!r})"
 
 
+def survival_model(estimator):
+    """The model of a front-end whose ``estimator`` is given: itself, or
+    (None) the survival forest."""
+    return MMITForest(**SURVIVAL_FOREST) if estimator is None else estimator
+
+
 def _has_curves(front_end):
     """Whether the fitted (or, unfitted, the given) model gives survival
     curves."""
     model = getattr(front_end, "estimator_", None)
     if model is None:
-        model = front_end._model()
+        model = survival_model(front_end.estimator)
     return hasattr(model, "predict_survival")
 
 
@@ -234,16 +241,10 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         self.log = log
         self.risk = risk
 
-    def _model(self):
-        if self.estimator is not None:
-            return self.estimator
-        from ..ensemble._forest import MMITForest
-
-        return MMITForest(**SURVIVAL_FOREST)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = self._model().__sklearn_tags__().input_tags.allow_nan
+        model = survival_model(self.estimator)
+        tags.input_tags.allow_nan = model.__sklearn_tags__().input_tags.allow_nan
         return tags
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -264,7 +265,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         """
         target, times = survival_target(y, self.log)
         check_consistent_length(X, target)
-        model = self._model()
+        model = survival_model(self.estimator)
         if self.risk == "restricted_mean" and not hasattr(model, "predict_survival"):
             raise ValueError(f"risk='restricted_mean' needs a model with predictive "
                              f"distributions; {type(model).__name__} has none.")

@@ -13,8 +13,9 @@ cost-complexity pruning (``_pruning``), sums of trees
 (:class:`AdditiveTrees`, ``_additive``) and text export (``_export``).
 """
 
+from ._additive import AdditiveTrees
 from ._classes import MMIT, MaxMarginIntervalTree
 from ._export import export_text
 from ._mmit_cv import MMITCV
 
-__all__ = ["MMIT", "MMITCV", "MaxMarginIntervalTree", "export_text"]
+__all__ = ["AdditiveTrees", "MMIT", "MMITCV", "MaxMarginIntervalTree", "export_text"]

@@ -304,5 +304,5 @@ cdef class TreeBuilder:
                 grow_best_first(splitter, &limits, tree, &root, self.max_leaf_nodes)
             else:
                 grow_depth_first(splitter, &limits, tree, &root)
-        tree._resize(tree.node_count)
+        tree.resize(tree.node_count)
         return tree

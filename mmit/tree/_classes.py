@@ -5,10 +5,11 @@ from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._base import IntervalRegressorMixin
+from .._utils._base import IntervalRegressorMixin, set_feature_attributes
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, n_categories
 from .._utils._docstrings import fill_doc
 from .._utils._validation import validate_training_data
+from ._additive import AdditiveTrees
 from ._growing import (
     CATEGORICAL_PENALTY,
     TREE_PARAMETER_CONSTRAINTS,
@@ -17,7 +18,6 @@ from ._growing import (
     grow_tree,
     grow_unpruned,
     resolve_max_features,
-    set_fitted_attributes,
     training_data,
 )
 from ._pruning import pruning_sequence
@@ -190,32 +190,66 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         self : MMIT
             The fitted estimator.
         """
-        data, sample_weight = self._training_data(X, y, sample_weight)
+        data, sample_weight = mmit_training_data(self, X, y, sample_weight)
         params = self.get_params()
         check_leaf_model_growth(params, data.n_samples)
         tree = grow_tree(params, data, sample_weight,
                          draw_seed(check_random_state(self.random_state)))
-        return self._set_tree(tree, data.n_features,
-                              getattr(self, "feature_names_in_", None))
+        return hold_tree(self, tree, getattr(self, "feature_names_in_", None))
 
-    def _training_data(self, X, y, sample_weight):
-        """Validated training data and weights."""
-        X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
-        return (training_data(X, lower, upper, self.margin, self.max_features,
-                              n_categories(self)), sample_weight)
+    @classmethod
+    def from_tree(cls, tree, *, feature_names_in=None, categories=None, **params):
+        """An MMIT fitted as ``tree``: how an estimator is made of a tree grown
+        elsewhere (a forest's or a booster's trees, the subtree a search
+        chose, a model file's tree).
 
-    def _set_tree(self, tree, n_features, feature_names):
-        """Hold ``tree`` as the fitted tree, with the fitted attributes that
-        go with it: the one way a fitted MMIT is put together (``fit``, a
-        forest's or a booster's trees, MMITCV's best subtree, model files).
-        Returns the estimator."""
-        self.tree_ = tree
-        set_fitted_attributes(self, n_features, feature_names,
-                              resolve_max_features(self.max_features, n_features))
-        return self
+        Parameters
+        ----------
+        tree : Tree
+            A fitted tree (the ``tree_`` of an MMIT, or one its builder grew).
+        feature_names_in : array-like of str, default=None
+            The names of the features the tree reads (``feature_names_in_``),
+            for predictions on data frames.
+        categories : list of (ndarray or None), default=None
+            Each feature's categories (``categories_``: the labels of a
+            categorical feature, whose codes the tree's splits read; None for
+            a numeric one); None: every feature is numeric.
+        **params
+            The estimator's parameters (MMIT's defaults for the others).
+
+        Returns
+        -------
+        model : MMIT
+            Fitted: it predicts, applies and explains with ``tree``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mmit import MMIT
+        >>> X = np.arange(6.0).reshape(-1, 1)
+        >>> model = MMIT(max_depth=2).fit(X, X[:, 0])
+        >>> copy = MMIT.from_tree(model.tree_, max_depth=2)
+        >>> bool(np.array_equal(copy.predict(X), model.predict(X))), copy.get_depth()
+        (True, 2)
+        """
+        model = cls(**params)
+        model._validate_params()
+        if categories is not None and len(categories) != tree.n_features:
+            raise ValueError(f"categories has {len(categories)} entries for the "
+                             f"{tree.n_features} features of the tree.")
+        categorical = (None if categories is None or all(c is None for c in categories)
+                       else np.array([c is not None for c in categories]))
+        model.is_categorical_ = categorical
+        model.categories_ = None if categorical is None else list(categories)
+        return hold_tree(model, tree, feature_names_in)
+
+    def __mmit_shap__(self):
+        """What :func:`~mmit.shap_values` explains: the tree."""
+        check_is_fitted(self)
+        return AdditiveTrees([self.tree_], np.ones(1))
 
     def _export_state(self, writer):
-        """The fitted tree, for a model file (``mmit._persistence._model_files``)."""
+        """The fitted tree, for a model file (``mmit._persistence``)."""
         return writer.trees([self.tree_])
 
     def _import_state(self, state, reader):
@@ -224,8 +258,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         trees = reader.trees(state, self.n_features_in_)
         if len(trees) != 1:
             raise ValueError("the number of trees does not match")
-        self._set_tree(trees[0], self.n_features_in_,
-                       getattr(self, "feature_names_in_", None))
+        hold_tree(self, trees[0], getattr(self, "feature_names_in_", None))
 
     @fill_doc
     def predict(self, X):
@@ -299,14 +332,36 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             ``ccp_alpha=ccp_alphas[i]`` gives the subtree of ``costs[i]``.
             With linear leaves, every node's cost is its linear model's.
         """
-        model = clone(self)
-        data, sample_weight = model._training_data(X, y, sample_weight)
-        params = model.get_params()
+        # the fitted attributes that validation sets go to a clone
+        data, sample_weight = mmit_training_data(clone(self), X, y, sample_weight)
+        params = self.get_params()
         (tree, _), = grow_unpruned(params, [params], data, sample_weight,
-                                   draw_seed(check_random_state(model.random_state)))
+                                   draw_seed(check_random_state(self.random_state)))
         total_weight = tree.weighted_n_node_samples[0]
         _, alphas, costs, full_cost = pruning_sequence(tree, total_weight)
         return Bunch(ccp_alphas=np.r_[0.0, alphas], costs=np.r_[full_cost, costs])
 
 
 MaxMarginIntervalTree = MMIT
+
+
+def mmit_training_data(estimator, X, y, sample_weight):
+    """The validated TrainingData and weights of an MMIT's fit (its fitted
+    feature attributes set)."""
+    X, lower, upper, sample_weight = validate_training_data(estimator, X, y, sample_weight)
+    return (training_data(X, lower, upper, estimator.margin, estimator.max_features,
+                          n_categories(estimator)), sample_weight)
+
+
+def hold_tree(model, tree, feature_names):
+    """Give the MMIT ``model`` the fitted ``tree`` and the fitted attributes
+    that go with it (its ``fit``, :meth:`MMIT.from_tree`, model files).
+    Returns the model."""
+    n_features = tree.n_features
+    if feature_names is not None and len(feature_names) != n_features:
+        raise ValueError(f"feature_names_in has {len(feature_names)} names for the "
+                         f"{n_features} features of the tree.")
+    model.tree_ = tree
+    set_feature_attributes(model, n_features, feature_names)
+    model.max_features_ = resolve_max_features(model.max_features, n_features)
+    return model

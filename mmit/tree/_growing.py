@@ -10,9 +10,10 @@ the weights, a seed): the parameters resolved into one
 its leaf model (:mod:`mmit.tree._leaf_models`) fitted, the tree pruned.
 :func:`grow_unpruned` is its variant for pruning paths (``MMITCV``,
 ``MMIT.cost_complexity_pruning_path``): one build, several leaf models
-fitted in every node, nothing pruned. ``MMIT._set_tree`` makes a fitted
-MMIT of a tree. Forests, boosting and model selection reuse the data across
-trees and stages instead of re-validating.
+fitted in every node, nothing pruned. :meth:`MMIT.from_tree
+<mmit.MMIT.from_tree>` makes a fitted MMIT of a tree. Forests, boosting and
+model selection reuse the data across trees and stages instead of
+re-validating.
 
 The tree parameters' constraints are here; those of the leaf models'
 parameters come from the leaf models' declarations.
@@ -80,6 +81,13 @@ TREE_PARAMETER_CONSTRAINTS = {
     **{name: parameter.constraint for name, parameter in LEAF_PARAMETERS.items()},
     "random_state": ["random_state"],
 }
+
+
+def tree_params(params):
+    """The parameters of an ensemble's trees (their seeds aside) among the
+    ensemble's ``params`` (``get_params()``)."""
+    return {name: params[name] for name in TREE_PARAMETER_CONSTRAINTS
+            if name != "random_state"}
 
 
 def grows_until_leaves_fit(params, n_samples):
@@ -303,42 +311,3 @@ def _build(params, data, sample_weight, seed, builder=None, row_values=None, n_t
 def draw_seed(random_state):
     """A seed for the tree builder's own generator, drawn from a RandomState."""
     return int(random_state.randint(1, MAX_SEED))
-
-
-def set_fitted_attributes(estimator, n_features, feature_names, max_features=None):
-    """Set what ``fit`` records besides the tree(s) (or the fitted values), on
-    an estimator assembled from parts fitted elsewhere (forest trees, MMITCV's
-    refit, loaded models); ``max_features`` for the tree models."""
-    estimator.n_features_in_ = n_features
-    if max_features is not None:
-        estimator.max_features_ = max_features
-    if feature_names is not None:
-        estimator.feature_names_in_ = feature_names
-
-
-def seeded_trees_state(writer, estimators):
-    """The state of an ensemble's trees (fitted MMITs seeded by ints) for a
-    model file: their arrays and seeds."""
-    return {**writer.trees([tree.tree_ for tree in estimators]),
-            "tree_random_states": [tree.random_state for tree in estimators]}
-
-
-def seeded_trees_from_state(ensemble, state, reader):
-    """The fitted MMITs of an ensemble (``ensemble._tree(seed)``, its
-    ``n_features_in_`` and ``feature_names_in_`` set) from
-    :func:`seeded_trees_state`."""
-    trees = reader.trees(state, ensemble.n_features_in_)
-    seeds = state["tree_random_states"]
-    if len(seeds) != len(trees):
-        raise ValueError("the number of trees does not match")
-    names = getattr(ensemble, "feature_names_in_", None)
-    return [ensemble._tree(seed)._set_tree(tree, ensemble.n_features_in_, names)
-            for seed, tree in zip(seeds, trees, strict=True)]
-
-
-def mean_feature_importances(trees):
-    """Mean of the normalised importances of fitted MMITs, normalised."""
-    importances = np.mean([tree.tree_.compute_feature_importances() for tree in trees],
-                          axis=0)
-    total = importances.sum()
-    return importances / total if total > 0 else importances

@@ -7,21 +7,20 @@ from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 
 from .._loss._loss import LOSSES
-from .._utils._base import IntervalRegressorMixin
 from .._utils._categorical import (
     CATEGORICAL_FEATURES_CONSTRAINT,
-    copy_encoding,
+    fitted_encoding,
     n_categories,
 )
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
+from .._utils._search import IntervalSearch
 from .._utils._validation import check_margin, default_margins, validate_training_data
 from ._classes import MMIT
 from ._criterion import HingeTargets
@@ -112,7 +111,7 @@ def _fold_scores(features, lower, upper, X_test, y_test, params, loss, margin, l
 
 
 @fill_doc
-class MMITCV(IntervalRegressorMixin, BaseEstimator):
+class MMITCV(IntervalSearch):
     """MMIT with margin, loss and pruning chosen by K-fold cross-validation.
 
     For every fold and every (loss, margin, leaf model) one tree is grown on
@@ -328,18 +327,20 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty
             for k, (train, test) in enumerate(splits)
             for g, (loss, margin, leaves) in enumerate(groups)) for result in group]
         full = [result for group in full_groups for result in group]
-        self._set_results(candidates, full, folds, len(splits))
+        self._record(candidates, full, folds, len(splits))
         best = {name: self.best_params_[name] for name in candidates[0]}
         best_tree = full[candidates.index(best)][0]
-        estimator = copy_encoding(self, MMIT(
-            **params, **self.best_params_, categorical_features=self.categorical_features,
-            random_state=seed))
-        self.best_estimator_ = estimator._set_tree(
-            prune_at(best_tree, self.best_params_["ccp_alpha"]), self.n_features_in_,
-            getattr(self, "feature_names_in_", None))
+        self.best_estimator_ = MMIT.from_tree(
+            prune_at(best_tree, self.best_params_["ccp_alpha"]), **params,
+            **self.best_params_, categorical_features=self.categorical_features,
+            random_state=seed, feature_names_in=getattr(self, "feature_names_in_", None),
+            categories=fitted_encoding(self)[1])
         return self
 
-    def _set_results(self, candidates, full, folds, n_splits):
+    def _record(self, candidates, full, folds, n_splits):
+        """The results of every candidate and ``ccp_alpha`` (``full``: each
+        candidate's tree and alphas on all rows; ``folds``: each fold's and
+        candidate's scores of the alphas and fit time)."""
         n_candidates = len(candidates)
         params, fit_times, split_scores = [], [], []
         for c, candidate in enumerate(candidates):
@@ -349,33 +350,4 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty
             fit_times.append(np.tile(times, (len(ccp_alphas), 1)))
             split_scores.append(np.column_stack(
                 [folds[k * n_candidates + c][0] for k in range(n_splits)]))
-        scores = np.vstack(split_scores)
-        fit_times = np.vstack(fit_times)
-        mean = scores.mean(axis=1)
-        results = {
-            f"param_{name}": np.array([param[name] for param in params],
-                                      dtype=object if isinstance(first, str) else float)
-            for name, first in params[0].items()
-        }
-        results["params"] = params
-        for k in range(n_splits):
-            results[f"split{k}_test_score"] = scores[:, k]
-        results["mean_test_score"] = mean
-        results["std_test_score"] = scores.std(axis=1)
-        results["rank_test_score"] = rankdata(-mean, method="min").astype(np.int32)
-        results["mean_fit_time"] = fit_times.mean(axis=1)
-        results["std_fit_time"] = fit_times.std(axis=1)
-        self.cv_results_ = results
-        # the first best candidate, as GridSearchCV over the same ordered grid
-        self.best_index_ = int(np.argmax(mean))
-        self.best_params_ = results["params"][self.best_index_]
-        self.best_score_ = float(mean[self.best_index_])
-
-    @fill_doc
-    def predict(self, X):
-        """Predictions of the best tree.
-
-        %(predict)s
-        """
-        X = self._validate_X_predict(X)
-        return self.best_estimator_.tree_.predict(X)
+        self._set_results(params, np.vstack(split_scores), np.vstack(fit_times))

@@ -184,7 +184,7 @@ def prune(Tree tree, const intp_t[::1] pruned):
                     new_id[node], k == 0, tree.values[child], nodes[child].cost,
                     nodes[child].n_node_samples, nodes[child].weighted_n_node_samples,
                     depth[child])
-    subtree._resize(subtree.node_count)
+    subtree.resize(subtree.node_count)
     if tree.node_models is None:
         return subtree
     kept = np.flatnonzero(np.asarray(new_id) >= 0)

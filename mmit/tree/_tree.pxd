@@ -108,7 +108,8 @@ cdef class Tree:
                                    bint missing_go_to_left) except -1 nogil
     cdef int copy_split(self, intp_t node_id, Tree source,
                         intp_t source_node) except -1 nogil
-    cdef int _resize(self, intp_t capacity) except -1
+    cdef int resize(self, intp_t capacity) except -1
+    cdef int check_rows(self, X) except -1
     cdef double node_prediction(self, int64_t node, const double* row) noexcept nogil
     cdef const WalkNode* walk_nodes(self) except NULL
     cdef TreeWalk tree_walk(self) except *

@@ -152,7 +152,7 @@ cdef class Tree:
         self.walk = NULL
         self._walk_array = None
 
-    cdef int _resize(self, intp_t capacity) except -1:
+    cdef int resize(self, intp_t capacity) except -1:
         """Grow (or shrink) the arrays to ``capacity`` nodes; new nodes are zero."""
         node_array = np.zeros(capacity, dtype=NODE_DTYPE)
         value_array = np.zeros(capacity)
@@ -176,7 +176,7 @@ cdef class Tree:
         """Append a leaf (a child of ``parent`` unless it is -1); return its id."""
         if self.node_count >= self.capacity:
             with gil:
-                self._resize(max(2 * self.capacity, 15))
+                self.resize(max(2 * self.capacity, 15))
         cdef intp_t node_id = self.node_count
         cdef Node* node = &self.nodes[node_id]
         self.walk = NULL
@@ -320,12 +320,15 @@ cdef class Tree:
     def n_leaves(self):
         return int(np.count_nonzero(self.children_left == TREE_LEAF))
 
-    def _check_X(self, X):
+    cdef int check_rows(self, X) except -1:
+        """Raise ValueError unless the rows ``X`` have the tree's features and the
+        tree has nodes: the walks read both without bounds checks."""
         if X.shape[1] != self.n_features:
             raise ValueError(f"X has {X.shape[1]} features, the tree was grown on "
                              f"{self.n_features}.")
         if self.node_count == 0:
             raise ValueError("the tree has no nodes.")
+        return 0
 
     cdef const WalkNode* walk_nodes(self) except NULL:
         """The compact nodes that ``predict`` and ``apply`` walk, laid out on
@@ -348,7 +351,7 @@ cdef class Tree:
 
     def apply(self, const double[:, ::1] X):
         """Id of the leaf each row of X (float64, C-contiguous) falls in."""
-        self._check_X(X)
+        self.check_rows(X)
         cdef intp_t n = X.shape[0], block, start, size, k
         cdef const WalkNode* leaves[TRAVERSAL_BLOCK]
         cdef TreeWalk tree_walk = self.tree_walk()
@@ -365,14 +368,14 @@ cdef class Tree:
 
     def predict(self, const double[:, ::1] X):
         """Prediction of the leaf of each row of X (float64, C-contiguous)."""
-        self._check_X(X)
+        self.check_rows(X)
         cdef TreeWalk tree_walk = self.tree_walk()
         predictions = np.empty(X.shape[0])
         cdef double[::1] out = predictions
         if X.shape[0] > 0:
             with nogil:
                 predict_rows(&tree_walk, self.node_models, &X[0, 0], X.shape[0],
-                             X.shape[1], &out[0], False)
+                             X.shape[1], &out[0], False, 1.0)
         return predictions
 
     cdef TreeWalk tree_walk(self) except *:
@@ -396,7 +399,7 @@ cdef class Tree:
 
     def decision_path(self, const double[:, ::1] X):
         """Sparse (n_samples, node_count) indicator of the nodes each row visits."""
-        self._check_X(X)
+        self.check_rows(X)
         cdef intp_t n = X.shape[0], i, k
         cdef int64_t node
         indptr_array = np.zeros(n + 1, dtype=np.intp)
@@ -477,7 +480,7 @@ cdef class Tree:
         depth = checked_depth(nodes, self.n_features)
         node_models = node_models_from_state(state, nodes.shape[0], self.n_features)
         self.node_count = 0
-        self._resize(nodes.shape[0])
+        self.resize(nodes.shape[0])
         self._node_array[:] = nodes
         self._value_array[:] = values
         self.node_count = nodes.shape[0]
@@ -580,10 +583,11 @@ cdef inline void find_tree_leaves(const TreeWalk* tree, const double* rows,
 
 
 cdef void predict_rows(const TreeWalk* tree, NodeModels node_models, const double* rows,
-                       intp_t n_rows, intp_t n_features, double* out,
-                       bint add) noexcept nogil:
+                       intp_t n_rows, intp_t n_features, double* out, bint add,
+                       double scale) noexcept nogil:
     """Write a tree's predictions (``node_models``: its node models) for
-    ``n_rows`` consecutive rows to ``out`` (add them to it if ``add``)."""
+    ``n_rows`` consecutive rows to ``out``, or, if ``add``, add them times
+    ``scale`` to it."""
     cdef intp_t block, start, size, k
     cdef const WalkNode* leaves[TRAVERSAL_BLOCK]
     cdef double prediction
@@ -599,16 +603,18 @@ cdef void predict_rows(const TreeWalk* tree, NodeModels node_models, const doubl
                                                  leaves[k].threshold,
                                                  rows + (start + k) * n_features)
             if add:
-                out[start + k] += prediction
+                out[start + k] += scale * prediction
             else:
                 out[start + k] = prediction
 
 
-def add_predictions(trees, const double[:, ::1] X, double[::1] total,
-                    intp_t group_bytes=GROUP_BYTES, intp_t row_block_bytes=ROW_BLOCK_BYTES):
+def add_predictions(trees, const double[::1] scales, const double[:, ::1] X,
+                    double[::1] total, intp_t group_bytes=GROUP_BYTES,
+                    intp_t row_block_bytes=ROW_BLOCK_BYTES):
     """Add the predictions of ``trees`` (Tree objects) for the rows of X
-    (float64, C-contiguous) to ``total``, tree after tree in every entry: the
-    sums do not depend on how a caller splits the rows between calls.
+    (float64, C-contiguous), each times its entry of ``scales``, to
+    ``total``, tree after tree in every entry: the sums do not depend on how
+    a caller splits the rows between calls.
 
     The trees are taken by groups whose compact nodes fill at most
     ``group_bytes`` (or hold one tree), and the rows by blocks of about
@@ -626,8 +632,10 @@ def add_predictions(trees, const double[:, ::1] X, double[::1] total,
     cdef Tree tree
     if total.shape[0] != n:
         raise ValueError(f"total has {total.shape[0]} entries for {n} rows.")
+    if scales.shape[0] != len(trees):
+        raise ValueError(f"scales has {scales.shape[0]} entries for {len(trees)} trees.")
     for tree in trees:
-        tree._check_X(X)
+        tree.check_rows(X)
         walks.push_back(tree.tree_walk())
     n_trees = walks.size()
     row_block = max(1, row_block_bytes // row_bytes // TRAVERSAL_BLOCK) * TRAVERSAL_BLOCK
@@ -643,7 +651,7 @@ def add_predictions(trees, const double[:, ::1] X, double[::1] total,
                 for t in range(first, stop):
                     predict_rows(&walks[t], <NodeModels> walks[t].node_models,
                                  &X[start, 0], min(row_block, n - start), n_features,
-                                 &total[start], True)
+                                 &total[start], True, scales[t])
             first = stop
 
 

@@ -147,7 +147,8 @@ def test_progress_is_reported_on_stderr(capsys):
     X, y = problem()
     MMITBoost(n_estimators=20, random_state=0, verbose=1).fit(X, y)
     err = capsys.readouterr().err
-    assert "[MMITBoost] stage 10/20" in err and "stage 20/20" in err
+    assert "[MMITBoost] 10/20 stages, train loss" in err and "20/20 stages" in err
+    assert len(err.splitlines()) == 10  # a line every tenth of the stages
 
 
 def test_bad_parameters():

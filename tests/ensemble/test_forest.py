@@ -10,7 +10,6 @@ from sklearn.model_selection import GridSearchCV, KFold
 from mmit import MMIT, MMITForest
 from mmit.datasets import load_dataset
 from mmit.metrics import interval_mse
-from mmit.tree._tree import add_predictions
 
 
 def tree_states(forest):
@@ -100,42 +99,6 @@ def test_trees_predict_on_their_own_and_average_to_the_forest():
     assert all(isinstance(tree, MMIT) for tree in forest.estimators_)
     assert forest.estimators_[0].feature_names_in_.tolist() == list(data.data.columns)
     assert forest.feature_importances_.sum() == pytest.approx(1.0)
-
-
-def test_forest_sums_its_trees_in_order_however_the_work_is_cut():
-    X, y = small_problem(n=300)
-    X[np.random.default_rng(1).random(X.shape) < 0.1] = np.nan
-    constant = MMITForest(4, random_state=0).fit(X, y)
-    linear = MMITForest(4, min_samples_leaf=20, leaf_model="linear",
-                        random_state=0).fit(X, y)
-    trees = [model.tree_ for pair in zip(constant.estimators_, linear.estimators_,
-                                         strict=True) for model in pair]
-    X_test = np.random.default_rng(2).normal(size=(200, 4))
-    X_test[np.random.default_rng(3).random(X_test.shape) < 0.2] = np.nan
-    expected = np.zeros(200)
-    for tree in trees:
-        expected += tree.predict(X_test)
-    largest = max(tree.node_count for tree in trees) * 16
-    # one group of all trees, one tree per group, groups of a few trees; rows
-    # in one block or blocks of a few (TRAVERSAL_BLOCK = 16) rows
-    for group_bytes, row_block_bytes in [(10**9, 10**9), (1, 1), (2 * largest, 300)]:
-        total = np.zeros(200)
-        add_predictions(trees, X_test, total, group_bytes, row_block_bytes)
-        np.testing.assert_array_equal(total, expected)
-    total = np.zeros(200)
-    add_predictions(trees, X_test[:77], total[:77])
-    add_predictions(trees, X_test[77:], total[77:])
-    np.testing.assert_array_equal(total, expected)
-    for n_jobs in (1, 2):
-        constant.set_params(n_jobs=n_jobs)
-        expected = np.zeros(200)
-        for tree in constant.estimators_:
-            expected += tree.predict(X_test)
-        np.testing.assert_array_equal(constant.predict(X_test), expected / 4)
-    with pytest.raises(ValueError, match="entries"):
-        add_predictions(trees, X_test, np.zeros(199))
-    with pytest.raises(ValueError, match="features"):
-        add_predictions(trees, X_test[:, :3].copy(), np.zeros(200))
 
 
 def test_bootstrap_draws_integer_weights():

@@ -1,0 +1,103 @@
+"""A sum of trees: what a forest's mean and boosting's shrunk sum are.
+
+:class:`AdditiveTrees` holds fitted trees, a scale per tree, an offset and a
+divisor, and predicts ``(offset + sum_t scales[t] * tree_t(x)) / divisor``
+with the compiled, cache-blocked sum of ``_tree.add_predictions`` (the rows
+of a block go down a group of trees while both stay in cache), tree after
+tree in every row, on threads over slices of rows: the sums do not depend on
+the number of threads. A forest is its trees at scale 1 over their number
+(the mean, divided once); a booster its stages at the learning rate from
+its baseline (divisor 1). Their predictions, staged predictions, SHAP
+values (each tree's weight ``scales[t] / divisor`` and the constant
+``offset / divisor``) and feature importances go through it.
+"""
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+
+from ._tree import add_predictions
+
+
+class AdditiveTrees:
+    """Fitted trees whose prediction is ``(offset + sum_t scales[t] *
+    tree_t(x)) / divisor``.
+
+    Parameters
+    ----------
+    trees : list of Tree
+        The fitted trees (``tree_`` of the MMITs of an ensemble).
+    scales : array-like of shape (n_trees,)
+        Each tree's factor in the sum.
+    offset : float, default=0.0
+        Where the sum starts.
+    divisor : float, default=1.0
+        What the sum is divided by, once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit import MMIT
+    >>> from mmit.tree import AdditiveTrees
+    >>> X = np.arange(8.0).reshape(-1, 1)
+    >>> trees = [MMIT(max_depth=d).fit(X, X[:, 0]).tree_ for d in (1, 2)]
+    >>> mean = AdditiveTrees(trees, [1.0, 1.0], divisor=2.0)
+    >>> mean.predict(X[:2]), mean.weights
+    (array([1., 0.]), array([0.5, 0.5]))
+    """
+
+    def __init__(self, trees, scales, offset=0.0, divisor=1.0):
+        self.trees = list(trees)
+        self.scales = np.ascontiguousarray(scales, dtype=np.float64)
+        if self.scales.shape != (len(self.trees),):
+            raise ValueError(f"{len(self.trees)} trees and {self.scales.shape} scales.")
+        self.offset = float(offset)
+        self.divisor = float(divisor)
+
+    @property
+    def weights(self):
+        """Each tree's weight in the prediction, ``scales / divisor``."""
+        return self.scales / self.divisor
+
+    @property
+    def constant(self):
+        """The prediction's constant term, ``offset / divisor``."""
+        return self.offset / self.divisor
+
+    def predict(self, X, n_jobs=None):
+        """The prediction of each row of validated ``X`` (float64,
+        C-contiguous, as the trees read it), on ``n_jobs`` threads over slices
+        of rows (joblib's convention); the same whatever ``n_jobs``."""
+        n_samples = X.shape[0]
+        total = np.full(n_samples, self.offset)
+        n_slices = min(n_samples, 4 * effective_n_jobs(n_jobs)) or 1
+        bounds = np.linspace(0, n_samples, n_slices + 1).astype(int)
+        if n_slices == 1:
+            add_predictions(self.trees, self.scales, X, total)
+        else:
+            Parallel(n_jobs=n_jobs, prefer="threads", require="sharedmem")(
+                delayed(add_predictions)(self.trees, self.scales, X[start:stop],
+                                         total[start:stop])
+                for start, stop in zip(bounds[:-1], bounds[1:], strict=True))
+        return total if self.divisor == 1.0 else total / self.divisor
+
+    def staged_predict(self, X):
+        """The prediction of each row of validated ``X`` with the first tree, the
+        first two, ..., all of them: a new array each time.
+
+        Yields
+        ------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        total = np.full(X.shape[0], self.offset)
+        for t, tree in enumerate(self.trees):
+            total = total.copy()
+            add_predictions([tree], self.scales[t:t + 1], X, total)
+            yield total if self.divisor == 1.0 else total / self.divisor
+
+    def feature_importances(self):
+        """The mean of the trees' normalised cost decreases per feature,
+        normalised (to 0 where no tree splits)."""
+        importances = np.mean([tree.compute_feature_importances() for tree in self.trees],
+                              axis=0)
+        total = importances.sum()
+        return importances / total if total > 0 else importances
