@@ -49,29 +49,35 @@ from .._utils._categorical import fitted_encoding, takes_categorical_features
 from .._utils._files import replacing_file
 from ..ensemble._boosting import MMITBoost
 from ..ensemble._forest import MMITForest
+from ..ensemble._forest_cv import MMITForestCV
 from ..ensemble._predictive import LocationDistribution, SpreadDistribution
 from ..ensemble._stacking import IntervalStackingRegressor
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegression, IntervalLinearRegressionCV
 from ..tree._classes import MMIT
+from ..tree._mmit_cv import MMITCV
 from ..tree._tree import Tree
 
 __all__ = ["save_model", "load_model"]
 
 FORMAT = "mmit-model"
-VERSION = 7
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+#: The newest format version this writes; a file records the oldest one
+#: that reads what it holds (its models' ``writer.requires``).
+VERSION = 8
+#: The version of a file without a part newer than it.
+BASE_VERSION = 7
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 #: The estimators a model file holds, by the name it records; each exports
 #: and imports its own fitted state.
 MODEL_KINDS = {cls.__name__: cls for cls in (
-    MMIT, MMITForest, MMITBoost, IntervalLinearRegression, IntervalLinearRegressionCV,
-    MeanImputer, IntervalStackingRegressor)}
+    MMIT, MMITCV, MMITForest, MMITForestCV, MMITBoost, IntervalLinearRegression,
+    IntervalLinearRegressionCV, MeanImputer, IntervalStackingRegressor)}
 #: The objects a parameter may hold, saved as their settings.
 PARAMETER_KINDS = {cls.__name__: cls for cls in (
     KFold, SpreadDistribution, LocationDistribution)}
-SAVED_MODELS = ("MMIT, MMITForest, MMITBoost, IntervalLinearRegression(CV), "
-                "IntervalStackingRegressor, or a Pipeline of mmit's MeanImputer and one "
-                "of them")
+SAVED_MODELS = ("MMIT, MMITCV, MMITForest, MMITForestCV, MMITBoost, "
+                "IntervalLinearRegression(CV), IntervalStackingRegressor, or a Pipeline of "
+                "mmit's MeanImputer and one of them")
 
 
 def _json_value(name, value):
@@ -110,9 +116,19 @@ class StateWriter:
     """Where an estimator's ``_export_state`` puts its arrays: under the
     writer's prefix, beside those of the other models of the file."""
 
-    def __init__(self, arrays, prefix=""):
+    def __init__(self, arrays, prefix="", versions=None):
         self._arrays = arrays
         self._prefix = prefix
+        self._versions = [BASE_VERSION] if versions is None else versions
+
+    @property
+    def version(self):
+        """The oldest format version that reads what was written."""
+        return max(self._versions)
+
+    def requires(self, version):
+        """Record that what is written needs a reader of format ``version``."""
+        self._versions.append(version)
 
     def array(self, name, value):
         """Store ``value`` as the array ``name``."""
@@ -137,7 +153,8 @@ class StateWriter:
 
     def model(self, name, model):
         """The description of a member ``model`` (its arrays under ``name``)."""
-        return _describe(model, StateWriter(self._arrays, f"{self._prefix}{name}_"))
+        return _describe(model, StateWriter(self._arrays, f"{self._prefix}{name}_",
+                                            self._versions))
 
 
 class StateReader:
@@ -211,7 +228,6 @@ class StateReader:
 
 def _describe(model, writer):
     """The JSON description of a fitted model; its arrays go to ``writer``."""
-    model = getattr(model, "best_estimator_", model)
     name = type(model).__name__
     if isinstance(model, Pipeline) and name == "Pipeline":
         steps = []
@@ -325,8 +341,12 @@ def save_model(model, path):
         :class:`IntervalLinearRegression`, :class:`IntervalLinearRegressionCV`
         or :class:`IntervalStackingRegressor` (its members among these, or
         pipelines of mmit's imputer and one of them, as its default linear
-        member). A search (``MMITCV``, ``MMITForestCV``, also as a member)
-        saves its ``best_estimator_``.
+        member). A search (:class:`MMITCV`, :class:`MMITForestCV`, also as a
+        member) is saved whole: its parameters, its results (``cv_results_``,
+        ``best_params_``, ...) and the model it chose (``best_estimator_``,
+        which can be saved alone). A file records the oldest format version
+        that reads it: 8 with a search inside (mmit since the subpackages),
+        7 otherwise.
     path : str or path-like
         Destination file (NumPy writes ``.npz`` archives).
 
@@ -348,8 +368,9 @@ def save_model(model, path):
     True
     """
     arrays = {}
-    metadata = {"format": FORMAT, "version": VERSION,
-                **_describe(model, StateWriter(arrays))}
+    writer = StateWriter(arrays)
+    description = _describe(model, writer)
+    metadata = {"format": FORMAT, "version": writer.version, **description}
     arrays["metadata"] = np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8)
     with replacing_file(path) as file:
         np.savez_compressed(file, **arrays)

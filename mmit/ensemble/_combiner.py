@@ -48,7 +48,7 @@ weight equally.
 
 import numpy as np
 
-from ..linear_model._newton import NEWTON_LOSS, check_newton_loss
+from ..linear_model._newton import NEWTON_LOSS, newton_scale
 
 # Newton iterations (and active-set steps per member) before stopping
 _MAX_ITER = 200
@@ -150,7 +150,7 @@ def simplex_weights(predictions, lower, upper, sample_weight, *, loss=NEWTON_LOS
         Non-negative weights of the rows.
     loss : IntervalLoss, default=the registry's ``squared_hinge``
         The loss minimised: one the generalised Newton solver accepts
-        (ValueError for another, see ``_newton.check_newton_loss``).
+        (ValueError for another, see ``_newton.newton_scale``).
     tol : float, default=1e-10
         Relative optimality: stop when the Frank-Wolfe gap, a bound on
         ``f(w) - min f``, is at most ``tol * f(w)``.
@@ -160,7 +160,7 @@ def simplex_weights(predictions, lower, upper, sample_weight, *, loss=NEWTON_LOS
     weights : ndarray of shape (n_members,)
         Non-negative, summing to one.
     """
-    loss = check_newton_loss(loss)
+    newton_scale(loss)  # a loss the Newton steps minimise: differentiable
     n_members = predictions.shape[1]
     weights = np.full(n_members, 1.0 / n_members)
     if n_members == 1:

@@ -26,17 +26,18 @@ from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encodi
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
 from .._utils._validation import bounds_spread, check_margin, validate_training_data
-from ._newton import NEWTON_LOSS, StandardisedFeatures, check_newton_loss, elastic_net_path
+from ._newton import NEWTON_LOSS, StandardisedFeatures, elastic_net_path, newton_scale
 
 
 class StandardisedProblem:
     """The loss of ``features.Z @ w + b`` (a :class:`StandardisedFeatures`)
     for one margin, with the optimal constant as a start; ``loss`` a
-    registry entry the generalised Newton solver minimises (ValueError for
-    another, see ``_newton.check_newton_loss``)."""
+    differentiable registry entry (ValueError for another, see
+    ``_newton.newton_scale``)."""
 
     def __init__(self, features, lower, upper, margin, sample_weight, loss=NEWTON_LOSS):
-        loss = check_newton_loss(loss)
+        # the solver's squared hinge on weights times this is the loss
+        self.scale = newton_scale(loss)
         self.features = features
         self.objective = loss.objective(lower, upper, margin, sample_weight)
         self.constant = loss.optimal_constant(lower, upper, margin, sample_weight)
@@ -61,8 +62,8 @@ class StandardisedProblem:
         alphas = np.ascontiguousarray(alphas, dtype=np.float64)
         coefs, intercepts, sweeps, converged = elastic_net_path(
             self.features.Z, self.objective.lower, self.objective.upper,
-            self.objective.weight, alphas, l1_ratio, tol * self.target_scale, max_iter,
-            self.constant)
+            self.objective.weight * self.scale, alphas, l1_ratio, tol * self.target_scale,
+            max_iter, self.constant)
         coefs, intercepts = self.features.original_scale(coefs, intercepts)
         return coefs, intercepts, sweeps, list(alphas[~converged])
 

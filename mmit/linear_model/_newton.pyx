@@ -34,9 +34,10 @@ ways of solving the local model:
   screening the rows a step may move across a breakpoint (see below).
 
 The features are standardised first (:class:`StandardisedFeatures`, shared
-by both). The loss is the registry's ``squared_hinge``: the kernels here
-are compiled for it (its curvature defines ``G``), and
-:func:`check_newton_loss` is where a caller's loss entry is checked.
+by both). The kernels here are compiled for the squared hinge (its
+curvature defines ``G``); any differentiable loss of the registry is a
+multiple of it beyond the breakpoints, minimised on scaled weights
+(:func:`newton_scale`, where a caller's loss entry is checked).
 
 The elastic-net path, on standardised features ``Z`` and weights summing
 to 1, minimises::
@@ -74,7 +75,6 @@ from scipy.linalg.cython_blas cimport daxpy, ddot, dsyrk
 from scipy.linalg.cython_lapack cimport dposv
 
 from .._loss._loss cimport (
-    SQUARED_HINGE_TAG,
     SquaredHinge,
     hinge_change,
     hinge_curvature,
@@ -89,28 +89,42 @@ from .._loss._loss import LOSSES
 cdef const SquaredHinge* SQUARED_HINGE = NULL
 
 
-def check_newton_loss(loss):
-    """The registry entry ``loss`` (``mmit._loss._loss.LOSSES``) if this solver
-    minimises it.
+def newton_scale(loss):
+    """The factor of the weights under which this module's solver minimises
+    ``loss``, a differentiable registry entry (``mmit._loss._loss.LOSSES``).
+
+    The kernels are compiled for the squared hinge, ``d**2`` at a distance
+    ``d`` beyond a breakpoint. A differentiable loss whose sums of hinges the
+    interval solver holds (pieces of degree two at most, one breakpoint per
+    hinge, no kink) is ``scale * d**2``: the squared hinge on weights
+    ``scale * w``, which is what the linear model, the linear leaves and the
+    stack's combiner minimise for it.
 
     Raises
     ------
     ValueError
         When the loss is not differentiable (a Newton method needs its
-        curvature), or is not the one the solver is compiled for.
+        curvature), or its hinge is not a multiple of the squared hinge.
     """
     if not loss.differentiable:
         raise ValueError(
             f"The {loss.name!r} loss is not differentiable: the generalised Newton "
             "solver needs its curvature.")
-    if loss.tag != SQUARED_HINGE_TAG:
-        raise ValueError(f"The generalised Newton solver is compiled for the squared "
-                         f"hinge only, got the {loss.name!r} loss.")
-    return loss
+    # a lower hinge at 0, predictions 0, 0.5, 1 and 2 below it
+    distance = np.array([0.0, 0.5, 1.0, 2.0])
+    value, _, curvature = loss.derivatives(np.zeros(4), np.full(4, INFINITY), -distance)
+    scale = curvature[2] / 2.0
+    if not (scale > 0.0 and np.allclose(value, scale * distance**2, rtol=1e-12, atol=0.0)
+            and np.allclose(curvature[1:], 2.0 * scale, rtol=1e-12, atol=0.0)):
+        raise ValueError(f"The {loss.name!r} loss is not a multiple of the squared hinge "
+                         "beyond its breakpoints: the generalised Newton solver cannot "
+                         "minimise it.")
+    return float(scale)
 
 
-#: The loss this module's solver minimises.
-NEWTON_LOSS = check_newton_loss(LOSSES["squared_hinge"])
+#: The loss the linear models, the linear leaves and the stack's combiner
+#: minimise (any differentiable entry would do, see :func:`newton_scale`).
+NEWTON_LOSS = LOSSES["squared_hinge"]
 
 
 class StandardisedFeatures:

@@ -36,7 +36,7 @@ import numpy as np
 from .._loss._loss cimport LossTag, check_loss_tag, tagged_interval_loss
 from ..linear_model._newton cimport HingeProblem, RidgeNewton
 
-from ..linear_model._newton import check_newton_loss
+from ..linear_model._newton import newton_scale
 
 
 # ---------------------------------------------------------------------------
@@ -254,7 +254,7 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
         Positive ridge strength.
     model_loss : IntervalLoss
         The loss the models minimise (a registry entry the generalised
-        Newton solver accepts: ``_newton.check_newton_loss``).
+        Newton solver accepts: ``_newton.newton_scale``).
     loss : int
         Solver tag of the tree's loss, for the nodes' costs.
     values, costs : ndarray of shape (n_nodes,)
@@ -271,7 +271,8 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
     """
     cdef intp_t n = Z.shape[0], p = Z.shape[1], n_nodes = values.shape[0]
     cdef intp_t k, i, j, m, node, row, n_models = 0, max_rows = 0
-    check_newton_loss(model_loss)
+    # the solver's squared hinge on weights times this is the models' loss
+    cdef double scale = newton_scale(model_loss)
     check_loss_tag(loss)
     if (lower.shape[0] != n or upper.shape[0] != n or weight.shape[0] != n
             or costs.shape[0] != n_nodes or indptr.shape[0] != nodes.shape[0] + 1):
@@ -327,7 +328,7 @@ def fit_linear_models(const double[:, ::1] Z, const double[::1] lower,
                     features[i, j] = (0.0 if isnan(x) else x) - node_mean[j]
                 node_bounds[0, i] = lower[row]
                 node_bounds[1, i] = upper[row]
-                node_bounds[2, i] = weight[row]
+                node_bounds[2, i] = weight[row] * scale
                 node_bounds[3, i] = values[node]
             problem.n_rows = m
             solver.solve(&problem, &node_bounds[3, 0], shrinkage, &theta[0])

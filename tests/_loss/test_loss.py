@@ -15,7 +15,7 @@ from mmit._loss._solver import incremental_optima, optimal_constant, optimal_cos
 from mmit.baselines import ConstantRegressor
 from mmit.tree._criterion import HingeCriterion, HingeTargets
 from mmit.tree._growing import TREE_PARAMETER_CONSTRAINTS
-from mmit.tree._leaf_models import fit_linear_models
+from mmit.tree._node_models import fit_linear_models
 
 POWER = {"linear_hinge": 1, "squared_hinge": 2}
 

@@ -20,6 +20,7 @@ from mmit import (
     MeanImputer,
     MMITBoost,
     MMITForest,
+    MMITForestCV,
     SpreadDistribution,
     load_model,
     save_model,
@@ -83,7 +84,7 @@ def test_default_stack_with_missing_values_predicts_identically(tmp_path):
         stack.named_estimators_.linear[1].get_params())
 
 
-def test_given_members_a_search_saves_its_best_tree(tmp_path):
+def test_given_members_a_search_is_saved_whole(tmp_path):
     X, y = servo()
     X = X.to_numpy()
     stack = IntervalStackingRegressor(
@@ -91,7 +92,9 @@ def test_given_members_a_search_saves_its_best_tree(tmp_path):
          ("none", "drop")], cv=3, random_state=0).fit(X, y)
     restored = round_trip(stack, tmp_path / "stack.npz")
     np.testing.assert_array_equal(restored.predict(X), stack.predict(X))
-    assert isinstance(restored.named_estimators_.search, MMIT)
+    search = restored.named_estimators_.search
+    assert isinstance(search, MMITCV) and isinstance(search.best_estimator_, MMIT)
+    assert search.best_params_ == stack.named_estimators_.search.best_params_
     assert [name for name, _ in restored.estimators] == ["search", "linear"]
     assert not hasattr(restored, "feature_names_in_")
 
@@ -227,14 +230,57 @@ def test_saved_models_predict_identically(tmp_path, model):
         assert all(np.array_equal(a, b) for a, b in stages)
 
 
-def test_saving_a_search_saves_its_best_tree(tmp_path):
+def file_version(path):
+    with np.load(path) as archive:
+        return json.loads(bytes(archive["metadata"]).decode())["version"]
+
+
+@pytest.mark.parametrize("search", [
+    MMITCV(cv=3, random_state=0),
+    MMITForestCV({"max_features": [1.0, "sqrt"], "min_samples_leaf": [1, 5]},
+                 n_estimators=8, random_state=0)], ids=["MMITCV", "MMITForestCV"])
+def test_a_search_is_saved_whole(tmp_path, search):
     X, y = make_interval_regression(60, 2, random_state=1)
-    search = MMITCV(cv=3, random_state=0).fit(X, y)
+    search.fit(X, y)
     save_model(search, tmp_path / "m.npz")
     restored = load_model(tmp_path / "m.npz")
+    assert type(restored) is type(search) and file_version(tmp_path / "m.npz") == 8
     np.testing.assert_array_equal(restored.predict(X), search.predict(X))
+    assert restored.get_params(deep=False).keys() == search.get_params(deep=False).keys()
+    assert (restored.best_index_, restored.best_params_, restored.best_score_) == (
+        search.best_index_, search.best_params_, search.best_score_)
+    assert restored.cv_results_.keys() == search.cv_results_.keys()
+    for key, column in search.cv_results_.items():
+        if key == "params":
+            assert restored.cv_results_[key] == column
+        else:
+            assert restored.cv_results_[key].dtype == column.dtype, key
+            np.testing.assert_array_equal(restored.cv_results_[key], column)
+    if isinstance(search, MMITForestCV):  # the chosen forest's distributions
+        np.testing.assert_array_equal(restored.predict_quantiles(X, [0.1, 0.9]),
+                                      search.predict_quantiles(X, [0.1, 0.9]))
+    # the file of a model without a search keeps the version that read it before
+    save_model(search.best_estimator_, tmp_path / "best.npz")
+    assert file_version(tmp_path / "best.npz") == 7
     with pytest.raises(TypeError, match="save_model saves MMIT.* not ConstantRegressor"):
         save_model(ConstantRegressor().fit(X, y), tmp_path / "c.npz")
+
+
+def test_a_damaged_search_is_refused(tmp_path):
+    X, y = make_interval_regression(60, 2, random_state=1)
+    save_model(MMITCV(cv=3, random_state=0).fit(X, y), tmp_path / "m.npz")
+
+    def edit(change):
+        def rewrite_metadata(arrays):
+            document = json.loads(bytes(arrays["metadata"]).decode())
+            change(document)
+            arrays["metadata"] = np.frombuffer(json.dumps(document).encode(), np.uint8)
+        return rewrite_metadata
+
+    for name, change in {"index": lambda d: d.update(best_index=10_000),
+                         "columns": lambda d: d["cv_results"]["params"].pop()}.items():
+        with pytest.raises(ValueError, match="damaged"):
+            load_model(rewrite(tmp_path / "m.npz", tmp_path / f"{name}.npz", edit(change)))
 
 
 def test_foreign_and_damaged_files_are_rejected(tmp_path):

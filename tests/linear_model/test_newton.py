@@ -15,10 +15,10 @@ from mmit.linear_model._linear import StandardisedProblem
 from mmit.linear_model._newton import (
     NEWTON_LOSS,
     StandardisedFeatures,
-    check_newton_loss,
+    newton_scale,
     ridge_newton,
 )
-from mmit.tree._leaf_models import fit_linear_models
+from mmit.tree._node_models import fit_linear_models
 
 
 def hinge_rows(rng, n, censored):
@@ -135,7 +135,7 @@ def test_standardisation_matches_numpy(seed, n, p, missing, zero_weights, consta
 
 def test_the_solver_minimises_the_registry_squared_hinge():
     assert NEWTON_LOSS is LOSSES["squared_hinge"]
-    assert check_newton_loss(LOSSES["squared_hinge"]) is LOSSES["squared_hinge"]
+    assert newton_scale(LOSSES["squared_hinge"]) == 1.0
 
 
 def test_a_loss_without_curvature_is_refused_everywhere():
@@ -143,7 +143,7 @@ def test_a_loss_without_curvature_is_refused_everywhere():
     same check: differentiable decides."""
     linear_hinge = LOSSES["linear_hinge"]
     with pytest.raises(ValueError, match="not differentiable"):
-        check_newton_loss(linear_hinge)
+        newton_scale(linear_hinge)
     lower, upper, weight = np.array([0.0, 1.0]), np.array([1.0, 2.0]), np.ones(2)
     features = StandardisedFeatures(np.array([[0.0], [1.0]]), weight)
     with pytest.raises(ValueError, match="not differentiable"):
@@ -158,7 +158,52 @@ def test_a_loss_without_curvature_is_refused_everywhere():
                           1.0, linear_hinge, linear_hinge.tag, np.zeros(1), np.ones(1))
 
 
-def test_a_differentiable_loss_it_is_not_compiled_for_is_refused():
-    other = IntervalLoss("other", LOSSES["linear_hinge"].tag, differentiable=True)
-    with pytest.raises(ValueError, match="compiled for the squared hinge"):
-        check_newton_loss(other)
+class ScaledSquaredHinge(IntervalLoss):
+    """A differentiable entry the list could hold: the squared hinge times
+    ``factor`` (its compiled algebra the squared hinge's)."""
+
+    def __init__(self, factor):
+        super().__init__("scaled", LOSSES["squared_hinge"].tag, differentiable=True)
+        self.factor = factor
+
+    def derivatives(self, lower, upper, prediction):
+        return self.factor * super().derivatives(lower, upper, prediction)
+
+
+def test_every_differentiable_loss_is_minimised():
+    """Not by name: a differentiable loss is the squared hinge times a
+    factor, minimised on weights times it by every Newton model."""
+    loss = ScaledSquaredHinge(3.0)
+    assert newton_scale(loss) == 3.0
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    lower, upper = hinge_rows(rng, 60, 0.2)
+    weight = rng.uniform(0.5, 2.0, 60)
+    features = StandardisedFeatures(X, weight)
+    # 3 L(theta) + alpha P(theta): the squared hinge's solution at alpha / 3
+    path = StandardisedProblem(features, lower, upper, 0.1, weight, loss=loss).path(
+        [0.3, 0.03], 1.0, 1e-10, 10_000)
+    reference = StandardisedProblem(features, lower, upper, 0.1, weight).path(
+        [0.1, 0.01], 1.0, 1e-10, 10_000)
+    for solution, expected in zip(path[:2], reference[:2], strict=True):
+        np.testing.assert_allclose(solution, expected, rtol=1e-6, atol=1e-8)
+    predictions = np.column_stack([X[:, 0], X[:, 1], np.zeros(60)])
+    np.testing.assert_allclose(
+        simplex_weights(predictions, lower, upper, weight, loss=loss),
+        simplex_weights(predictions, lower, upper, weight), rtol=1e-9, atol=1e-12)
+    # the node models: shrinkage 3 s with the scaled loss is s with the hinge
+    nodes = (np.array([0, 60], dtype=np.int64), np.arange(60, dtype=np.int64),
+             np.array([0], dtype=np.int64))
+    fits = [fit_linear_models(features.Z, lower, upper, weight, *nodes, shrinkage, model,
+                              LOSSES["squared_hinge"].tag, np.zeros(1), np.ones(1))
+            for shrinkage, model in ((6.0, loss), (2.0, LOSSES["squared_hinge"]))]
+    np.testing.assert_allclose(fits[0][1], fits[1][1], rtol=1e-9, atol=1e-12)
+
+
+def test_a_differentiable_loss_that_is_no_squared_hinge_is_refused():
+    class Smooth(IntervalLoss):  # declared differentiable, the linear hinge's values
+        def __init__(self):
+            super().__init__("smooth", LOSSES["linear_hinge"].tag, differentiable=True)
+
+    with pytest.raises(ValueError, match="not a multiple of the squared hinge"):
+        newton_scale(Smooth())

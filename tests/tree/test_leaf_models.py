@@ -22,7 +22,7 @@ from mmit import (
     load_model,
     save_model,
 )
-from mmit._persistence._model_files import VERSION
+from mmit._persistence._model_files import BASE_VERSION
 from mmit.linear_model._newton import ridge_newton
 from mmit.tree._growing import TREE_PARAMETER_CONSTRAINTS, grow_tree, training_data
 from mmit.tree._leaf_models import (
@@ -180,7 +180,7 @@ def test_model_files_keep_the_linear_models(tmp_path, make):
     path = tmp_path / "model.npz"
     save_model(model, path)
     with np.load(path) as archive:
-        assert json.loads(bytes(archive["metadata"]).decode())["version"] == VERSION
+        assert json.loads(bytes(archive["metadata"]).decode())["version"] == BASE_VERSION
         assert "tree0_node_models_slopes" in archive.files
     X_test = X.copy()
     X_test[::5, 2] = np.nan
