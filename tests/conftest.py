@@ -9,6 +9,7 @@ import json
 import os
 from pathlib import Path
 
+import debug_build
 import pytest
 from hypothesis import settings
 
@@ -59,3 +60,15 @@ def reference():
 def shared_data_dir():
     """Directory of the benchmark data sets (skips when absent)."""
     return _shared_path("data")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Start the debug build and its suites in the background when a test of
+    ``test_debug_build.py`` is to run: they overlap the other tests."""
+    if debug_build.available() and any(item.path.name == "test_debug_build.py"
+                                       for item in items):
+        debug_build.start(config)
+
+
+def pytest_unconfigure(config):
+    debug_build.stop(config)
