@@ -189,7 +189,8 @@ def build_parser():
                                         "all"],
                     default="all",
                     help="mmit models to compare with the baselines (default: all)")
-    cv.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
+    cv.add_argument("--n-jobs", type=int, default=-1,
+                    help="models fitted at once, in processes (default: one per core)")
     cv.add_argument(*CATEGORICAL_ARGUMENT, **CATEGORICAL_OPTIONS)
     cv.set_defaults(run=run_cv)
 

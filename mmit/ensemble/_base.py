@@ -53,10 +53,11 @@ class TreeEnsemble(IntervalRegressorMixin, BaseEstimator):
     (the parameters of its trees' MMITs, seeds aside) and ``_sum_terms()``
     (the offset, the scale of every tree and the divisor of its sum)."""
 
-    def _fitted_tree(self, tree, seed):
-        """The fitted MMIT of a grown ``tree`` and its ``seed``, reading the
-        ensemble's features (their names and categories)."""
-        return MMIT.from_tree(tree, **self._tree_params(), random_state=seed,
+    def _fitted_tree(self, tree, seed, params):
+        """The fitted MMIT of a grown ``tree``, its ``seed`` and the trees'
+        ``params`` (``_tree_params()``), reading the ensemble's features
+        (their names and categories)."""
+        return MMIT.from_tree(tree, **params, random_state=seed,
                               feature_names_in=getattr(self, "feature_names_in_", None),
                               categories=fitted_encoding(self)[1])
 
@@ -113,5 +114,6 @@ class TreeEnsemble(IntervalRegressorMixin, BaseEstimator):
         seeds = state["tree_random_states"]
         if len(seeds) != len(trees):
             raise ValueError("the number of trees does not match")
-        return [self._fitted_tree(tree, seed)
+        params = self._tree_params()
+        return [self._fitted_tree(tree, seed, params)
                 for seed, tree in zip(seeds, trees, strict=True)]

@@ -384,7 +384,7 @@ class MMITBoost(TreeEnsemble):
                 self.margin_, buffers, n_threads))
             tree = self._fitted_tree(grow_tree(params, data, weight, seed, builder=builder,
                                                row_values=row_values, n_threads=n_threads),
-                                     seed)
+                                     seed, params)
             self.estimators_.append(tree)
             self._advance(train_prediction, tree, X_train, weight, row_values)
             train_scores.append(-train_objective(train_prediction))

@@ -340,7 +340,7 @@ LocationDistribution or None, default="auto"
         )
         grown = [None] * len(seeds)
         for index, tree in jobs:
-            grown[index] = self._fitted_tree(tree, seeds[index])
+            grown[index] = self._fitted_tree(tree, seeds[index], params)
             progress.step()
         return grown
 

@@ -215,7 +215,8 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             categorical feature, whose codes the tree's splits read; None for
             a numeric one); None: every feature is numeric.
         **params
-            The estimator's parameters (MMIT's defaults for the others).
+            The estimator's parameters (MMIT's defaults for the others),
+            checked when it is fitted, as any estimator's.
 
         Returns
         -------
@@ -233,7 +234,6 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         (True, 2)
         """
         model = cls(**params)
-        model._validate_params()
         if categories is not None and len(categories) != tree.n_features:
             raise ValueError(f"categories has {len(categories)} entries for the "
                              f"{tree.n_features} features of the tree.")

@@ -37,7 +37,17 @@ def test_cv_prints_a_table_per_fold(folder, capsys):
     lines = captured.out.splitlines()
     assert "Constant" in lines[1] and "Interval-CART" in lines[1] and "MMIT" in lines[1]
     assert sum(line.startswith(("1 ", "2 ", "3 ")) for line in lines) == 6
-    assert "fold 3: MMIT fitted" in captured.err  # progress on stderr
+    # progress on stderr: each fit, with the time left
+    assert "fold 3: MMIT fitted" in captured.err and "[9/9]" in captured.err
+    assert "s left" in captured.err
+
+
+def test_cv_results_do_not_depend_on_the_processes(folder, capsys):
+    outputs = []
+    for jobs in ("1", "2"):
+        assert main(["cv", "--data", str(folder), "--model", "tree", "--n-jobs", jobs]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
 
 
 def test_cv_compares_the_linear_models(folder, capsys):
