@@ -51,7 +51,7 @@ from ._base import Progress, TreeEnsemble
 # HistGradientBoosting)
 _AUTO_EARLY_STOPPING_ROWS = 10_000
 # margin="auto": this times the spread of the finite training bounds
-# (benchmarks/boost_defaults.py)
+# (benchmarks/studies/boost_defaults.py)
 AUTO_MARGIN_SCALE = 0.3
 
 

@@ -21,7 +21,7 @@ each training row uses only the trees whose sample left it out.
 Averaging the leaves' estimates rather than estimating once per query
 under the pooled weights ``w_i(x)`` (the two agree with exact values):
 every leaf's estimate is made once, so a query costs no iteration. On
-``benchmarks/uncertainty.py`` (30 and 60% censored values) the two give
+``benchmarks/studies/uncertainty.py`` (30 and 60% censored values) the two give
 "spread" distributions of the same pinball loss to four decimals on every
 shape, and "location" intervals of coverage closer to nominal with the
 average (50/80/90%: 0.502/0.783/0.874 against 0.481/0.762/0.853 on the
@@ -30,7 +30,7 @@ step shape, 60% censored), while ``predict_quantiles`` takes 2x
 
 The distributions are made on the first request, from the training rows
 the fit keeps (:class:`DeferredDistribution`): a forest never asked for
-one costs no more to fit than without (``benchmarks/uncertainty.py
+one costs no more to fit than without (``benchmarks/studies/uncertainty.py
 --fit-cost``).
 
 Cost: every leaf's estimate on first use, O(m log m + iterations * m) for
@@ -184,7 +184,7 @@ class ForestDistribution:
     in the leaves of a second forest (``weighting``) grown on the
     residuals' sizes ``|y - f_oob(x)|``: its splits follow the features
     that change the spread, which the forest's own splits (chosen for the
-    location) miss (``benchmarks/uncertainty.py``).
+    location) miss (``benchmarks/studies/uncertainty.py``).
 
     Parameters
     ----------

@@ -45,13 +45,13 @@ IMPUTER_STEP, MEMBER_STEP = "impute", "model"
 OUT_OF_BAG, CV_PATH, FOLDS = "out of bag", "cv path", "folds"
 
 # out_of_fold="auto" fits every member on the folds below this many rows,
-# and reads the free predictions from there (benchmarks/stacking_defaults.py)
+# and reads the free predictions from there (benchmarks/studies/stacking_defaults.py)
 FOLDS_BELOW_ROWS = 200
 
 
 def default_estimators(random_state, n_jobs):
     """The default members, each seeded from ``random_state`` (the study
-    behind them: ``benchmarks/stacking_defaults.py``)."""
+    behind them: ``benchmarks/studies/stacking_defaults.py``)."""
     return [
         ("forest", MMITForest(n_jobs=n_jobs, random_state=draw_seed(random_state))),
         ("boost", MMITBoost(n_estimators=30, learning_rate=0.15,

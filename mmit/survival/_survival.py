@@ -109,7 +109,7 @@ def survival_target(y, log):
         return np.log(times), times
 
 
-# the default model of SurvivalRegressor (benchmarks/survival.py: with the
+# the default model of SurvivalRegressor (benchmarks/studies/survival.py: with the
 # forest's interval defaults, leaves of one or two censored times predict
 # their censoring time and the ranking trails)
 SURVIVAL_FOREST = {"min_samples_leaf": 15, "max_features": 0.5, "loss": "linear_hinge"}
@@ -190,7 +190,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         survival forest, ``MMITForest(min_samples_leaf=15,
         max_features=0.5, loss="linear_hinge")``: larger leaves than the
         interval default ranked better on simulated survival data
-        (``benchmarks/survival.py``), where a small leaf of censored times
+        (``benchmarks/studies/survival.py``), where a small leaf of censored times
         predicts their censoring time.
     log : bool, default=True
         Fit on log times (an accelerated failure time model; times must be
@@ -201,7 +201,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         time, for models with curves), or minus the model's prediction (a
         time, or a log time). "auto" is the restricted mean for models with
         curves, the prediction otherwise: on simulated survival data the
-        restricted mean ranked better (``benchmarks/survival.py``).
+        restricted mean ranked better (``benchmarks/studies/survival.py``).
 
     Attributes
     ----------

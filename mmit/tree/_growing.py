@@ -36,7 +36,7 @@ from ._pruning import prune_at
 
 # The default categorical_penalty: the least of those measured that keeps
 # native splits within 2% of the codes' accuracy without a categorical signal
-# (benchmarks/categorical.py, the user guide's categorical features page).
+# (benchmarks/studies/categorical.py, the user guide's categorical features page).
 CATEGORICAL_PENALTY = 3.0
 
 # depth limit standing for "no limit"

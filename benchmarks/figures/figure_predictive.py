@@ -7,7 +7,7 @@ training values are known only between inspection times (a grid of step
 on 600 rows; its 50/80/90% intervals and median are drawn along x0 for new
 rows with x1 = -1 (narrow) and x1 = 1 (wide), over the training intervals.
 
-Usage: python benchmarks/figure_predictive.py [--out docs/predictive.png]
+Usage: python benchmarks/figures/figure_predictive.py [--out docs/predictive.png]
 """
 
 import argparse

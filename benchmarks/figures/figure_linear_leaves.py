@@ -10,7 +10,7 @@ L1-regularised linear model.
 DATA_DIR: a folder of the paper's data sets (simulated.linear, simulated.sin
 and simulated.abs among them).
 
-Usage: python benchmarks/figure_linear_leaves.py DATA_DIR docs/linear_leaves.png
+Usage: python benchmarks/figures/figure_linear_leaves.py DATA_DIR docs/linear_leaves.png
 """
 
 import argparse
@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 PATTERNS = ("linear", "sin", "abs")
 
 
-# legend label -> the model of benchmarks/accuracy.py (mmit._cli._evaluation.make_model)
+# legend label -> the model of studies/accuracy.py (mmit._cli._evaluation.make_model)
 MODELS = {"constant leaves": "MMIT squared", "linear leaves": "MMIT linear leaves",
           "linear model": "L1-Linear"}
 

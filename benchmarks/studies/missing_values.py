@@ -16,7 +16,7 @@ missing training values (``add_indicator``). Prints the mean test interval
 MSE of each, and each imputer's mean rank, median and worst ratio to the
 best imputer, for both kinds of missing values.
 
-Usage: python benchmarks/missing_values.py DATA_DIR [--n-jobs 2]
+Usage: python benchmarks/studies/missing_values.py DATA_DIR [--n-jobs 2]
 """
 
 import argparse
@@ -27,6 +27,8 @@ import numpy as np
 from sklearn.impute import SimpleImputer
 from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from variant_study import (
     mean_test_mse,
     print_variant_table,

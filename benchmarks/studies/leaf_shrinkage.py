@@ -7,7 +7,7 @@ grids, and with constant leaves only; then each one's mean rank, median
 and worst ratio to the best (see variant_study.py), and each grid's wins
 among the grids and worst ratio to constant leaves.
 
-Usage: python benchmarks/leaf_shrinkage.py DATA_DIR [--n-jobs 2]
+Usage: python benchmarks/studies/leaf_shrinkage.py DATA_DIR [--n-jobs 2]
 """
 
 import argparse
@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import KFold
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from variant_study import print_variant_table
 
 from mmit import MMITCV

@@ -15,7 +15,7 @@ A second table follows the test loss along the stages (``staged_predict``,
 of the test MSE after k stages divided by the best over all stages, and the
 median of the best stage.
 
-Usage: python benchmarks/boost_defaults.py DATA_DIR [--quick] [--n-jobs 2]
+Usage: python benchmarks/studies/boost_defaults.py DATA_DIR [--quick] [--n-jobs 2]
 """
 
 import argparse
@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from variant_study import SIMULATED_PREFIX, print_ranking, ranking, splits_of
 
 from mmit import MMITBoost, MMITForest

@@ -11,14 +11,18 @@ single-threaded), timed in turn (median of ``--repeats``). Interaction values
 are timed on ``--interaction-rows`` rows (default 100). The last column is
 the largest difference between the two sets of values.
 
-Usage: python benchmarks/bench_explain.py [--rows 2000] [--interaction-rows 100]
+Usage: python benchmarks/speed/bench_explain.py [--rows 2000] [--interaction-rows 100]
        [--repeats 3] [--csv PATH]
 """
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 import shap
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from speed_data import benchmark_data
 from tables import Table, add_csv_argument, seconds
 from timing import interleaved_medians

@@ -39,17 +39,20 @@ targets and K = 3..8, over ``--problems`` random problems, prints:
 - beats codes: the share where the categorical split costs less than the
   codes' best split (what the ordering adds over ordinal codes).
 
-Usage: python benchmarks/categorical_ordering.py [--problems 300] [--check 0]
+Usage: python benchmarks/studies/categorical_ordering.py [--problems 300] [--check 0]
        [--csv PATH]
 """
 
 import argparse
 import importlib.util
 import itertools
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from tables import Table, add_csv_argument
 
 from mmit import MMIT

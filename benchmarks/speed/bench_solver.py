@@ -13,13 +13,17 @@ maximum pointer moves per insertion (the paper's Figure 3). The paper's C++ solv
 needs 2.1 s for 1e6
 jittered limits on this machine (figure given in the project's issue).
 
-Usage: python benchmarks/bench_solver.py [--max-n 1e7] [--repeats 7] [--csv PATH]
+Usage: python benchmarks/speed/bench_solver.py [--max-n 1e7] [--repeats 7] [--csv PATH]
 """
 
 import argparse
+import sys
 from functools import partial
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from tables import Table, add_csv_argument, seconds, size
 from timing import interleaved_medians
 

@@ -40,7 +40,7 @@ evidence behind its default): for each value, native's median test
 interval MSE over the seeds against codes' and against the better of
 one-hot and codes, on both shapes, without timing.
 
-Usage: python benchmarks/categorical.py [--seeds 3] [--n-train 3000]
+Usage: python benchmarks/studies/categorical.py [--seeds 3] [--n-train 3000]
        [--n-test 2000] [--repeats 3] [--n-jobs 2] [--models NAME ...]
        [--penalties K ...] [--csv PATH]
 """
@@ -48,10 +48,13 @@ Usage: python benchmarks/categorical.py [--seeds 3] [--n-train 3000]
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.preprocessing import OneHotEncoder
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from tables import Table, add_csv_argument, seconds, size
 from timing import interleaved_medians
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-BENCHMARK_DIR = Path(__file__).resolve().parent
+HELPERS_DIR = Path(__file__).resolve().parent  # the shared helpers, imported by name
 
 
 # Runs in a fresh process: the setup code, then the fit code, and prints the
@@ -18,7 +18,7 @@ BENCHMARK_DIR = Path(__file__).resolve().parent
 # the fit, in MB (not ru_maxrss, which a child inherits from its parent).
 MEMORY_PROBE = """
 import json, sys
-sys.path.insert(0, {bench_dir!r})
+sys.path[0:0] = {paths!r}
 
 def status_kib(field):
     with open("/proc/self/status") as status:
@@ -32,10 +32,11 @@ print(json.dumps((status_kib("VmHWM") - before) / 1024))
 
 
 def peak_fit_memory_mb(setup, fit):
-    """Peak memory of running ``fit`` after ``setup`` (Python source, run in
-    the benchmarks directory's import path), in a process of its own: MB
-    above the resident memory before the fit."""
-    script = MEMORY_PROBE.format(bench_dir=str(BENCHMARK_DIR), setup=setup, fit=fit)
+    """Peak memory of running ``fit`` after ``setup`` (Python source, run with
+    the helpers and the running script's folder on its import path), in a
+    process of its own: MB above the resident memory before the fit."""
+    paths = [str(HELPERS_DIR), str(Path(sys.argv[0]).resolve().parent)]
+    script = MEMORY_PROBE.format(paths=paths, setup=setup, fit=fit)
     result = subprocess.run([sys.executable, "-c", script], capture_output=True,
                             text=True, check=True)
     return json.loads(result.stdout)
@@ -100,11 +101,11 @@ class BaselineProcess:
         checkout = Path(checkout).resolve()
         if not (checkout / "mmit" / "__init__.py").is_file():
             raise SystemExit(f"--baseline {checkout}: no mmit package there")
-        path = os.pathsep.join([str(checkout), str(BENCHMARK_DIR)])
+        path = os.pathsep.join([str(checkout), str(HELPERS_DIR)])
         env = dict(os.environ, PYTHONPATH=path)
         self.process = subprocess.Popen([sys.executable, "-c", BASELINE_WORKER],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, env=env, cwd=BENCHMARK_DIR)
+                                        text=True, env=env, cwd=HELPERS_DIR)
         self.checkout = checkout
         self._answer()
 

@@ -10,7 +10,7 @@ one margin (0.1), so both fit one path per fold. The trees: an MMIT of depth
 6 (squared hinge) with linear leaves against the same tree with constant
 leaves, fit and predict (on the training rows). Timed in turn (median).
 
-Usage: python benchmarks/bench_linear.py [--sizes 1e3 1e4] [--features 20 200]
+Usage: python benchmarks/speed/bench_linear.py [--sizes 1e3 1e4] [--features 20 200]
        [--repeats 5] [--skip-cv] [--skip-trees] [--csv PATH] [--trees-csv PATH]
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sklearn.linear_model import ElasticNetCV
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from tables import Table, add_csv_argument, seconds, size  # noqa: E402
 from timing import interleaved_medians  # noqa: E402

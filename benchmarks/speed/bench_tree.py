@@ -24,7 +24,7 @@ Options:
   their predictions are timed (the predict columns in a fraction of the
   time), e.g. ``--sizes 1e5 --features 20 200 --predict-only``.
 
-Usage: python benchmarks/bench_tree.py [--max-n 1e5 | --sizes N ...]
+Usage: python benchmarks/speed/bench_tree.py [--max-n 1e5 | --sizes N ...]
        [--features P ...] [--max-features F ...] [--depths D ...]
        [--losses L ...] [--missing FRACTION] [--baseline DIR] [--repeats 5]
        [--memory] [--predict-only] [--csv PATH]
@@ -32,9 +32,13 @@ Usage: python benchmarks/bench_tree.py [--max-n 1e5 | --sizes N ...]
 
 import argparse
 import itertools
+import sys
 from functools import partial
+from pathlib import Path
 
 from sklearn.tree import DecisionTreeRegressor
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from speed_data import MARGIN, N_FEATURES, benchmark_data, interval_cart_data
 from tables import Table, add_csv_argument, seconds, size
 from timing import BaselineProcess, interleaved_medians, peak_fit_memory_mb

@@ -8,7 +8,7 @@ interval MSE per data set, its mean rank, median and worst ratio to the
 best variant, and the mean ratio of each binned variant to the exact one
 (bundled sets, simulated shapes).
 
-Usage: python benchmarks/hist_accuracy.py DATA_DIR [--n-jobs 2] [--quick]
+Usage: python benchmarks/studies/hist_accuracy.py DATA_DIR [--n-jobs 2] [--quick]
 """
 
 import argparse
@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from variant_study import SIMULATED_PREFIX, mean_test_mse, print_variant_table, splits_of
 
 from mmit import MMITBoost

@@ -9,14 +9,14 @@ contents of its model file (the JSON description and every array) and the
 predictions of its pickle. Run it with two versions of mmit installed in
 turn and compare::
 
-    python benchmarks/output_hashes.py --out before.json      # previous main
-    python benchmarks/output_hashes.py --compare before.json  # this checkout
+    python benchmarks/versions/output_hashes.py --out before.json      # previous main
+    python benchmarks/versions/output_hashes.py --compare before.json  # this checkout
 
 The second prints every output whose hash differs (none: bit-identical)
 and exits with status 1 if one does. Only the public API is used, so the
 script runs against any version that has it.
 
-Usage: python benchmarks/output_hashes.py [--data-dir DIR] [--out JSON]
+Usage: python benchmarks/versions/output_hashes.py [--data-dir DIR] [--out JSON]
        [--compare JSON]
 """
 

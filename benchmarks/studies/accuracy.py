@@ -34,7 +34,7 @@ data sets and its mean fit time (``--csv PATH`` writes that table), then
 the mean test interval accuracy and the ratio of the stack's test MSE to
 the best other method's on each data set.
 
-Usage: python benchmarks/accuracy.py DATA_DIR [--n-jobs 2] [--sets NAME ...]
+Usage: python benchmarks/studies/accuracy.py DATA_DIR [--n-jobs 2] [--sets NAME ...]
        [--models NAME ...] [--previous earlier.csv] [--out results.csv]
        [--csv PATH]
 
@@ -51,6 +51,8 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from models import PEERS, tuned_peer
 from tables import Table, add_csv_argument
 from variant_study import ranking

@@ -20,7 +20,7 @@ Prints the mean test interval MSE of each, and each variant's mean rank,
 median and worst ratio to the best variant, for the plain and the
 heavy-tailed data.
 
-Usage: python benchmarks/linear_clipping.py DATA_DIR [--n-jobs 2]
+Usage: python benchmarks/studies/linear_clipping.py DATA_DIR [--n-jobs 2]
 """
 
 import argparse
@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import KFold
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from variant_study import (
     mean_test_mse,
     print_variant_table,

@@ -108,7 +108,7 @@ previous main, which made its distributions in ``fit``). Medians of
 the training values known only between inspection times; and the first
 request's making of the distributions, once per model.
 
-Usage: python benchmarks/uncertainty.py [--shapes step linear shared skewed
+Usage: python benchmarks/studies/uncertainty.py [--shapes step linear shared skewed
        homoscedastic] [--censored 0 0.3 0.6] [--repeats 5]
        [--ngboost-python PATH] [--data-dir DIR] [--speed]
        [--spread-leaves 20 40] [--stack-construction]
@@ -131,7 +131,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from sklearn.ensemble import RandomForestRegressor  # noqa: E402
 from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from tables import Table, add_csv_argument, seconds  # noqa: E402

@@ -19,7 +19,7 @@ With ``--memory``, the peak memory of the binned booster's fit and of
 XGBoost's, each in a fresh process (see timing.peak_fit_memory_mb; the data
 are made before). ``--memory-only`` measures only that (for 1e7 rows).
 
-Usage: python benchmarks/bench_boost.py [--sizes 1e4 1e5 1e6] [--exact-max-n 1e4]
+Usage: python benchmarks/speed/bench_boost.py [--sizes 1e4 1e5 1e6] [--exact-max-n 1e4]
        [--stages 100] [--repeats 3] [--memory | --memory-only] [--csv PATH]
 """
 
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from sklearn.ensemble import GradientBoostingRegressor
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from models import XGBoostAFT  # noqa: E402
 from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from tables import Table, add_csv_argument, seconds, size  # noqa: E402

@@ -19,7 +19,7 @@ the predict, speed-up and memory columns, e.g. ``--sizes 1e4 --features 20
 both forests once, untimed, and prints the predict columns only, e.g.
 ``--sizes 1e5 --features 20 200 --predict-only``.
 
-Usage: python benchmarks/bench_forest.py [--max-n 1e5 | --sizes N ...]
+Usage: python benchmarks/speed/bench_forest.py [--max-n 1e5 | --sizes N ...]
        [--features P ...] [--max-features F ...] [--missing FRACTION]
        [--baseline DIR] [--trees 100] [--repeats 3] [--fit-only | --predict-only]
        [--csv PATH]
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from sklearn.ensemble import RandomForestRegressor
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from bench_tree import (  # noqa: E402
     add_sweep_arguments,
     check_sweep_arguments,

@@ -16,7 +16,7 @@ the linear model's one fit (its own CV on the stack's folds gives the
 out-of-fold predictions); otherwise (and always for the boosting) its fits
 on the 5 folds and on all rows in a pool of ``n_jobs`` threads.
 
-Usage: python benchmarks/bench_stacking.py [--repeats 3] [--sizes 1e4]
+Usage: python benchmarks/speed/bench_stacking.py [--repeats 3] [--sizes 1e4]
        [--features 20 200] [--n-jobs 1 2] [--out-of-fold auto folds free]
        [--datasets NAME ...] [--data-dir DIR] [--csv PATH]
 """
@@ -31,6 +31,8 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from tables import Table, add_csv_argument, seconds, size
 
 from mmit import IntervalStackingRegressor, MMITForest

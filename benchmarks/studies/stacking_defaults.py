@@ -38,7 +38,7 @@ the number of sets more than 2% worse and better (``+worse/-better``).
 ``--free`` gives the forest and the linear model their free predictions
 only (no K-fold fits of them: the stack's way).
 
-Usage: python benchmarks/stacking_defaults.py DATA_DIR [--cache DIR] [--n-jobs 2]
+Usage: python benchmarks/studies/stacking_defaults.py DATA_DIR [--cache DIR] [--n-jobs 2]
        [--members forest boost linear ...] [--families ...] [--free]
 """
 
@@ -50,6 +50,8 @@ from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from models import IntervalKNN
 from scipy.optimize import minimize
 from sklearn.base import clone

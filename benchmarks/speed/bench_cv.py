@@ -9,16 +9,19 @@ inner fold; its time includes the pruning paths that give the alphas). The
 table gives the test interval MSE of both (averaged over the outer folds),
 whether they chose the same parameters on every outer fold, and the times.
 
-Usage: python benchmarks/bench_cv.py [DATA_DIR ...] [--csv PATH]
+Usage: python benchmarks/speed/bench_cv.py [DATA_DIR ...] [--csv PATH]
 (default: the data sets bundled with mmit)
 """
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from tables import Table, add_csv_argument, seconds
 
 from mmit import MMIT, MMITCV

@@ -19,7 +19,7 @@ best candidate on that set, and, over all sets, each candidate's mean rank,
 median and worst ratio. Defaults are chosen by mean rank and worst ratio,
 not by the mean MSE alone.
 
-Usage: python benchmarks/forest_defaults.py DATA_DIR [--trees 100] [--n-jobs 2]
+Usage: python benchmarks/studies/forest_defaults.py DATA_DIR [--trees 100] [--n-jobs 2]
        [--out results.csv] [--quick]
 """
 
@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from variant_study import print_ranking, splits_of
 
 from mmit import MMITForest

@@ -27,7 +27,7 @@ on times between the 10th and 80th percentiles of the test times, over
 the test rows inside the training follow-up; not for interval-censored
 data) and the fit time, averaged over folds and ``--repeats`` draws.
 
-Usage: python benchmarks/survival.py [--shapes ph-smooth aft-step ...]
+Usage: python benchmarks/studies/survival.py [--shapes ph-smooth aft-step ...]
        [--censoring 0.2 0.5 0.8 interval] [--n 1000] [--repeats 1]
        [--risks restricted_mean prediction median concordance_weights]
        [--models forest stack rsf ...]
@@ -37,8 +37,10 @@ Usage: python benchmarks/survival.py [--shapes ph-smooth aft-step ...]
 import argparse
 import itertools
 import json
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import KFold
@@ -46,6 +48,8 @@ from sksurv.ensemble import GradientBoostingSurvivalAnalysis, RandomSurvivalFore
 from sksurv.linear_model import CoxPHSurvivalAnalysis
 from sksurv.metrics import integrated_brier_score
 from sksurv.util import Surv
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from tables import Table, add_csv_argument, seconds
 
 from mmit import IntervalStackingRegressor, MMITForest, SurvivalRegressor
