@@ -1,4 +1,5 @@
-"""The cross-validated comparison behind ``mmit cv`` and benchmarks/studies/accuracy.py.
+"""The cross-validated comparison behind ``mmit cv`` and the accuracy study of
+the benchmarks.
 
 Each fold of a data set's ``folds`` is in turn the test set; every method
 chooses its hyperparameters by inner cross-validation on the other folds

@@ -546,9 +546,8 @@ def sorted_hinges(const double[::1] lower, const double[::1] upper, double margi
     Returns ``hinge_order`` (int32: the hinge numbers ``2 * row +
     is_upper``, ties by number) and ``positions`` (their breakpoints, see
     :func:`hinge_positions`), from ``buffers`` when given. One ``numpy.sort``
-    of packed keys and a linear pass (``_sorting``): about 3 times faster
-    than ``argsort``; the breakpoints are read back on ``n_threads``
-    threads.
+    of packed keys and a linear pass (``_sorting``), faster than
+    ``argsort``; the breakpoints are read back on ``n_threads`` threads.
     """
     cdef intp_t n = lower.shape[0], k, hinge, n_hinges = 0
     check_same_length("upper", upper, "lower", n)

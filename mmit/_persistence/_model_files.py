@@ -15,24 +15,9 @@ only the file: the header, the versions, the parameters as JSON, the
 trees' arrays, and damaged files. Loading never unpickles anything, and
 checks every part before building the estimator.
 
-Format versions: 7 adds categorical features: the sets of categories of
-each tree's categorical splits (``tree<k>_category_sets`` and
-``tree<k>_category_words``), each model's categories, the predictive
-distributions of stacks (a stack without them loads without them) and the
-training means of linear models (``data_mean``, for SHAP values; a model
-without them loads without them); 6 nests the
-node models of a tree (linear leaves) under ``tree<k>_node_models_``,
-their kind in the description
-(``tree_node_models``), instead of beside its nodes; 5 adds the predictive
-distributions of forests (the training rows' leaves and intervals, and the
-forest that weighs them); 4 adds the linear models, pipelines of the
-imputer and a model, and stacks (a version-4 file of a tree model is laid
-out as in version 3); 3 stores the linear models of trees with linear
-leaves (each node's model row, the slopes and the center); 2 (mmit 0.2)
-stores where each node sends missing values; files of versions 1 to 6
-still load (forests without distributions before 5), those of version 1
-sending a missing value to the heavier child (their trees were grown
-without missing values).
+A file records the oldest format version that reads what it holds (its
+models' ``writer.requires``); files of every earlier version load. What
+each version added is in the changelog (``CHANGELOG.md``).
 """
 
 import dataclasses

@@ -50,8 +50,8 @@ from ._base import Progress, TreeEnsemble
 # early_stopping="auto" holds rows out from this many on (as scikit-learn's
 # HistGradientBoosting)
 _AUTO_EARLY_STOPPING_ROWS = 10_000
-# margin="auto": this times the spread of the finite training bounds
-# (benchmarks/studies/boost_defaults.py)
+# margin="auto": this times the spread of the finite training bounds (the
+# defaults page of the docs)
 AUTO_MARGIN_SCALE = 0.3
 
 

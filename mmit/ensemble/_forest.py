@@ -64,7 +64,7 @@ def _fit_tree(index, params, random_state, data, sample_weight, bootstrap):
     do since 1.9: an integer weight behaves like as many repeated samples.
     Everything random comes from a numpy Generator seeded by the tree's own
     ``random_state`` (an int), so the tree, and its out-of-bag samples, can
-    be regenerated from it. (A Generator is set up ten times faster than a
+    be regenerated from it. (A Generator is set up much faster than a
     RandomState, and this runs with the GIL held, once per tree.)
     """
     generator = np.random.default_rng(random_state)
@@ -136,8 +136,8 @@ LocationDistribution or None, default="auto"
         leaves of a second forest of half as many trees
         (``min_samples_leaf=40``, ``max_features="sqrt"``) grown on the
         residuals' sizes, so that the spread follows the features that
-        change it (needs ``bootstrap``; the first request takes about a
-        seventh of the forest's fit). "location"
+        change it (needs ``bootstrap``; the first request grows it: its cost
+        is on :ref:`performance`). "location"
         (:class:`LocationDistribution`): the training intervals in the
         forest's own leaves (quantile regression forest; nothing more to
         fit), whose spread follows only what the splits chosen for the

@@ -20,18 +20,13 @@ each training row uses only the trees whose sample left it out.
 
 Averaging the leaves' estimates rather than estimating once per query
 under the pooled weights ``w_i(x)`` (the two agree with exact values):
-every leaf's estimate is made once, so a query costs no iteration. On
-``benchmarks/studies/uncertainty.py`` (30 and 60% censored values) the two give
-"spread" distributions of the same pinball loss to four decimals on every
-shape, and "location" intervals of coverage closer to nominal with the
-average (50/80/90%: 0.502/0.783/0.874 against 0.481/0.762/0.853 on the
-step shape, 60% censored), while ``predict_quantiles`` takes 2x
-``predict`` instead of 7-39x (1e4 rows, 100 trees).
+every leaf's estimate is made once, so a query costs no iteration; the
+two are as accurate, and the average's intervals cover closer to their
+nominal level on censored data (the accuracy page of the docs).
 
 The distributions are made on the first request, from the training rows
 the fit keeps (:class:`DeferredDistribution`): a forest never asked for
-one costs no more to fit than without (``benchmarks/studies/uncertainty.py
---fit-cost``).
+one costs no more to fit than without (the performance page).
 
 Cost: every leaf's estimate on first use, O(m log m + iterations * m) for
 a leaf of m rows, on threads; then per query O(T) leaf look-ups and one
@@ -184,7 +179,7 @@ class ForestDistribution:
     in the leaves of a second forest (``weighting``) grown on the
     residuals' sizes ``|y - f_oob(x)|``: its splits follow the features
     that change the spread, which the forest's own splits (chosen for the
-    location) miss (``benchmarks/studies/uncertainty.py``).
+    location) miss.
 
     Parameters
     ----------

@@ -45,13 +45,13 @@ IMPUTER_STEP, MEMBER_STEP = "impute", "model"
 OUT_OF_BAG, CV_PATH, FOLDS = "out of bag", "cv path", "folds"
 
 # out_of_fold="auto" fits every member on the folds below this many rows,
-# and reads the free predictions from there (benchmarks/studies/stacking_defaults.py)
+# and reads the free predictions from there (the defaults page of the docs)
 FOLDS_BELOW_ROWS = 200
 
 
 def default_estimators(random_state, n_jobs):
-    """The default members, each seeded from ``random_state`` (the study
-    behind them: ``benchmarks/studies/stacking_defaults.py``)."""
+    """The default members, each seeded from ``random_state`` (the evidence
+    behind them: the defaults page of the docs)."""
     return [
         ("forest", MMITForest(n_jobs=n_jobs, random_state=draw_seed(random_state))),
         ("boost", MMITBoost(n_estimators=30, learning_rate=0.15,
@@ -259,16 +259,13 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
     weights do not depend on where the targets lie.
 
     Out-of-fold predictions: below 200 rows, members fitted on the folds
-    give a more accurate stack than the free predictions (whose test
-    interval MSE is 6% higher in geometric mean over the measured data
-    sets of that size, and no set is better by 2%); from 200 rows the free
-    ones are as accurate (2% lower) and spare four forest fits and five
-    linear CVs. With the default members, a fit from 200 rows is one forest
-    fit, one linear fit and six boosting fits (five folds and all rows):
-    2 to 3 times the fit of ``MMITForest()``; below 200 rows, six fits of
-    each member, under a second in all. The default members, the convex
+    give a more accurate stack than the free predictions; from 200 rows the
+    free ones are as accurate and spare four forest fits and five linear
+    CVs. With the default members, a fit from 200 rows is one forest fit,
+    one linear fit and six boosting fits (five folds and all rows); below
+    200 rows, six fits of each member. The default members, the convex
     combiner and the out-of-fold predictions were chosen by measurement
-    (:ref:`defaults` in the user guide).
+    (:ref:`defaults` in the user guide; the fit's cost: :ref:`performance`).
 
     Predictive distributions: the residuals of the stack's own out-of-fold
     predictions measure its errors as the refitted stack makes them, so

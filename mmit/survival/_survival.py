@@ -109,8 +109,8 @@ def survival_target(y, log):
         return np.log(times), times
 
 
-# the default model of SurvivalRegressor (benchmarks/studies/survival.py: with the
-# forest's interval defaults, leaves of one or two censored times predict
+# the default model of SurvivalRegressor (the survival page of the docs: with
+# the forest's interval defaults, leaves of one or two censored times predict
 # their censoring time and the ranking trails)
 SURVIVAL_FOREST = {"min_samples_leaf": 15, "max_features": 0.5, "loss": "linear_hinge"}
 
@@ -189,9 +189,9 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         An mmit estimator (or pipeline or search ending in one); None is the
         survival forest, ``MMITForest(min_samples_leaf=15,
         max_features=0.5, loss="linear_hinge")``: larger leaves than the
-        interval default ranked better on simulated survival data
-        (``benchmarks/studies/survival.py``), where a small leaf of censored times
-        predicts their censoring time.
+        interval default rank better on survival data, where a small leaf of
+        censored times predicts their censoring time (:ref:`survival` in the
+        user guide).
     log : bool, default=True
         Fit on log times (an accelerated failure time model; times must be
         positive). False fits on the times themselves.
@@ -200,8 +200,8 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         time (the area under the survival function up to the last training
         time, for models with curves), or minus the model's prediction (a
         time, or a log time). "auto" is the restricted mean for models with
-        curves, the prediction otherwise: on simulated survival data the
-        restricted mean ranked better (``benchmarks/studies/survival.py``).
+        curves, the prediction otherwise: the restricted mean ranks better
+        (:ref:`survival` in the user guide).
 
     Attributes
     ----------

@@ -34,9 +34,9 @@ from ._features import Features
 from ._leaf_models import LEAF_MODELS, LEAF_PARAMETERS, leaf_model_of
 from ._pruning import prune_at
 
-# The default categorical_penalty: the least of those measured that keeps
-# native splits within 2% of the codes' accuracy without a categorical signal
-# (benchmarks/studies/categorical.py, the user guide's categorical features page).
+# The default categorical_penalty: the least that keeps native splits as
+# accurate as the codes' on data without a categorical signal (the user
+# guide's categorical features page).
 CATEGORICAL_PENALTY = 3.0
 
 # depth limit standing for "no limit"
@@ -49,10 +49,9 @@ MAX_SEED = np.iinfo(np.int32).max
 # m entries in each of the p presorted lists; sorting a node's present values
 # of one feature on demand costs about SORT_COST_RATIO * log2(m) such moves
 # per row, and is done for the k = max_features features evaluated in each
-# child. Presorted lists win while p < SORT_COST_RATIO * k * log2(m).
-# Measured at n = 1e4, max_features="sqrt", p = 20, 200, 1000 (one tree and
-# 20-tree forests): fit times are within 2% of the fastest for 0.75 to 1.5;
-# 0.5 costs up to 8% (tree) and 5% (forest) at p = 20, 0.35 up to 24%.
+# child. Presorted lists win while p < SORT_COST_RATIO * k * log2(m): fit
+# times are flat around the ratio 1 (trees and forests, max_features="sqrt",
+# 20 to 1000 features) and grow away from it.
 SORT_COST_RATIO = 1.0
 
 TREE_PARAMETER_CONSTRAINTS = {

@@ -503,8 +503,8 @@ cdef void lay_out_walk(const Node* nodes, const double* values, intp_t n_nodes,
     The root takes slot 0 and the two children of a node the next two free
     slots, depth first, left subtree first: a row that goes left finds the
     next pair of children beside the last one, and the nodes of a subtree
-    lie together (a tenth faster than breadth first on forests of deep
-    trees). O(n_nodes).
+    lie together (faster than breadth first on forests of deep trees).
+    O(n_nodes).
     """
     cdef intp_t slot, node_id, free = 1
     cdef const Node* node
@@ -620,9 +620,9 @@ def add_predictions(trees, const double[::1] scales, const double[:, ::1] X,
     ``group_bytes`` (or hold one tree), and the rows by blocks of about
     ``row_block_bytes``, each block going down all trees of a group: the
     rows stay in cache from one tree to the next instead of being read again
-    for every tree, and a group's nodes from one block to the next (at 1e5
-    rows, 100 deep trees and 200 features, 1.5 to 2 times as fast as a tree
-    at a time). O(n_rows * n_trees * depth).
+    for every tree, and a group's nodes from one block to the next (faster
+    than a tree at a time once the rows outgrow the cache). O(n_rows *
+    n_trees * depth).
     """
     cdef intp_t n = X.shape[0], n_features = X.shape[1], n_trees
     cdef intp_t first = 0, stop, size, row_block, block, start, t
