@@ -15,7 +15,7 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._loss._loss import LOSSES, breakpoints
-from ._utils._base import IntervalRegressorMixin
+from ._utils._base import IntervalRegressorMixin, set_init_parameters
 from ._utils._docstrings import fill_doc
 from ._utils._validation import validate_training_data
 
@@ -75,8 +75,7 @@ class ConstantRegressor(IntervalRegressorMixin, BaseEstimator):
     }
 
     def __init__(self, *, margin=0.0, loss="linear_hinge"):
-        self.margin = margin
-        self.loss = loss
+        set_init_parameters(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -158,12 +157,7 @@ class IntervalCART(IntervalRegressorMixin, BaseEstimator):
 
     def __init__(self, *, margin=0.0, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, ccp_alpha=0.0, random_state=None):
-        self.margin = margin
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.ccp_alpha = ccp_alpha
-        self.random_state = random_state
+        set_init_parameters(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

@@ -5,18 +5,11 @@ from sklearn.datasets import make_regression
 from sklearn.metrics import mean_squared_error, r2_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mmit import (
-    MMIT,
-    MMITCV,
-    IntervalLinearRegression,
-    IntervalLinearRegressionCV,
-    IntervalStackingRegressor,
-    MeanImputer,
-    MMITBoost,
-    MMITForest,
-    MMITForestCV,
-)
+from mmit import MeanImputer
 from mmit.baselines import ConstantRegressor, IntervalCART
+from mmit.ensemble import IntervalStackingRegressor, MMITBoost, MMITForest, MMITForestCV
+from mmit.linear_model import IntervalLinearRegression, IntervalLinearRegressionCV
+from mmit.tree import MMIT, MMITCV
 
 # the linear models solved tightly: the checks compare weighted and repeated
 # rows' predictions to 1e-7, the default tolerance is 1e-4 of the bounds' spread

@@ -5,9 +5,7 @@ import numpy as np
 import pytest
 from problems import write_folder
 
-from mmit import (
-    MMIT,
-)
+from mmit import MMIT
 from mmit.datasets import list_datasets, load_dataset, load_folder, make_interval_regression
 
 

@@ -1,7 +1,7 @@
 """Pickles written by earlier versions of mmit load and predict as written.
 
 A pickle names the module of every class it holds; the folders
-``tests/data/pickles-*`` were written by ``tests/data/make_pickles.py``
+``tests/data/pickles-*`` were written by ``tests/data/make_fixtures.py``
 with earlier versions (``pickles-0.2.0.dev0-bc5ea50``: the flat layout,
 before the subpackages), whose modules stay importable under their old
 names.
@@ -19,7 +19,7 @@ from sklearn.exceptions import InconsistentVersionWarning
 import mmit
 
 PICKLES = sorted((Path(__file__).resolve().parent / "data").glob("pickles-*"))
-QUANTILE_LEVELS = (0.05, 0.5, 0.95)  # those of tests/data/make_pickles.py
+QUANTILE_LEVELS = (0.05, 0.5, 0.95)  # those of tests/data/make_fixtures.py
 
 
 def load(path):

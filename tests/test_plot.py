@@ -4,9 +4,7 @@
 import numpy as np
 import pytest
 
-from mmit import (
-    MMIT,
-)
+from mmit import MMIT
 from mmit.datasets import make_interval_regression
 
 

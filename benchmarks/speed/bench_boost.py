@@ -34,11 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the h
 from models import XGBoostAFT  # noqa: E402
 from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from tables import Table, add_csv_argument, seconds, size  # noqa: E402
-from timing import (  # noqa: E402
-    interleaved_medians,
-    peak_fit_memory_mb,
-    xgboost_available,
-)
+from timing import interleaved_medians, peak_fit_memory_mb, xgboost_available  # noqa: E402
 
 from mmit import MMITBoost  # noqa: E402
 

@@ -31,12 +31,7 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
-from variant_study import (
-    mean_test_mse,
-    print_variant_table,
-    splits_of,
-    transformed_splits,
-)
+from variant_study import mean_test_mse, print_variant_table, splits_of, transformed_splits
 
 from mmit import IntervalLinearRegressionCV
 from mmit.metrics import interval_mse

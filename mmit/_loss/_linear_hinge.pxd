@@ -10,15 +10,8 @@
 from libc.math cimport INFINITY
 from libc.stdint cimport int64_t
 
-from ._pieces cimport (
-    MAY_MOVE_LEFT,
-    MAY_MOVE_RIGHT,
-    NO_SLOT,
-    HingeSolver,
-    clear_if_zero_piece,
-    step_left,
-    step_right,
-)
+from ._pieces cimport MAY_MOVE_LEFT, MAY_MOVE_RIGHT, NO_SLOT, HingeSolver
+from ._pieces cimport clear_if_zero_piece, step_left, step_right
 from .._utils._typedefs cimport check_index, intp_t
 
 

@@ -67,31 +67,13 @@ import numpy as np
 from .._utils._buffers import empty
 from .._utils._checks import check_row_count, check_same_length
 
-from ._loss cimport (
-    Loss,
-    check_loss_tag,
-    piece_add_terms,
-    piece_is_flat,
-    piece_minimiser,
-    piece_restore,
-    piece_slot_jump,
-    piece_track_insert,
-    unknown_loss_tag,
-    walk_cross_right,
-    walk_moves_right,
-)
+from ._loss cimport Loss, check_loss_tag, piece_add_terms, piece_is_flat, piece_minimiser
+from ._loss cimport piece_restore, piece_slot_jump, piece_track_insert, unknown_loss_tag
+from ._loss cimport walk_cross_right, walk_moves_right
 from .._utils._parallel cimport PARALLEL_MIN_ROWS, threads_for
 from ._pieces cimport MAY_MOVE_LEFT, MAY_MOVE_RIGHT, NO_SLOT, HingeSolver, Slot
-from .._utils._sorting cimport (
-    dropped_bits,
-    index_mask_for,
-    key_index,
-    order_keys,
-    pack_key,
-    rank_keys,
-    sort_key_array,
-    sortable_bits,
-)
+from .._utils._sorting cimport dropped_bits, index_mask_for, key_index, order_keys, pack_key
+from .._utils._sorting cimport rank_keys, sort_key_array, sortable_bits
 from .._utils._typedefs cimport check_index
 
 cdef extern from *:

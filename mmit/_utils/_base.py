@@ -62,3 +62,13 @@ def set_feature_attributes(estimator, n_features, feature_names):
     estimator.n_features_in_ = n_features
     if feature_names is not None:
         estimator.feature_names_in_ = feature_names
+
+
+def set_init_parameters(estimator, parameters):
+    """Keep the arguments of an estimator's ``__init__`` (its ``locals()``)
+    as the attributes of their names, unchanged and unchecked, as
+    scikit-learn's estimators keep them: ``get_params`` and ``clone`` read
+    them back, ``fit`` validates them."""
+    for name, value in parameters.items():
+        if name != "self" and not name.startswith("__"):
+            setattr(estimator, name, value)

@@ -12,6 +12,10 @@ SECTIONS = {
 X : array-like or data frame of shape (n_samples, n_features)
     Training features: numbers, or the labels of categorical features;
     NaN (or None) marks a missing value.""",
+    "fit_X_numeric": """\
+X : array-like or data frame of shape (n_samples, n_features)
+    Training features: numbers (none missing), or the labels of
+    categorical features (NaN or None for a missing label).""",
     "fit_y": """\
 y : array-like of shape (n_samples, 2) or (n_samples,)
     Lower and upper bound of each target interval (``-inf``/``+inf``

@@ -22,6 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from .._loss._loss import LOSSES
+from .._utils._base import set_init_parameters
 from .._utils._categorical import (
     CATEGORICAL_FEATURES_CONSTRAINT,
     fitted_encoding,
@@ -234,29 +235,7 @@ class MMITBoost(TreeEnsemble):
         categorical_features="from_dtype",
         categorical_penalty=CATEGORICAL_PENALTY,
     ):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.max_depth = max_depth
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_samples_leaf = min_samples_leaf
-        self.loss = loss
-        self.margin = margin
-        self.subsample = subsample
-        self.max_features = max_features
-        self.splitter = splitter
-        self.max_bins = max_bins
-        self.leaf_model = leaf_model
-        self.leaf_shrinkage = leaf_shrinkage
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.tol = tol
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.categorical_features = categorical_features
-        self.categorical_penalty = categorical_penalty
+        set_init_parameters(self, locals())
 
     def _tree_params(self):
         """The parameters of the stages' MMITs (their seeds aside): the

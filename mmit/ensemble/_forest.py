@@ -9,6 +9,7 @@ from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
+from .._utils._base import set_init_parameters
 from .._utils._categorical import (
     CATEGORICAL_FEATURES_CONSTRAINT,
     fitted_encoding,
@@ -240,28 +241,7 @@ LocationDistribution or None, default="auto"
         categorical_features="from_dtype",
         categorical_penalty=CATEGORICAL_PENALTY,
     ):
-        self.n_estimators = n_estimators
-        self.margin = margin
-        self.loss = loss
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_cost_decrease = min_cost_decrease
-        self.ccp_alpha = ccp_alpha
-        self.leaf_model = leaf_model
-        self.leaf_shrinkage = leaf_shrinkage
-        self.bootstrap = bootstrap
-        self.max_samples = max_samples
-        self.oob_score = oob_score
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.distribution = distribution
-        self.categorical_features = categorical_features
-        self.categorical_penalty = categorical_penalty
+        set_init_parameters(self, locals())
 
     def _tree_params(self):
         """The parameters of the trees' MMITs (their seeds aside)."""

@@ -12,6 +12,7 @@ from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
+from .._utils._base import set_init_parameters
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, encoded
 from .._utils._docstrings import fill_doc
 from .._utils._scores import distance_outside
@@ -143,13 +144,7 @@ class MMITForestCV(ChosenForestDistributionMixin, IntervalSearch):
     def __init__(self, param_grid=None, *, n_estimators=100, max_samples=None,
                  n_jobs=None, random_state=None, verbose=0,
                  categorical_features="from_dtype"):
-        self.param_grid = param_grid
-        self.n_estimators = n_estimators
-        self.max_samples = max_samples
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.categorical_features = categorical_features
+        set_init_parameters(self, locals())
 
     def _candidates(self, lower, upper):
         """Every combination of the grid's values, the most preferred first."""
@@ -182,9 +177,7 @@ class MMITForestCV(ChosenForestDistributionMixin, IntervalSearch):
         Parameters
         ----------
         %(fit_X)s
-        y : array-like of shape (n_samples, 2) or (n_samples,)
-            Target intervals (lower, upper; infinite bounds allowed), or
-            exact values.
+        %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the rows in the bootstrap samples (see
             :class:`MMITForest`) and in the out-of-bag MSE.

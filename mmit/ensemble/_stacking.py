@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from .._utils._base import IntervalRegressorMixin, rows_as_read
+from .._utils._base import IntervalRegressorMixin, rows_as_read, set_init_parameters
 from .._utils._categorical import is_dataframe, non_numeric_columns, validate_features
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
@@ -325,13 +325,7 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
 
     def __init__(self, estimators=None, *, cv=5, out_of_fold="auto", distribution="spread",
                  n_jobs=None, random_state=None, verbose=0):
-        self.estimators = estimators
-        self.cv = cv
-        self.out_of_fold = out_of_fold
-        self.distribution = distribution
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
+        set_init_parameters(self, locals())
 
     def get_params(self, deep=True):
         """Parameters, with those of the named members when ``deep``."""

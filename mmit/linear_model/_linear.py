@@ -21,7 +21,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from .._utils._base import IntervalRegressorMixin
+from .._utils._base import IntervalRegressorMixin, set_init_parameters
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encoding
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
@@ -346,13 +346,7 @@ class IntervalLinearRegression(_LinearPredictor):
 
     def __init__(self, alpha=1e-3, *, l1_ratio=1.0, margin=0.0, tol=1e-4,
                  max_iter=100_000, clip_features=True, categorical_features="from_dtype"):
-        self.alpha = alpha
-        self.l1_ratio = l1_ratio
-        self.margin = margin
-        self.tol = tol
-        self.max_iter = max_iter
-        self.clip_features = clip_features
-        self.categorical_features = categorical_features
+        set_init_parameters(self, locals())
 
     @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
@@ -361,9 +355,7 @@ class IntervalLinearRegression(_LinearPredictor):
 
         Parameters
         ----------
-        X : array-like or data frame of shape (n_samples, n_features)
-            Training features: numbers (none missing), or the labels of
-            categorical features (NaN or None for a missing label).
+        %(fit_X_numeric)s
         %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights.
@@ -522,18 +514,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
                  cv=None, tol=1e-4, max_iter=100_000, clip_features=True,
                  store_cv_predictions=False, n_jobs=None,
                  categorical_features="from_dtype"):
-        self.l1_ratio = l1_ratio
-        self.n_alphas = n_alphas
-        self.eps = eps
-        self.alphas = alphas
-        self.margins = margins
-        self.cv = cv
-        self.tol = tol
-        self.max_iter = max_iter
-        self.clip_features = clip_features
-        self.store_cv_predictions = store_cv_predictions
-        self.n_jobs = n_jobs
-        self.categorical_features = categorical_features
+        set_init_parameters(self, locals())
 
     def _candidate_margins(self, lower, upper, sample_weight):
         if self.margins is None:
@@ -563,9 +544,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
 
         Parameters
         ----------
-        X : array-like or data frame of shape (n_samples, n_features)
-            Training features: numbers (none missing), or the labels of
-            categorical features (NaN or None for a missing label).
+        %(fit_X_numeric)s
         %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, for fitting and for the test MSE.

@@ -74,13 +74,8 @@ import numpy as np
 from scipy.linalg.cython_blas cimport daxpy, ddot, dsyrk
 from scipy.linalg.cython_lapack cimport dposv
 
-from .._loss._loss cimport (
-    SquaredHinge,
-    hinge_change,
-    hinge_curvature,
-    hinge_slope,
-    interval_loss,
-)
+from .._loss._loss cimport SquaredHinge, hinge_change, hinge_curvature, hinge_slope
+from .._loss._loss cimport interval_loss
 from .._utils._typedefs cimport check_index, intp_t
 
 from .._loss._loss import LOSSES

@@ -7,6 +7,7 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted
 
+from .._utils._base import set_init_parameters
 from .._utils._docstrings import fill_doc
 from ..ensemble._forest import MMITForest
 from ._concordance import concordance_index
@@ -237,9 +238,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     }
 
     def __init__(self, estimator=None, *, log=True, risk="auto"):
-        self.estimator = estimator
-        self.log = log
-        self.risk = risk
+        set_init_parameters(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

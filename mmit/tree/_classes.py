@@ -5,7 +5,11 @@ from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils._base import IntervalRegressorMixin, set_feature_attributes
+from .._utils._base import (
+    IntervalRegressorMixin,
+    set_feature_attributes,
+    set_init_parameters,
+)
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, n_categories
 from .._utils._docstrings import fill_doc
 from .._utils._validation import validate_training_data
@@ -158,20 +162,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         categorical_penalty=CATEGORICAL_PENALTY,
         random_state=None,
     ):
-        self.margin = margin
-        self.loss = loss
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_cost_decrease = min_cost_decrease
-        self.ccp_alpha = ccp_alpha
-        self.leaf_model = leaf_model
-        self.leaf_shrinkage = leaf_shrinkage
-        self.categorical_features = categorical_features
-        self.categorical_penalty = categorical_penalty
-        self.random_state = random_state
+        set_init_parameters(self, locals())
 
     @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)

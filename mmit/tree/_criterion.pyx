@@ -34,16 +34,8 @@ import numpy as np
 from .._loss._loss cimport LossTag, check_loss_tag, tagged_derivatives, tagged_interval_loss
 from ._partition cimport stable_partition
 from .._loss._pieces cimport NO_SLOT
-from .._loss._solver cimport (
-    HingeEntry,
-    Interval,
-    SolverWorkspace,
-    solver_insert,
-    solver_minimum,
-    solver_reset,
-    solver_sweep,
-    sorted_minimum,
-)
+from .._loss._solver cimport HingeEntry, Interval, SolverWorkspace, solver_insert
+from .._loss._solver cimport solver_minimum, solver_reset, solver_sweep, sorted_minimum
 from .._utils._typedefs cimport check_index
 
 from .._utils._buffers import empty

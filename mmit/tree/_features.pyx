@@ -18,15 +18,8 @@ import numpy as np
 
 from .._utils._checks import check_row_count
 
-from .._utils._sorting cimport (
-    dropped_bits,
-    index_mask_for,
-    key_index,
-    order_keys,
-    pack_key,
-    sort_key_array,
-    sortable_bits_nan_last,
-)
+from .._utils._sorting cimport dropped_bits, index_mask_for, key_index, order_keys, pack_key
+from .._utils._sorting cimport sort_key_array, sortable_bits_nan_last
 
 
 def presort(const double[::1, :] X):

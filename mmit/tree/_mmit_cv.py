@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 
 from .._loss._loss import LOSSES
+from .._utils._base import set_init_parameters
 from .._utils._categorical import (
     CATEGORICAL_FEATURES_CONSTRAINT,
     fitted_encoding,
@@ -227,22 +228,7 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty
         n_jobs=None,
         random_state=None,
     ):
-        self.margins = margins
-        self.losses = losses
-        self.leaf_models = leaf_models
-        self.leaf_shrinkages = leaf_shrinkages
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.max_features = max_features
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_cost_decrease = min_cost_decrease
-        self.categorical_features = categorical_features
-        self.categorical_penalty = categorical_penalty
-        self.cv = cv
-        self.scoring = scoring
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        set_init_parameters(self, locals())
 
     def _tree_params(self):
         return {name: getattr(self, name) for name in (
@@ -282,9 +268,7 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty
         Parameters
         ----------
         %(fit_X)s
-        y : array-like of shape (n_samples, 2) or (n_samples,)
-            Target intervals (lower, upper; infinite bounds allowed), or
-            exact values.
+        %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Weights for growing the trees.
         groups : array-like of shape (n_samples,), default=None

@@ -67,15 +67,8 @@ from ._criterion cimport Criterion
 from ._features cimport Features
 from ._partition cimport stable_partition
 from .._utils._typedefs cimport check_index
-from .._utils._sorting cimport (
-    dropped_bits,
-    index_mask_for,
-    key_index,
-    order_keys,
-    pack_key,
-    sort_keys,
-    sortable_bits,
-)
+from .._utils._sorting cimport dropped_bits, index_mask_for, key_index, order_keys, pack_key
+from .._utils._sorting cimport sort_keys, sortable_bits
 from ._tree cimport Tree
 
 # Splits whose costs differ by less than this (relative to the node's cost)

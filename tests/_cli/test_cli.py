@@ -5,13 +5,7 @@ import numpy as np
 import pytest
 from problems import write_folder
 
-from mmit import (
-    MMIT,
-    IntervalStackingRegressor,
-    MMITBoost,
-    MMITForest,
-    load_model,
-)
+from mmit import MMIT, IntervalStackingRegressor, MMITBoost, MMITForest, load_model
 from mmit._cli._main import main
 from mmit._utils._files import replacing_file
 from mmit.datasets import load_folder, make_interval_regression

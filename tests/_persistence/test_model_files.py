@@ -153,14 +153,15 @@ def test_damaged_stacks_and_linear_models_are_refused(tmp_path):
 
 
 MODEL_FILES = sorted((Path(__file__).resolve().parents[1] / "data").glob("models-*"))
-QUANTILE_LEVELS = (0.05, 0.5, 0.95)  # those of tests/data/make_model_files.py
+QUANTILE_LEVELS = (0.05, 0.5, 0.95)  # those of tests/data/make_fixtures.py
 
 
 @pytest.mark.parametrize("folder", MODEL_FILES, ids=[f.name for f in MODEL_FILES])
 def test_model_files_of_earlier_releases_predict_as_written(folder):
-    """Files written by tests/data/make_model_files.py with an earlier mmit
-    (format version 4 in models-0.2.0.dev0, 5 in models-0.2.0.dev0-format5):
-    their predictions, and their forests' quantiles, as written."""
+    """Files written by tests/data/make_fixtures.py (or the scripts before it)
+    with an earlier mmit (format version 4 in models-0.2.0.dev0, 5 in
+    models-0.2.0.dev0-format5, ...): their predictions, and their forests'
+    quantiles, as written."""
     with np.load(folder / "expected.npz") as archive:
         expected = {key: archive[key] for key in archive.files}
     rows = expected.pop("X")

@@ -6,18 +6,11 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from mmit import (
-    MMIT,
-    MMITCV,
-    IntervalLinearRegression,
-    IntervalLinearRegressionCV,
-    IntervalStackingRegressor,
-    MeanImputer,
-    MMITBoost,
-    MMITForest,
-    MMITForestCV,
-)
+from mmit import MeanImputer
 from mmit._utils._categorical import resolve_categorical_features
+from mmit.ensemble import IntervalStackingRegressor, MMITBoost, MMITForest, MMITForestCV
+from mmit.linear_model import IntervalLinearRegression, IntervalLinearRegressionCV
+from mmit.tree import MMIT, MMITCV
 
 pd = pytest.importorskip("pandas")
 

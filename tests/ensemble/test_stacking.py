@@ -6,19 +6,13 @@ import pytest
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GroupKFold, KFold, ShuffleSplit
 
-from mmit import (
-    MMIT,
-    MMITCV,
-    IntervalLinearRegression,
-    IntervalLinearRegressionCV,
-    IntervalStackingRegressor,
-    MeanImputer,
-    MMITBoost,
-    MMITForest,
-)
+from mmit import MeanImputer
 from mmit.baselines import ConstantRegressor
+from mmit.ensemble import IntervalStackingRegressor, MMITBoost, MMITForest
 from mmit.ensemble._stacking import FOLDS_BELOW_ROWS
+from mmit.linear_model import IntervalLinearRegression, IntervalLinearRegressionCV
 from mmit.metrics import interval_mse
+from mmit.tree import MMIT, MMITCV
 
 
 def interval_problem(n=150, seed=0, censored=0.2):

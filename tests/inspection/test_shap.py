@@ -14,21 +14,12 @@ from hypothesis import strategies as st
 from sklearn.pipeline import make_pipeline
 from sklearn.tree import DecisionTreeRegressor
 
-from mmit import (
-    MMIT,
-    MMITCV,
-    IntervalLinearRegression,
-    IntervalLinearRegressionCV,
-    IntervalStackingRegressor,
-    MeanImputer,
-    MMITBoost,
-    MMITForest,
-    MMITForestCV,
-    load_model,
-    save_model,
-    shap_values,
-)
+from mmit import MeanImputer, load_model, save_model
+from mmit.ensemble import IntervalStackingRegressor, MMITBoost, MMITForest, MMITForestCV
+from mmit.inspection import shap_values
 from mmit.inspection._shap import shap_tree_dictionary
+from mmit.linear_model import IntervalLinearRegression, IntervalLinearRegressionCV
+from mmit.tree import MMIT, MMITCV
 
 
 def goes_left(tree, node, x):

@@ -4,10 +4,7 @@
 import numpy as np
 import pytest
 
-from mmit import (
-    MMIT,
-    export_text,
-)
+from mmit import MMIT, export_text
 
 
 def test_export_text_shows_the_leaf_models():

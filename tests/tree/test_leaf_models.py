@@ -13,15 +13,7 @@ from scipy.optimize import minimize
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold
 
-from mmit import (
-    MMIT,
-    MMITCV,
-    MMITBoost,
-    MMITForest,
-    MMITForestCV,
-    load_model,
-    save_model,
-)
+from mmit import MMIT, MMITCV, MMITBoost, MMITForest, MMITForestCV, load_model, save_model
 from mmit._persistence._model_files import BASE_VERSION
 from mmit.linear_model._newton import ridge_newton
 from mmit.tree._growing import TREE_PARAMETER_CONSTRAINTS, grow_tree, training_data
