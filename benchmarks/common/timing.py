@@ -70,20 +70,23 @@ def interleaved_medians(functions, repeats):
 
 # Runs in a process that imports mmit from another checkout. Each request is
 # one JSON line: {"data": [n, p, missing]} makes speed_data.benchmark_data(n,
-# p, missing) the data to fit; {"estimator": name, "params": {...}} fits on it.
+# p, missing) the data to fit; {"estimator": name, "params": {...}} fits on it;
+# {"explain": k} computes the SHAP values of the last fit's first k rows.
 # Every request is answered with the path of the mmit module, once done.
 BASELINE_WORKER = """
 import json, sys
 import mmit
 from speed_data import benchmark_data
-data = None
+data = model = None
 print(json.dumps(mmit.__file__), flush=True)
 for line in sys.stdin:
     request = json.loads(line)
     if "data" in request:
         data = benchmark_data(*request["data"])
+    elif "explain" in request:
+        mmit.shap_values(model, data[0][:request["explain"]])
     else:
-        getattr(mmit, request["estimator"])(**request["params"]).fit(*data)
+        model = getattr(mmit, request["estimator"])(**request["params"]).fit(*data)
     print(json.dumps(mmit.__file__), flush=True)
 """
 
@@ -127,6 +130,13 @@ class BaselineProcess:
         ``benchmark_data(*data_key)``, which it makes now."""
         self._request({"data": list(data_key)})
         return partial(self._request, {"estimator": estimator, "params": params})
+
+    def explainer(self, data_key, estimator, params, n_rows):
+        """A function computing the SHAP values of the first ``n_rows`` rows
+        of ``benchmark_data(*data_key)`` by ``estimator(**params)``, which it
+        fits now."""
+        self.fitter(data_key, estimator, params)()
+        return partial(self._request, {"explain": n_rows})
 
     def close(self):
         self.process.stdin.close()
