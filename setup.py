@@ -62,6 +62,7 @@ EXTENSIONS = {
     "tree": ["_criterion", "_node_models", "_tree", "_features", "_splitter", "_binning",
              "_histogram_splitter", "_builder", "_pruning"],
     "ensemble": ["_npmle"],
+    "survival": ["_pair_counts"],
     "inspection": ["_treeshap"],
 }
 OPENMP_MODULES = {"_loss._loss", "_loss._solver", "tree._criterion", "tree._binning",

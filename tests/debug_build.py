@@ -32,7 +32,7 @@ SUITES = ["_loss/test_solver.py", "_loss/test_loss.py", "tree/test_tree.py",
           "test_entry_points.py", "linear_model/test_linear.py",
           "linear_model/test_newton.py", "ensemble/test_npmle.py",
           "ensemble/test_forest.py", "ensemble/test_predictive.py",
-          "inspection/test_shap.py"]
+          "inspection/test_shap.py", "survival/test_concordance.py"]
 
 # trees whose pickled state the debug build and the release build must agree on
 FIT_AND_HASH = """

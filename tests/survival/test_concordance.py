@@ -1,6 +1,6 @@
-"""The concordance index of interval targets: a brute-force pair count on
-interval data (hypothesis), scikit-survival's Harrell's C on right-censored
-data (when installed), the scorer."""
+"""The concordance index of interval targets (pairs counted in O(n log n)):
+a brute-force pair count on interval data (hypothesis), scikit-survival's
+Harrell's C on right-censored data (when installed), the scorer."""
 
 import numpy as np
 import pytest
@@ -59,6 +59,37 @@ def test_equals_a_brute_force_pair_count(rows, tied_tol):
         return
     assert concordance_index(y, y_pred, sample_weight=weight, tied_tol=tied_tol) == \
         pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 90),
+       tied_tol=st.sampled_from([0.0, 1e-8, 0.25]))
+def test_equals_the_brute_force_on_mixed_censoring_with_ties_at_the_tolerance(seed, n,
+                                                                              tied_tol):
+    # tied bounds of every kind of interval, predictions on a grid of steps of
+    # about the tolerance (differences just above, at and below it after
+    # rounding), weights with zeros
+    rng = np.random.default_rng(seed)
+    a, b = np.round(rng.exponential(size=(2, n)), 1)
+    kind = rng.integers(0, 4, n)
+    lower = np.where(kind == 2, -np.inf, np.minimum(a, b))
+    upper = np.select([kind == 0, kind == 1], [lower, np.inf], np.maximum(a, b))
+    upper[(kind == 3) & (upper == lower)] += 0.1
+    step = tied_tol if tied_tol > 0 else 1e-8
+    y_pred = 0.3 + step * rng.integers(0, 6, n) + rng.choice([0.0, 1e-17, -1e-17], n)
+    y_pred[rng.random(n) < 0.05] = np.inf
+    weight = rng.integers(0, 3, n).astype(float)
+    if weight.sum() == 0:
+        weight[0] = 1.0
+    y = np.column_stack([lower, upper])
+    try:
+        expected = brute_force(lower, upper, y_pred, weight, tied_tol)
+    except ZeroDivisionError:
+        with pytest.raises(ValueError, match="No pair"):
+            concordance_index(y, y_pred, sample_weight=weight, tied_tol=tied_tol)
+        return
+    assert concordance_index(y, y_pred, sample_weight=weight, tied_tol=tied_tol) == \
+        pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
 def test_equals_scikit_survival_s_harrell_c_on_right_censored_data():
