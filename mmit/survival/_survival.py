@@ -1,6 +1,8 @@
 """Survival data as interval targets, and survival analysis in
 scikit-survival's form for every estimator (:class:`SurvivalRegressor`)."""
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
 from sklearn.utils._param_validation import HasMethods, StrOptions
@@ -149,10 +151,13 @@ class StepFunction:
         return f"StepFunction(x={self.x!r}, y={self.y!r}, a={self.a!r}, b={self.b!r})"
 
 
-def survival_model(estimator):
-    """The model of a front-end whose ``estimator`` is given: itself, or
-    (None) the survival forest."""
-    return MMITForest(**SURVIVAL_FOREST) if estimator is None else estimator
+def survival_model(front_end):
+    """The model of a front-end: its ``estimator``, or (None) the survival
+    forest on its ``n_jobs`` threads and of its ``random_state``."""
+    if front_end.estimator is not None:
+        return front_end.estimator
+    return MMITForest(**SURVIVAL_FOREST, n_jobs=front_end.n_jobs,
+                      random_state=front_end.random_state)
 
 
 def _has_curves(front_end):
@@ -160,7 +165,7 @@ def _has_curves(front_end):
     curves."""
     model = getattr(front_end, "estimator_", None)
     if model is None:
-        model = survival_model(front_end.estimator)
+        model = survival_model(front_end)
     return hasattr(model, "predict_survival")
 
 
@@ -203,6 +208,13 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         time, or a log time). "auto" is the restricted mean for models with
         curves, the prediction otherwise: the restricted mean ranks better
         (:ref:`survival` in the user guide).
+    n_jobs : int, default=None
+        Threads of the default model (``estimator=None``), which grows its
+        trees, makes its distributions and predicts on them; None is one,
+        -1 every core. A given ``estimator`` keeps its own.
+    random_state : int, RandomState instance or None, default=None
+        The default model's seed (``estimator=None``), for a reproducible
+        fit; a given ``estimator`` keeps its own.
 
     Attributes
     ----------
@@ -235,14 +247,17 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         "estimator": [HasMethods(["fit", "predict"]), None],
         "log": ["boolean"],
         "risk": [StrOptions({"auto", "restricted_mean", "prediction"})],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, log=True, risk="auto"):
+    def __init__(self, estimator=None, *, log=True, risk="auto", n_jobs=None,
+                 random_state=None):
         set_init_parameters(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        model = survival_model(self.estimator)
+        model = survival_model(self)
         tags.input_tags.allow_nan = model.__sklearn_tags__().input_tags.allow_nan
         return tags
 
@@ -264,7 +279,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         """
         target, times = survival_target(y, self.log)
         check_consistent_length(X, target)
-        model = survival_model(self.estimator)
+        model = survival_model(self)
         if self.risk == "restricted_mean" and not hasattr(model, "predict_survival"):
             raise ValueError(f"risk='restricted_mean' needs a model with predictive "
                              f"distributions; {type(model).__name__} has none.")

@@ -119,6 +119,23 @@ def test_the_default_model_is_the_survival_forest_and_the_stack_gives_curves():
     assert stack.score(X, y) > 0.8
 
 
+def test_the_default_model_takes_the_front_end_s_threads_and_seed():
+    X, y, _, _ = survival_data(150)
+    one = SurvivalRegressor(random_state=0).fit(X, y)
+    two = SurvivalRegressor(n_jobs=2, random_state=0).fit(X, y)
+    assert (one.estimator_.n_jobs, two.estimator_.n_jobs) == (None, 2)
+    assert one.estimator_.random_state == two.estimator_.random_state == 0
+    # the same model on any number of threads, and the same again for the seed
+    np.testing.assert_array_equal(one.predict(X), two.predict(X))
+    np.testing.assert_array_equal(one.predict(X), SurvivalRegressor(random_state=0).fit(
+        X, y).predict(X))
+    # a given estimator keeps its own
+    given = SurvivalRegressor(MMITForest(10), n_jobs=2, random_state=3).fit(X, y)
+    assert (given.estimator_.n_jobs, given.estimator_.random_state) == (None, None)
+    with pytest.raises(ValueError, match="n_jobs"):
+        SurvivalRegressor(n_jobs="all").fit(X, y)
+
+
 def test_bad_survival_targets():
     X, y, event, time = survival_data(20)
     model = SurvivalRegressor(MMIT())
