@@ -31,7 +31,11 @@ O(m log m).
 A forest's predictive distribution (``forest_readout``) is the average
 over its trees of the estimates of the query's leaves, each leaf's made
 once (``leaf_estimates``): a query then costs one sweep over its leaves'
-Turnbull intervals, put in order by the ranks of their ends.
+Turnbull intervals, put in order by the ranks of their ends. A functional
+linear in the distribution, a weighted sum of its CDF at many thresholds
+(``forest_cdf_sums``: the area under a survival step function), is the sum
+of each Turnbull interval's own share, found by bisection among the
+thresholds, without the CDF at every threshold.
 """
 
 from cython.parallel cimport parallel, prange
@@ -649,6 +653,121 @@ def forest_readout(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offsets
         free(work)
     if status:
         raise MemoryError("cannot allocate a predictive distribution's memory")
+    return out_array
+
+
+cdef inline intp_t first_reaching(const double* thresholds, intp_t n, double shift,
+                                  double value, bint strictly) noexcept nogil:
+    """The first k with ``thresholds[k] - shift`` above ``value`` (``strictly``)
+    or at least ``value``; ``n`` when none is (the thresholds increase)."""
+    cdef intp_t low = 0, high = n, middle
+    while low < high:
+        middle = (low + high) // 2
+        if (thresholds[middle] - shift > value if strictly
+                else thresholds[middle] - shift >= value):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+# a ramp over at most this many thresholds is summed term by term, a wider one
+# from prefix sums
+cdef intp_t RAMP_TERMS = 32
+
+
+cdef double mixture_cdf_sum(const int64_t* leaves, intp_t n_trees,
+                            const int64_t* tree_offsets, const int64_t* indptr,
+                            const int32_t* left_rank, const int32_t* right_rank,
+                            const double* mass, const double* values,
+                            const double* thresholds, const double* spans,
+                            const double* span_prefix, const double* moment_prefix,
+                            intp_t n_thresholds, double shift) noexcept nogil:
+    """``sum_k spans[k] * F(thresholds[k])`` for the CDF F of a query's mixture
+    (as ``mixture_query`` reads it, moved by ``shift``); NaN without any item.
+    Each item adds its own share in O(log n_thresholds): its CDF is a step,
+    a ramp or a constant. ``span_prefix[k]`` is the sum of the first k spans,
+    ``moment_prefix[k]`` of the first k ``spans * thresholds``."""
+    cdef intp_t t, k, j, segment, used = 0, first, last
+    cdef double share, low, high, total = 0.0, ramp, item
+    cdef double all_spans = span_prefix[n_thresholds]
+    for t in range(n_trees):
+        if leaves[t] >= 0:
+            segment = tree_offsets[t] + leaves[t]
+            used += indptr[segment + 1] > indptr[segment]
+    if used == 0:
+        return NAN
+    share = 1.0 / used
+    for t in range(n_trees):
+        if leaves[t] < 0:
+            continue
+        segment = tree_offsets[t] + leaves[t]
+        for k in range(indptr[segment], indptr[segment + 1]):
+            item = mass[k] * share
+            low = values[left_rank[k]]
+            high = values[right_rank[k]]
+            if low == -INFINITY:
+                total += item * all_spans     # below every threshold
+            elif high == INFINITY:
+                continue                      # above every threshold
+            elif low == high:                 # a step at low
+                first = first_reaching(thresholds, n_thresholds, shift, low, False)
+                total += item * (all_spans - span_prefix[first])
+            else:                             # a ramp from low to high
+                first = first_reaching(thresholds, n_thresholds, shift, low, True)
+                last = first_reaching(thresholds, n_thresholds, shift, high, False)
+                if last - first <= RAMP_TERMS:
+                    ramp = 0.0
+                    for j in range(first, last):
+                        ramp += spans[j] * (thresholds[j] - shift - low)
+                else:
+                    ramp = (moment_prefix[last] - moment_prefix[first]
+                            - (shift + low) * (span_prefix[last] - span_prefix[first]))
+                total += item * (ramp / (high - low) + all_spans - span_prefix[last])
+    return total
+
+
+def forest_cdf_sums(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offsets,
+                    const int64_t[::1] indptr, const int32_t[::1] left_rank,
+                    const int32_t[::1] right_rank, const double[::1] mass,
+                    const double[::1] values, const double[::1] shift,
+                    const double[::1] thresholds, const double[::1] spans,
+                    int n_threads):
+    """``sum_k spans[k] * F_q(thresholds[k])`` for the CDF F_q of every query's
+    predictive distribution (see ``forest_readout``; ``thresholds``
+    increasing): a functional linear in the distribution, such as the area
+    under a survival step function, without the (queries, thresholds)
+    array of CDF values. O(items * log(thresholds)) a query, on
+    ``n_threads`` threads.
+
+    Returns
+    -------
+    out : ndarray of shape (n_queries,)
+        NaN for a query without any item.
+    """
+    cdef intp_t n_queries = leaves.shape[0], n_trees = leaves.shape[1], q
+    cdef intp_t n_thresholds = thresholds.shape[0]
+    check_same_length("shift", shift, "leaves", n_queries)
+    check_same_length("spans", spans, "thresholds", n_thresholds)
+    check_same_length("right_rank", right_rank, "left_rank", left_rank.shape[0])
+    check_same_length("mass", mass, "left_rank", left_rank.shape[0])
+    if tree_offsets.shape[0] != n_trees:
+        raise ValueError("the leaves' estimates do not describe the trees.")
+    span_prefix_array = np.concatenate([[0.0], np.cumsum(spans)])
+    moment_prefix_array = np.concatenate([[0.0], np.cumsum(np.multiply(spans, thresholds))])
+    cdef const double[::1] span_prefix = span_prefix_array
+    cdef const double[::1] moment_prefix = moment_prefix_array
+    out_array = np.full(n_queries, np.nan)
+    cdef double[::1] out = out_array
+    if n_queries == 0 or mass.shape[0] == 0 or n_thresholds == 0:
+        return out_array if mass.shape[0] == 0 else np.zeros(n_queries)
+    with nogil:
+        for q in prange(n_queries, schedule="dynamic", chunksize=64,
+                        num_threads=max(n_threads, 1)):
+            out[q] = mixture_cdf_sum(&leaves[q, 0], n_trees, &tree_offsets[0], &indptr[0],
+                                     &left_rank[0], &right_rank[0], &mass[0], &values[0],
+                                     &thresholds[0], &spans[0], &span_prefix[0],
+                                     &moment_prefix[0], n_thresholds, shift[q])
     return out_array
 
 

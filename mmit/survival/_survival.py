@@ -316,7 +316,9 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     def restricted_mean(self, X):
         """Restricted mean survival times: the area under each survival
         function from 0 to the last training time (``unique_times_[-1]``),
-        the function taken as 1 before the first.
+        the function taken as 1 before the first; computed from the model's
+        leaves without the curves (the model's ``predict_restricted_mean``),
+        in memory proportional to the rows.
 
         Parameters
         ----------
@@ -326,9 +328,8 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         -------
         time : ndarray of shape (n_samples,)
         """
-        curves = self.predict_survival_function(X, return_array=True)
-        steps = np.diff(self.unique_times_, prepend=0.0)
-        return steps[0] + curves[:, :-1] @ steps[1:]
+        check_is_fitted(self)
+        return self.estimator_.predict_restricted_mean(X, self.unique_times_, log=self.log)
 
     def predict_time(self, X):
         """Predicted times (the exponential of the predicted log times with

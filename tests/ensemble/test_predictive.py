@@ -197,6 +197,59 @@ def test_survival_curves_of_survival_targets():
                                   1.0 - forest.predict_cdf(X[:3], [1.0, 2.0]))
 
 
+def area_under_curves(model, X, times, log):
+    """The restricted mean survival times from the curves themselves."""
+    curves = model.predict_survival(X, times, log=log)
+    return times[0] + curves[:, :-1] @ np.diff(times)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 1000), censored=st.sampled_from([0.0, 0.5, 1.0]),
+       distribution=st.sampled_from(["spread", "location"]),
+       n_times=st.sampled_from([1, 2, 20, 2000]))
+def test_restricted_means_equal_the_area_under_the_survival_curves(seed, censored,
+                                                                   distribution, n_times):
+    # interval-censored cells (ramps of the CDF), narrow or spanning many
+    # times (term by term, or from prefix sums); times beyond the values
+    X, y, _ = heteroscedastic(150, seed, censored)
+    forest = MMITForest(10, random_state=seed, distribution=distribution).fit(X, y + 4.0)
+    times = np.unique(np.round(np.linspace(0.5, 9.0, n_times), 3))
+    expected = area_under_curves(forest, X[:30], times, False)
+    np.testing.assert_allclose(forest.predict_restricted_mean(X[:30], times), expected,
+                               rtol=1e-10)
+
+
+@pytest.mark.parametrize("distribution", ["spread", "location"])
+def test_restricted_means_over_ramps_spanning_many_times(distribution):
+    # every value known within a cell of width 0.5: ramps over about a hundred
+    # times each (summed from prefix sums)
+    X, y, _ = heteroscedastic(150, 3, censored=1.0)
+    forest = MMITForest(10, random_state=0, distribution=distribution).fit(X, y + 4.0)
+    times = np.linspace(0.5, 9.0, 2000)
+    np.testing.assert_allclose(forest.predict_restricted_mean(X[:30], times),
+                               area_under_curves(forest, X[:30], times, False), rtol=1e-10)
+
+
+def test_restricted_means_of_right_censored_log_times():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0, 1, size=(400, 2))
+    time = np.round(np.exp(1 + X[:, 0] + 0.3 * rng.normal(size=400)), 2)
+    y = intervals_from_survival(rng.random(400) < 0.6, time, log=True)
+    times = np.unique(time)
+    for model in (MMITForest(20, random_state=0).fit(X, y),
+                  MMITForest(20, random_state=0, distribution="location").fit(X, y),
+                  MMITForestCV(n_estimators=10, param_grid={"min_samples_leaf": [1, 5]},
+                               random_state=0).fit(X, y)):
+        np.testing.assert_allclose(model.predict_restricted_mean(X[:50], times, log=True),
+                                   area_under_curves(model, X[:50], times, True),
+                                   rtol=1e-10)
+    for bad in ([2.0, 1.0], [1.0, 1.0], [-1.0, 2.0], [np.nan]):
+        with pytest.raises(ValueError, match="times must"):
+            model.predict_restricted_mean(X[:2], bad)
+    with pytest.raises(ValueError, match="positive first time"):
+        model.predict_restricted_mean(X[:2], [0.0, 1.0], log=True)
+
+
 def test_bad_inputs():
     X, y, _ = heteroscedastic(50, 9)
     forest = MMITForest(5, random_state=0).fit(X, y)
