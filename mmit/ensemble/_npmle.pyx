@@ -656,15 +656,48 @@ def forest_readout(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offsets
     return out_array
 
 
-cdef inline intp_t first_reaching(const double* thresholds, intp_t n, double shift,
-                                  double value, bint strictly) noexcept nogil:
-    """The first k with ``thresholds[k] - shift`` above ``value`` (``strictly``)
-    or at least ``value``; ``n`` when none is (the thresholds increase)."""
-    cdef intp_t low = 0, high = n, middle
+cdef struct ThresholdIndex:
+    # increasing thresholds, and where each of n_buckets equal buckets of
+    # [thresholds[0], thresholds[n - 1]] starts among them (n_buckets + 1
+    # entries, the last n): a search looks in one bucket, not among all
+    const double* thresholds
+    intp_t n
+    const intp_t* bucket_start
+    intp_t n_buckets
+    double origin
+    double inverse_width
+
+
+cdef inline bint reaches(const ThresholdIndex* index, intp_t k, double shift, double value,
+                         bint strictly) noexcept nogil:
+    """Whether ``thresholds[k] - shift`` is above ``value`` (``strictly``) or at
+    least ``value``."""
+    if strictly:
+        return index.thresholds[k] - shift > value
+    return index.thresholds[k] - shift >= value
+
+
+cdef inline intp_t first_reaching(const ThresholdIndex* index, double shift, double value,
+                                  bint strictly) noexcept nogil:
+    """The first k that ``reaches`` (the thresholds increase), ``n`` when none
+    does: a bisection in the bucket of ``value + shift`` (one threshold
+    either side for rounding), among all when the bucket does not hold it."""
+    cdef double position = (value + shift - index.origin) * index.inverse_width
+    cdef intp_t bucket, low, high, middle
+    if not position >= 0.0:
+        bucket = 0
+    elif position >= index.n_buckets:
+        bucket = index.n_buckets - 1
+    else:
+        bucket = <intp_t> position
+    low = max(index.bucket_start[bucket] - 1, 0)
+    high = min(index.bucket_start[bucket + 1] + 1, index.n)
+    if ((low > 0 and reaches(index, low - 1, shift, value, strictly))
+            or (high < index.n and not reaches(index, high, shift, value, strictly))):
+        low, high = 0, index.n
     while low < high:
         middle = (low + high) // 2
-        if (thresholds[middle] - shift > value if strictly
-                else thresholds[middle] - shift >= value):
+        if reaches(index, middle, shift, value, strictly):
             high = middle
         else:
             low = middle + 1
@@ -680,9 +713,9 @@ cdef double mixture_cdf_sum(const int64_t* leaves, intp_t n_trees,
                             const int64_t* tree_offsets, const int64_t* indptr,
                             const int32_t* left_rank, const int32_t* right_rank,
                             const double* mass, const double* values,
-                            const double* thresholds, const double* spans,
+                            const ThresholdIndex* index, const double* spans,
                             const double* span_prefix, const double* moment_prefix,
-                            intp_t n_thresholds, double shift) noexcept nogil:
+                            double shift) noexcept nogil:
     """``sum_k spans[k] * F(thresholds[k])`` for the CDF F of a query's mixture
     (as ``mixture_query`` reads it, moved by ``shift``); NaN without any item.
     Each item adds its own share in O(log n_thresholds): its CDF is a step,
@@ -690,7 +723,7 @@ cdef double mixture_cdf_sum(const int64_t* leaves, intp_t n_trees,
     ``moment_prefix[k]`` of the first k ``spans * thresholds``."""
     cdef intp_t t, k, j, segment, used = 0, first, last
     cdef double share, low, high, total = 0.0, ramp, item
-    cdef double all_spans = span_prefix[n_thresholds]
+    cdef double all_spans = span_prefix[index.n]
     for t in range(n_trees):
         if leaves[t] >= 0:
             segment = tree_offsets[t] + leaves[t]
@@ -711,15 +744,15 @@ cdef double mixture_cdf_sum(const int64_t* leaves, intp_t n_trees,
             elif high == INFINITY:
                 continue                      # above every threshold
             elif low == high:                 # a step at low
-                first = first_reaching(thresholds, n_thresholds, shift, low, False)
+                first = first_reaching(index, shift, low, False)
                 total += item * (all_spans - span_prefix[first])
             else:                             # a ramp from low to high
-                first = first_reaching(thresholds, n_thresholds, shift, low, True)
-                last = first_reaching(thresholds, n_thresholds, shift, high, False)
+                first = first_reaching(index, shift, low, True)
+                last = first_reaching(index, shift, high, False)
                 if last - first <= RAMP_TERMS:
                     ramp = 0.0
                     for j in range(first, last):
-                        ramp += spans[j] * (thresholds[j] - shift - low)
+                        ramp += spans[j] * (index.thresholds[j] - shift - low)
                 else:
                     ramp = (moment_prefix[last] - moment_prefix[first]
                             - (shift + low) * (span_prefix[last] - span_prefix[first]))
@@ -761,13 +794,27 @@ def forest_cdf_sums(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offset
     cdef double[::1] out = out_array
     if n_queries == 0 or mass.shape[0] == 0 or n_thresholds == 0:
         return out_array if mass.shape[0] == 0 else np.zeros(n_queries)
+    # as many buckets as thresholds (one, when they span nothing)
+    cdef double width = (thresholds[n_thresholds - 1] - thresholds[0]) / n_thresholds
+    cdef intp_t n_buckets = n_thresholds if width > 0.0 else 1
+    edges = thresholds[0] + width * np.arange(n_buckets + 1)
+    bucket_start_array = np.searchsorted(thresholds, edges).astype(np.intp)
+    bucket_start_array[n_buckets] = n_thresholds
+    cdef const intp_t[::1] bucket_start = bucket_start_array
+    cdef ThresholdIndex index
+    index.thresholds = &thresholds[0]
+    index.n = n_thresholds
+    index.bucket_start = &bucket_start[0]
+    index.n_buckets = n_buckets
+    index.origin = thresholds[0]
+    index.inverse_width = 1.0 / width if width > 0.0 else 0.0
     with nogil:
         for q in prange(n_queries, schedule="dynamic", chunksize=64,
                         num_threads=max(n_threads, 1)):
             out[q] = mixture_cdf_sum(&leaves[q, 0], n_trees, &tree_offsets[0], &indptr[0],
                                      &left_rank[0], &right_rank[0], &mass[0], &values[0],
-                                     &thresholds[0], &spans[0], &span_prefix[0],
-                                     &moment_prefix[0], n_thresholds, shift[q])
+                                     &index, &spans[0], &span_prefix[0], &moment_prefix[0],
+                                     shift[q])
     return out_array
 
 

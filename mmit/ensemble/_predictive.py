@@ -544,7 +544,7 @@ class PredictiveDistributionMixin:
         ----------
         X : array-like of shape (n_samples, n_features)
         times : array-like of shape (n_times,)
-            Increasing non-negative times (positive with ``log``).
+            Increasing finite non-negative times (positive with ``log``).
         log : bool, default=False
             Whether the targets were made with ``log=True`` (log times).
 
@@ -568,7 +568,8 @@ class PredictiveDistributionMixin:
         True
         """
         times = check_thresholds(times, "times")
-        if np.any(np.diff(times) <= 0) or times[0] < 0 or (log and times[0] == 0):
+        if (np.any(np.diff(times) <= 0) or times[0] < 0 or (log and times[0] == 0)
+                or not np.isfinite(times[-1])):
             first = "positive" if log else "non-negative"
             raise ValueError(f"times must increase from a {first} first time, got "
                              f"{times!r}.")

@@ -243,7 +243,7 @@ def test_restricted_means_of_right_censored_log_times():
         np.testing.assert_allclose(model.predict_restricted_mean(X[:50], times, log=True),
                                    area_under_curves(model, X[:50], times, True),
                                    rtol=1e-10)
-    for bad in ([2.0, 1.0], [1.0, 1.0], [-1.0, 2.0], [np.nan]):
+    for bad in ([2.0, 1.0], [1.0, 1.0], [-1.0, 2.0], [np.nan], [1.0, np.inf]):
         with pytest.raises(ValueError, match="times must"):
             model.predict_restricted_mean(X[:2], bad)
     with pytest.raises(ValueError, match="positive first time"):
