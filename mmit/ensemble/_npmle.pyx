@@ -497,6 +497,19 @@ cdef inline void mark(MixtureWork* work, int32_t rank, intp_t* first_word,
     last_word[0] = max(last_word[0], <intp_t> (rank >> 6))
 
 
+cdef inline intp_t trees_used(const int64_t* leaves, intp_t n_trees,
+                              const int64_t* tree_offsets,
+                              const int64_t* indptr) noexcept nogil:
+    """How many trees give a query a leaf holding an item (``leaves[t]``, -1
+    to leave tree t out)."""
+    cdef intp_t t, segment, used = 0
+    for t in range(n_trees):
+        if leaves[t] >= 0:
+            segment = tree_offsets[t] + leaves[t]
+            used += indptr[segment + 1] > indptr[segment]
+    return used
+
+
 cdef void mixture_query(const int64_t* leaves, intp_t n_trees, const int64_t* tree_offsets,
                         const int64_t* indptr, const int32_t* left_rank,
                         const int32_t* right_rank, const double* mass, const double* values,
@@ -514,16 +527,13 @@ cdef void mixture_query(const int64_t* leaves, intp_t n_trees, const int64_t* tr
     is the smallest value whose CDF reaches the level to within
     ``LEVEL_TOLERANCE`` (-inf when the mass at -inf does, +inf when no
     finite value does). O(items + span of their ranks / 64 + points)."""
-    cdef intp_t t, k, segment, used = 0, p = 0, first_word = -1, last_word = -1, word
+    cdef intp_t t, k, segment, used, p = 0, first_word = -1, last_word = -1, word
     cdef int32_t rank
     cdef int open_ramps = 0
     cdef uint64_t bits
     cdef double share, item, low, high, below = 0.0, cumulative, reach, slope = 0.0
     cdef double previous = 0.0, value
-    for t in range(n_trees):
-        if leaves[t] >= 0:
-            segment = tree_offsets[t] + leaves[t]
-            used += indptr[segment + 1] > indptr[segment]
+    used = trees_used(leaves, n_trees, tree_offsets, indptr)
     if used == 0:
         for p in range(n_points):
             out[p] = NAN
@@ -721,13 +731,10 @@ cdef double mixture_cdf_sum(const int64_t* leaves, intp_t n_trees,
     Each item adds its own share in O(log n_thresholds): its CDF is a step,
     a ramp or a constant. ``span_prefix[k]`` is the sum of the first k spans,
     ``moment_prefix[k]`` of the first k ``spans * thresholds``."""
-    cdef intp_t t, k, j, segment, used = 0, first, last
+    cdef intp_t t, k, j, segment, used, first, last
     cdef double share, low, high, total = 0.0, ramp, item
     cdef double all_spans = span_prefix[index.n]
-    for t in range(n_trees):
-        if leaves[t] >= 0:
-            segment = tree_offsets[t] + leaves[t]
-            used += indptr[segment + 1] > indptr[segment]
+    used = trees_used(leaves, n_trees, tree_offsets, indptr)
     if used == 0:
         return NAN
     share = 1.0 / used
