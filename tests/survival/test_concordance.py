@@ -31,6 +31,20 @@ def brute_force(lower, upper, y_pred, weight, tied_tol):
     return concordant / comparable
 
 
+def assert_equals_brute_force(lower, upper, y_pred, weight, tied_tol):
+    """The index equals the brute force's to rounding, or both find no
+    comparable pair."""
+    y = np.column_stack([lower, upper])
+    try:
+        expected = brute_force(lower, upper, y_pred, weight, tied_tol)
+    except ZeroDivisionError:
+        with pytest.raises(ValueError, match="No pair"):
+            concordance_index(y, y_pred, sample_weight=weight, tied_tol=tied_tol)
+        return
+    assert concordance_index(y, y_pred, sample_weight=weight, tied_tol=tied_tol) == \
+        pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
 bounds = st.sampled_from([-np.inf, 0.0, 1.0, 2.0, 2.5, 4.0, np.inf])
 
 
@@ -50,15 +64,7 @@ def test_equals_a_brute_force_pair_count(rows, tied_tol):
     weight = np.array([w for _, _, _, w in rows])[keep]
     if len(lower) == 0 or weight.sum() == 0:
         return
-    y = np.column_stack([lower, upper])
-    try:
-        expected = brute_force(lower, upper, y_pred, weight, tied_tol)
-    except ZeroDivisionError:
-        with pytest.raises(ValueError, match="No pair"):
-            concordance_index(y, y_pred, sample_weight=weight, tied_tol=tied_tol)
-        return
-    assert concordance_index(y, y_pred, sample_weight=weight, tied_tol=tied_tol) == \
-        pytest.approx(expected, abs=1e-12)
+    assert_equals_brute_force(lower, upper, y_pred, weight, tied_tol)
 
 
 @settings(max_examples=60, deadline=None)
@@ -81,15 +87,7 @@ def test_equals_the_brute_force_on_mixed_censoring_with_ties_at_the_tolerance(se
     weight = rng.integers(0, 3, n).astype(float)
     if weight.sum() == 0:
         weight[0] = 1.0
-    y = np.column_stack([lower, upper])
-    try:
-        expected = brute_force(lower, upper, y_pred, weight, tied_tol)
-    except ZeroDivisionError:
-        with pytest.raises(ValueError, match="No pair"):
-            concordance_index(y, y_pred, sample_weight=weight, tied_tol=tied_tol)
-        return
-    assert concordance_index(y, y_pred, sample_weight=weight, tied_tol=tied_tol) == \
-        pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert_equals_brute_force(lower, upper, y_pred, weight, tied_tol)
 
 
 def test_equals_scikit_survival_s_harrell_c_on_right_censored_data():
