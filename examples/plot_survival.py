@@ -121,10 +121,10 @@ curves = model.predict_survival_function(X[test], return_array=True)
 groups = np.array_split(np.argsort(risk), 3)
 for group, colour, label in zip(groups, ["tab:green", "tab:orange", "tab:red"],
                                 ["lowest risk", "middle", "highest risk"], strict=True):
-    right.step(model.unique_times_, curves[group].mean(axis=0), where="post",
+    right.step(model.curve_times_, curves[group].mean(axis=0), where="post",
                color=colour, label=f"{label}: predicted")
-    right.step(model.unique_times_, kaplan_meier(event[test][group], time[test][group],
-                                                 model.unique_times_),
+    right.step(model.curve_times_, kaplan_meier(event[test][group], time[test][group],
+                                                model.curve_times_),
                where="post", color=colour, linestyle="--", label="Kaplan-Meier")
 right.set_xlabel("time")
 right.legend(fontsize=8)

@@ -62,7 +62,7 @@ categories_ : list of ndarray or None, or None
     "curve_query": """\
 X : array-like of shape (n_samples, n_features)
 return_array : bool, default=False
-    Return an array of the values at ``unique_times_`` instead of step
+    Return an array of the values at ``curve_times_`` instead of step
     functions.""",
     "predict": """\
 Parameters

@@ -5,7 +5,7 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
-from sklearn.utils._param_validation import HasMethods, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted
 
@@ -215,14 +215,27 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         The default model's seed (``estimator=None``), for a reproducible
         fit; a given ``estimator`` keeps its own.
+    curve_times : int, array-like of shape (n_times,) or None, default=1000
+        The times of the curves (``curve_times_``). An int m: every distinct
+        training time when there are at most m, else m quantiles of the
+        training times (every finite positive bound, with its repeats;
+        the first and the last time among them), so that the curves of
+        many rows on large data take (rows, m) values, not (rows, distinct
+        times). None: every distinct training time, however many. An array:
+        those times (increasing, positive with ``log``). The curves are the
+        exact survival functions at those times either way; the risk
+        (``predict``) is the area under the curve at every distinct
+        training time, whatever the grid.
 
     Attributes
     ----------
     estimator_ : estimator
         The fitted clone of ``estimator``.
-    unique_times_ : ndarray of shape (n_times,)
+    unique_times_ : ndarray of shape (n_unique_times,)
         The distinct finite positive times of the training targets, where
-        the curves are given.
+        the restricted mean's step function steps.
+    curve_times_ : ndarray of shape (n_times,)
+        The times where the curves are given (``curve_times``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when the training X had string column names.
@@ -239,7 +252,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     >>> model = SurvivalRegressor(MMITForest(50, random_state=0)).fit(X, y)
     >>> risk = model.predict(X[:3])                 # higher: an earlier event
     >>> curves = model.predict_survival_function(X[:3], return_array=True)
-    >>> curves.shape == (3, len(model.unique_times_)), bool(model.score(X, y) > 0.8)
+    >>> curves.shape == (3, len(model.curve_times_)), bool(model.score(X, y) > 0.8)
     (True, True)
     """
 
@@ -249,11 +262,20 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         "risk": [StrOptions({"auto", "restricted_mean", "prediction"})],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
+        "curve_times": [Interval(Integral, 2, None, closed="left"), "array-like", None],
     }
 
     def __init__(self, estimator=None, *, log=True, risk="auto", n_jobs=None,
-                 random_state=None):
+                 random_state=None, curve_times=1000):
         set_init_parameters(self, locals())
+
+    def __setstate__(self, state):
+        # a front-end pickled before curve_times gave its curves at every
+        # distinct time
+        state.setdefault("curve_times", None)
+        if "unique_times_" in state:
+            state.setdefault("curve_times_", state["unique_times_"])
+        super().__setstate__(state)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -288,11 +310,29 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(self.estimator_, name):
                 setattr(self, name, getattr(self.estimator_, name))
-        times = np.unique(times[np.isfinite(times) & (times > 0)])
+        times = times[np.isfinite(times) & (times > 0)]
         if times.size == 0:
             raise ValueError("y has no finite positive time.")
-        self.unique_times_ = times
+        self.unique_times_ = np.unique(times)
+        self.curve_times_ = self._curve_grid(times)
         return self
+
+    def _curve_grid(self, times):
+        """The times of the curves (``curve_times``), from the training times
+        ``times`` (finite, positive, with repeats)."""
+        if self.curve_times is None or (isinstance(self.curve_times, Integral)
+                                        and self.unique_times_.size <= self.curve_times):
+            return self.unique_times_
+        if isinstance(self.curve_times, Integral):
+            levels = np.linspace(0.0, 1.0, self.curve_times)
+            return np.unique(np.quantile(times, levels, method="inverted_cdf"))
+        grid = check_array(self.curve_times, ensure_2d=False, dtype=np.float64,
+                           input_name="curve_times")
+        if (grid.ndim != 1 or np.any(np.diff(grid) <= 0) or grid[0] < 0
+                or (self.log and grid[0] == 0)):
+            raise ValueError(f"curve_times must be an increasing 1-D array of "
+                             f"{'positive' if self.log else 'non-negative'} times.")
+        return grid
 
     def predict(self, X):
         """Risk scores (higher: an earlier event), as scikit-survival's models
@@ -351,7 +391,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     @fill_doc
     def predict_survival_function(self, X, return_array=False):
         """Survival functions: P(time > t) under each sample's predictive
-        distribution, at ``unique_times_``.
+        distribution, at ``curve_times_``.
 
         Parameters
         ----------
@@ -364,7 +404,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
             Non-increasing, in [0, 1].
         """
         check_is_fitted(self)
-        curves = self.estimator_.predict_survival(X, self.unique_times_, log=self.log)
+        curves = self.estimator_.predict_survival(X, self.curve_times_, log=self.log)
         return curves if return_array else self._step_functions(curves)
 
     @available_if(_has_curves)
@@ -372,7 +412,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     def predict_cumulative_hazard_function(self, X, return_array=False):
         """Cumulative hazard functions, ``-log`` of the survival functions
         (infinite where a survival function reaches 0), at
-        ``unique_times_``.
+        ``curve_times_``.
 
         Parameters
         ----------
@@ -392,7 +432,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     def _step_functions(self, values):
         functions = np.empty(values.shape[0], dtype=object)
         for row, curve in enumerate(values):
-            functions[row] = StepFunction(self.unique_times_, curve)
+            functions[row] = StepFunction(self.curve_times_, curve)  # one time axis
         return functions
 
     def score(self, X, y, sample_weight=None):

@@ -140,6 +140,46 @@ def test_the_default_model_takes_the_front_end_s_threads_and_seed():
         SurvivalRegressor(n_jobs="all").fit(X, y)
 
 
+def test_curves_on_a_grid_of_the_training_times():
+    X, y, _, time = survival_data(300)
+    exact = SurvivalRegressor(MMITForest(20, random_state=0), curve_times=None).fit(X, y)
+    assert exact.curve_times_ is exact.unique_times_
+    # at most curve_times distinct times keep every one (the default: 1000)
+    small = SurvivalRegressor(MMITForest(20, random_state=0)).fit(X, y)
+    np.testing.assert_array_equal(small.curve_times_, exact.unique_times_)
+    np.testing.assert_array_equal(small.predict_survival_function(X[:5], return_array=True),
+                                  exact.predict_survival_function(X[:5], return_array=True))
+    # more: quantiles of the training times, the first and the last among them
+    grid = SurvivalRegressor(MMITForest(20, random_state=0), curve_times=40).fit(X, y)
+    times = grid.curve_times_
+    assert 2 <= len(times) <= 40 and np.all(np.isin(times, exact.unique_times_))
+    assert (times[0], times[-1]) == (exact.unique_times_[0], exact.unique_times_[-1])
+    curves = grid.predict_survival_function(X[:5], return_array=True)
+    np.testing.assert_array_equal(curves, exact.estimator_.predict_survival(
+        X[:5], times, log=True))
+    functions = grid.predict_cumulative_hazard_function(X[:5])
+    assert all(function.x is times for function in functions)  # one time axis
+    # the risk is the area at every distinct time, whatever the grid
+    np.testing.assert_array_equal(grid.predict(X), exact.predict(X))
+    # chosen times
+    chosen = SurvivalRegressor(MMITForest(20, random_state=0),
+                               curve_times=[1.0, 5.0, 20.0]).fit(X, y)
+    assert chosen.predict_survival_function(X[:3], return_array=True).shape == (3, 3)
+    for bad in ([5.0, 1.0], [0.0, 1.0], [[1.0, 2.0]]):
+        with pytest.raises(ValueError, match="curve_times"):
+            SurvivalRegressor(MMITForest(5), curve_times=bad).fit(X, y)
+    with pytest.raises(ValueError, match="curve_times"):
+        SurvivalRegressor(curve_times=1).fit(X, y)
+    # a front-end pickled before curve_times gives its curves at every time
+    state = exact.__getstate__()
+    del state["curve_times"], state["curve_times_"]
+    old = SurvivalRegressor.__new__(SurvivalRegressor)
+    old.__setstate__(state)
+    assert old.curve_times is None and old.curve_times_ is old.unique_times_
+    np.testing.assert_array_equal(old.predict_survival_function(X[:3], return_array=True),
+                                  exact.predict_survival_function(X[:3], return_array=True))
+
+
 def test_bad_survival_targets():
     X, y, event, time = survival_data(20)
     model = SurvivalRegressor(MMIT())
