@@ -39,6 +39,7 @@ from ..ensemble._predictive import LocationDistribution, SpreadDistribution
 from ..ensemble._stacking import IntervalStackingRegressor
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegression, IntervalLinearRegressionCV
+from ..survival._survival import SurvivalRegressor
 from ..tree._classes import MMIT
 from ..tree._mmit_cv import MMITCV
 from ..tree._tree import Tree
@@ -56,13 +57,13 @@ READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 #: and imports its own fitted state.
 MODEL_KINDS = {cls.__name__: cls for cls in (
     MMIT, MMITCV, MMITForest, MMITForestCV, MMITBoost, IntervalLinearRegression,
-    IntervalLinearRegressionCV, MeanImputer, IntervalStackingRegressor)}
+    IntervalLinearRegressionCV, MeanImputer, IntervalStackingRegressor, SurvivalRegressor)}
 #: The objects a parameter may hold, saved as their settings.
 PARAMETER_KINDS = {cls.__name__: cls for cls in (
     KFold, SpreadDistribution, LocationDistribution)}
 SAVED_MODELS = ("MMIT, MMITCV, MMITForest, MMITForestCV, MMITBoost, "
-                "IntervalLinearRegression(CV), IntervalStackingRegressor, or a Pipeline of "
-                "mmit's MeanImputer and one of them")
+                "IntervalLinearRegression(CV), IntervalStackingRegressor, a Pipeline of "
+                "mmit's MeanImputer and one of them, or a SurvivalRegressor of one of them")
 
 
 def _json_value(name, value):
@@ -329,9 +330,10 @@ def save_model(model, path):
         member). A search (:class:`MMITCV`, :class:`MMITForestCV`, also as a
         member) is saved whole: its parameters, its results (``cv_results_``,
         ``best_params_``, ...) and the model it chose (``best_estimator_``,
-        which can be saved alone). A file records the oldest format version
-        that reads it: 8 with a search inside (mmit since the subpackages),
-        7 otherwise.
+        which can be saved alone). A :class:`SurvivalRegressor` is saved with
+        its parameters, its model (one of these) and its times. A file
+        records the oldest format version that reads it: 8 with a search or
+        a survival front-end inside (mmit 0.2.0), 7 otherwise.
     path : str or path-like
         Destination file (NumPy writes ``.npz`` archives).
 

@@ -112,6 +112,9 @@ def survival_target(y, log):
         return np.log(times), times
 
 
+# the model-file format version that reads a front-end (mmit 0.2.0)
+SURVIVAL_FILE_VERSION = 8
+
 # the default model of SurvivalRegressor (the survival page of the docs: with
 # the forest's interval defaults, leaves of one or two censored times predict
 # their censoring time and the ranking trails)
@@ -268,6 +271,36 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
     def __init__(self, estimator=None, *, log=True, risk="auto", n_jobs=None,
                  random_state=None, curve_times=1000):
         set_init_parameters(self, locals())
+
+    # the model-file state holds the fitted model, not the parameter
+    _member_parameters = ("estimator",)
+
+    def _export_state(self, writer):
+        """The fitted model (its description; whether it is the default one)
+        and the times, for a model file (``mmit._persistence``)."""
+        writer.requires(SURVIVAL_FILE_VERSION)
+        writer.array("unique_times", self.unique_times_)
+        writer.array("curve_times", self.curve_times_)
+        return {"model": writer.model("model", self.estimator_),
+                "default_model": self.estimator is None}
+
+    def _import_state(self, state, reader):
+        """The fitted front-end of a model file (``n_features_in_`` set),
+        checked: its model of the same features, increasing positive times;
+        ``estimator`` None for the default model, else an unfitted copy of
+        the saved one."""
+        self.estimator_ = reader.model("model", state["model"])
+        if getattr(self.estimator_, "n_features_in_", self.n_features_in_) != \
+                self.n_features_in_:
+            raise ValueError("the survival model has the wrong number of features")
+        self.estimator = None if state["default_model"] else clone(self.estimator_)
+        self.unique_times_ = reader.array("unique_times", np.float64, (None,))
+        self.curve_times_ = reader.array("curve_times", np.float64, (None,))
+        for times in (self.unique_times_, self.curve_times_):
+            if times.size == 0 or not np.all(np.isfinite(times) & (times >= 0)) or \
+                    np.any(np.diff(times) <= 0):
+                raise ValueError("the survival front-end's times are not increasing "
+                                 "positive times")
 
     def __setstate__(self, state):
         # a front-end pickled before curve_times gave its curves at every

@@ -22,6 +22,7 @@ from mmit import (
     MMITForest,
     MMITForestCV,
     SpreadDistribution,
+    SurvivalRegressor,
     load_model,
     save_model,
 )
@@ -282,6 +283,59 @@ def test_a_damaged_search_is_refused(tmp_path):
                          "columns": lambda d: d["cv_results"]["params"].pop()}.items():
         with pytest.raises(ValueError, match="damaged"):
             load_model(rewrite(tmp_path / "m.npz", tmp_path / f"{name}.npz", edit(change)))
+
+
+def survival_records(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 3))
+    y = np.empty(n, dtype=[("event", bool), ("time", float)])
+    y["event"] = rng.random(n) < 0.7
+    y["time"] = np.exp(1 + 2 * X[:, 0] + 0.3 * rng.normal(size=n))
+    return X, y
+
+
+@pytest.mark.parametrize("front_end", [
+    SurvivalRegressor(n_jobs=2, random_state=0, curve_times=30),
+    SurvivalRegressor(IntervalStackingRegressor(random_state=0), log=False,
+                      curve_times=None),
+    SurvivalRegressor(MMITBoost(n_estimators=20), risk="prediction")],
+    ids=["default", "stack", "boost"])
+def test_a_survival_front_end_is_saved_with_its_model(tmp_path, front_end):
+    X, y = survival_records(150, 3)
+    front_end.fit(X, y)
+    restored = round_trip(front_end, tmp_path / "s.npz")
+    assert type(restored) is SurvivalRegressor and file_version(tmp_path / "s.npz") == 8
+    assert type(restored.estimator_) is type(front_end.estimator_)
+    assert (restored.estimator is None) == (front_end.estimator is None)
+    params = front_end.get_params(deep=False)
+    assert {key: value for key, value in restored.get_params(deep=False).items()
+            if key != "estimator"} == {key: value for key, value in params.items()
+                                       if key != "estimator"}
+    np.testing.assert_array_equal(restored.predict(X), front_end.predict(X))
+    np.testing.assert_array_equal(restored.unique_times_, front_end.unique_times_)
+    np.testing.assert_array_equal(restored.curve_times_, front_end.curve_times_)
+    assert restored.score(X, y) == front_end.score(X, y)
+    if hasattr(front_end, "predict_survival_function"):
+        np.testing.assert_array_equal(
+            restored.predict_survival_function(X[:5], return_array=True),
+            front_end.predict_survival_function(X[:5], return_array=True))
+    # refitting the loaded front-end fits a model like the saved one
+    refitted = restored.fit(X, y)
+    assert type(refitted.estimator_) is type(front_end.estimator_)
+
+
+def test_a_damaged_survival_front_end_is_refused(tmp_path):
+    X, y = survival_records(80, 4)
+    front_end = SurvivalRegressor(MMITForest(5, random_state=0)).fit(X, y)
+    save_model(front_end, tmp_path / "s.npz")
+
+    def shuffled_times(arrays):
+        arrays["curve_times"] = arrays["curve_times"][::-1].copy()
+
+    with pytest.raises(ValueError, match="damaged.*times"):
+        load_model(rewrite(tmp_path / "s.npz", tmp_path / "bad.npz", shuffled_times))
+    with pytest.raises(TypeError, match="not ConstantRegressor"):
+        save_model(SurvivalRegressor(ConstantRegressor()).fit(X, y), tmp_path / "c.npz")
 
 
 def test_foreign_and_damaged_files_are_rejected(tmp_path):
