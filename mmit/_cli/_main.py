@@ -13,6 +13,7 @@ from .._utils._files import replacing_file
 from .._utils._version import __version__
 from ..datasets import list_datasets, load_dataset, load_folder
 from ..inspection._shap import shap_values
+from ..survival._survival import SurvivalRegressor
 from ._evaluation import MODEL_GROUPS, cross_validate_models, fold_table, make_model
 
 DEFAULT_DATASET = "H3K27ac-H3K4me3_TDHAM_BP_FPOP"
@@ -71,8 +72,10 @@ def run_cv(args):
 def run_fit(args):
     data = load_folder(args.data, categorical=args.categorical)
     target = _targets(data)
+    if args.survival:
+        return fit_survival(args, data, target)
     name = {"tree": "MMIT", "linear": "MMIT linear leaves", "forest": "MMITForestCV",
-            "boost": "MMITBoost CV", "stack": "Stacking"}[args.model]
+            "boost": "MMITBoost CV", "stack": "Stacking"}[args.model or "tree"]
     print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
@@ -90,6 +93,21 @@ def run_fit(args):
     print(f"saved {type(model).__name__} {chosen} to {args.out} "
           f"(training interval MSE {-model.score(data.data, target):.4f}, "
           f"{time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def fit_survival(args, data, target):
+    """Fit and save the survival front-end's default model (the survival
+    forest, on log times) on targets of interval times."""
+    if args.model is not None:
+        raise ValueError("--survival fits the survival forest; --model does not apply.")
+    print(f"fitting SurvivalRegressor on {data.name} ({data.data.shape[0]} samples)...",
+          file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    model = SurvivalRegressor(n_jobs=args.n_jobs, random_state=0).fit(data.data, target)
+    save_model(model, args.out)
+    print(f"saved SurvivalRegressor to {args.out} (training concordance index "
+          f"{model.score(data.data, target):.4f}, {time.perf_counter() - start:.1f} s)")
     return 0
 
 
@@ -117,8 +135,10 @@ def write_csv(path, header, rows):
 def run_predict(args):
     model, data = model_and_rows(args.model, args.data)
     predictions = model.predict(data.data)
-    write_csv(args.out, ["prediction"], predictions[:, np.newaxis])
-    print(f"wrote {len(predictions)} predictions to {args.out}")
+    name = "risk" if isinstance(model, SurvivalRegressor) else "prediction"
+    write_csv(args.out, [name], predictions[:, np.newaxis])
+    print(f"wrote {len(predictions)} {name} scores to {args.out}" if name == "risk"
+          else f"wrote {len(predictions)} predictions to {args.out}")
     return 0
 
 
@@ -207,8 +227,13 @@ def build_parser():
                      help="a folder with features.csv and targets.csv")
     fit.add_argument("--out", metavar="MODEL", required=True, help="model file to write")
     fit.add_argument("--model", choices=["tree", "linear", "forest", "boost", "stack"],
-                     default="tree",
+                     default=None,
                      help="what to fit (default: tree)")
+    fit.add_argument("--survival", action="store_true",
+                     help="targets.csv holds survival times (lower, upper; inf for a "
+                          "right-censored time): fit the survival forest on log times "
+                          "(SurvivalRegressor); 'mmit predict' then writes risk scores "
+                          "(higher: an earlier event)")
     fit.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
     fit.add_argument(*CATEGORICAL_ARGUMENT, **CATEGORICAL_OPTIONS)
     fit.set_defaults(run=run_fit)

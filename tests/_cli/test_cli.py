@@ -5,7 +5,14 @@ import numpy as np
 import pytest
 from problems import write_folder
 
-from mmit import MMIT, IntervalStackingRegressor, MMITBoost, MMITForest, load_model
+from mmit import (
+    MMIT,
+    IntervalStackingRegressor,
+    MMITBoost,
+    MMITForest,
+    SurvivalRegressor,
+    load_model,
+)
 from mmit._cli._main import main
 from mmit._utils._files import replacing_file
 from mmit.datasets import load_folder, make_interval_regression
@@ -74,6 +81,30 @@ def test_fit_then_predict_matches_the_fitted_model(folder, tmp_path, kind, capsy
     assert isinstance(model, {"tree": MMIT, "linear": MMIT, "forest": MMITForest,
                               "boost": MMITBoost, "stack": IntervalStackingRegressor}[kind])
     np.testing.assert_array_equal(predictions, model.predict(load_folder(folder).data))
+
+
+def test_fit_survival_then_predict_risks(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(120, 3))
+    time = np.exp(1 + 2 * X[:, 0] + 0.3 * rng.normal(size=120))
+    censored = rng.random(120) < 0.3
+    times = np.column_stack([time, np.where(censored, np.inf, time)])
+    folder = write_folder(tmp_path / "survival", X, times, np.arange(120) % 3 + 1)
+    model_path, out = tmp_path / "survival.npz", tmp_path / "risk.csv"
+    assert main(["fit", "--data", str(folder), "--out", str(model_path), "--survival",
+                 "--n-jobs", "2"]) == 0
+    assert "training concordance index" in capsys.readouterr().out
+    assert main(["predict", "--model", str(model_path), "--data", str(folder),
+                 "--out", str(out)]) == 0
+    assert out.read_text().splitlines()[0] == "risk"
+    model = load_model(model_path)
+    assert isinstance(model, SurvivalRegressor) and model.estimator is None
+    risks = np.loadtxt(out, skiprows=1)
+    np.testing.assert_array_equal(risks, model.predict(load_folder(folder).data))
+    assert np.corrcoef(risks, X[:, 0])[0, 1] < -0.8  # a larger x0: a later event
+    assert main(["fit", "--data", str(folder), "--out", str(model_path), "--survival",
+                 "--model", "boost"]) == 2
+    assert "--model does not apply" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("kind", ["tree", "boost", "stack"])
