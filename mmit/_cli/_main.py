@@ -135,10 +135,10 @@ def write_csv(path, header, rows):
 def run_predict(args):
     model, data = model_and_rows(args.model, args.data)
     predictions = model.predict(data.data)
-    name = "risk" if isinstance(model, SurvivalRegressor) else "prediction"
-    write_csv(args.out, [name], predictions[:, np.newaxis])
-    print(f"wrote {len(predictions)} {name} scores to {args.out}" if name == "risk"
-          else f"wrote {len(predictions)} predictions to {args.out}")
+    survival = isinstance(model, SurvivalRegressor)
+    write_csv(args.out, ["risk" if survival else "prediction"], predictions[:, np.newaxis])
+    print(f"wrote {len(predictions)} {'risk scores' if survival else 'predictions'} "
+          f"to {args.out}")
     return 0
 
 

@@ -507,6 +507,19 @@ def check_thresholds(thresholds, name="thresholds"):
     return values
 
 
+def check_time_grid(times, log, name="times"):
+    """Times as a 1-D float array, increasing, finite, from a non-negative
+    (with ``log``: positive) first time (ValueError naming ``name``
+    otherwise)."""
+    values = check_thresholds(times, name)
+    if (np.any(np.diff(values) <= 0) or values[0] < 0 or (log and values[0] == 0)
+            or not np.isfinite(values[-1])):
+        first = "positive" if log else "non-negative"
+        raise ValueError(f"{name} must increase from a {first} first time and be "
+                         f"finite, got {times!r}.")
+    return values
+
+
 class PredictiveDistributionMixin:
     """Quantiles, intervals, CDFs and survival curves of a model's predictive
     distributions, at new rows: for a model holding ``distribution_`` (a
@@ -567,12 +580,7 @@ class PredictiveDistributionMixin:
         >>> bool(np.allclose(mean, times[0] + curves[:, :-1] @ np.diff(times)))
         True
         """
-        times = check_thresholds(times, "times")
-        if (np.any(np.diff(times) <= 0) or times[0] < 0 or (log and times[0] == 0)
-                or not np.isfinite(times[-1])):
-            first = "positive" if log else "non-negative"
-            raise ValueError(f"times must increase from a {first} first time, got "
-                             f"{times!r}.")
+        times = check_time_grid(times, log)
         distribution = self._distribution()
         X, location = self._distribution_query(X, distribution)
         thresholds = np.log(times[:-1]) if log else times[:-1]

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_array, check_consistent_length, check
 from .._utils._base import set_init_parameters
 from .._utils._docstrings import fill_doc
 from ..ensemble._forest import MMITForest
+from ..ensemble._predictive import check_time_grid
 from ._concordance import concordance_index
 
 
@@ -286,7 +287,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
 
     def _import_state(self, state, reader):
         """The fitted front-end of a model file (``n_features_in_`` set),
-        checked: its model of the same features, increasing positive times;
+        checked: its model of the same features, increasing times;
         ``estimator`` None for the default model, else an unfitted copy of
         the saved one."""
         self.estimator_ = reader.model("model", state["model"])
@@ -294,13 +295,9 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
                 self.n_features_in_:
             raise ValueError("the survival model has the wrong number of features")
         self.estimator = None if state["default_model"] else clone(self.estimator_)
-        self.unique_times_ = reader.array("unique_times", np.float64, (None,))
-        self.curve_times_ = reader.array("curve_times", np.float64, (None,))
-        for times in (self.unique_times_, self.curve_times_):
-            if times.size == 0 or not np.all(np.isfinite(times) & (times >= 0)) or \
-                    np.any(np.diff(times) <= 0):
-                raise ValueError("the survival front-end's times are not increasing "
-                                 "positive times")
+        self.unique_times_, self.curve_times_ = (
+            check_time_grid(reader.array(name, np.float64, (None,)), self.log, name)
+            for name in ("unique_times", "curve_times"))
 
     def __setstate__(self, state):
         # a front-end pickled before curve_times gave its curves at every
@@ -359,13 +356,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         if isinstance(self.curve_times, Integral):
             levels = np.linspace(0.0, 1.0, self.curve_times)
             return np.unique(np.quantile(times, levels, method="inverted_cdf"))
-        grid = check_array(self.curve_times, ensure_2d=False, dtype=np.float64,
-                           input_name="curve_times")
-        if (grid.ndim != 1 or np.any(np.diff(grid) <= 0) or grid[0] < 0
-                or (self.log and grid[0] == 0)):
-            raise ValueError(f"curve_times must be an increasing 1-D array of "
-                             f"{'positive' if self.log else 'non-negative'} times.")
-        return grid
+        return check_time_grid(self.curve_times, self.log, "curve_times")
 
     def predict(self, X):
         """Risk scores (higher: an earlier event), as scikit-survival's models
