@@ -45,7 +45,7 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 from libcpp.algorithm cimport sort as std_sort
 
-from .._utils._sorting cimport count_trailing_zeros
+from .._utils._sorting cimport count_trailing_zeros, prefetch
 
 import numpy as np
 
@@ -687,11 +687,16 @@ cdef inline bint reaches(const ThresholdIndex* index, intp_t k, double shift, do
     return index.thresholds[k] - shift >= value
 
 
+# a search among at most this many thresholds looks at them one by one
+cdef intp_t SCANNED_THRESHOLDS = 4
+
+
 cdef inline intp_t first_reaching(const ThresholdIndex* index, double shift, double value,
                                   bint strictly) noexcept nogil:
     """The first k that ``reaches`` (the thresholds increase), ``n`` when none
-    does: a bisection in the bucket of ``value + shift`` (one threshold
-    either side for rounding), among all when the bucket does not hold it."""
+    does: searched in the bucket of ``value + shift`` (one threshold either
+    side for rounding), among all when the bucket does not hold it; a few
+    thresholds one by one, more by bisection."""
     cdef double position = (value + shift - index.origin) * index.inverse_width
     cdef intp_t bucket, low, high, middle
     if not position >= 0.0:
@@ -705,6 +710,10 @@ cdef inline intp_t first_reaching(const ThresholdIndex* index, double shift, dou
     if ((low > 0 and reaches(index, low - 1, shift, value, strictly))
             or (high < index.n and not reaches(index, high, shift, value, strictly))):
         low, high = 0, index.n
+    if high - low <= SCANNED_THRESHOLDS:
+        while low < high and not reaches(index, low, shift, value, strictly):
+            low += 1
+        return low
     while low < high:
         middle = (low + high) // 2
         if reaches(index, middle, shift, value, strictly):
@@ -714,6 +723,16 @@ cdef inline intp_t first_reaching(const ThresholdIndex* index, double shift, dou
     return low
 
 
+# a query's leaves' items are fetched this many trees ahead, a cache line
+# (of this many doubles) at a time
+cdef enum:
+    PREFETCH_TREES = 4
+    DOUBLES_A_LINE = 8
+
+# how finely the thresholds' range is bucketed for the searches
+cdef intp_t BUCKETS_PER_THRESHOLD = 16
+cdef intp_t MAX_BUCKETS = 1 << 16
+
 # a ramp over at most this many thresholds is summed term by term, a wider one
 # from prefix sums
 cdef intp_t RAMP_TERMS = 32
@@ -721,31 +740,36 @@ cdef intp_t RAMP_TERMS = 32
 
 cdef double mixture_cdf_sum(const int64_t* leaves, intp_t n_trees,
                             const int64_t* tree_offsets, const int64_t* indptr,
-                            const int32_t* left_rank, const int32_t* right_rank,
-                            const double* mass, const double* values,
-                            const ThresholdIndex* index, const double* spans,
-                            const double* span_prefix, const double* moment_prefix,
-                            double shift) noexcept nogil:
+                            const double* items, const ThresholdIndex* index,
+                            const double* spans, const double* span_prefix,
+                            const double* moment_prefix, double shift) noexcept nogil:
     """``sum_k spans[k] * F(thresholds[k])`` for the CDF F of a query's mixture
     (as ``mixture_query`` reads it, moved by ``shift``); NaN without any item.
     Each item adds its own share in O(log n_thresholds): its CDF is a step,
     a ramp or a constant. ``span_prefix[k]`` is the sum of the first k spans,
     ``moment_prefix[k]`` of the first k ``spans * thresholds``."""
-    cdef intp_t t, k, j, segment, used, first, last
+    cdef intp_t t, k, j, segment, used, first, last, ahead
     cdef double share, low, high, total = 0.0, ramp, item
     cdef double all_spans = span_prefix[index.n]
     used = trees_used(leaves, n_trees, tree_offsets, indptr)
     if used == 0:
         return NAN
     share = 1.0 / used
-    for t in range(n_trees):
-        if leaves[t] < 0:
+    for t in range(-PREFETCH_TREES, n_trees):
+        ahead = t + PREFETCH_TREES   # its leaf's items on their way to the cache
+        if ahead < n_trees and leaves[ahead] >= 0:
+            segment = tree_offsets[ahead] + leaves[ahead]
+            k = 3 * indptr[segment]
+            while k < 3 * indptr[segment + 1]:
+                prefetch(&items[k], 0, 3)
+                k += DOUBLES_A_LINE
+        if t < 0 or leaves[t] < 0:
             continue
         segment = tree_offsets[t] + leaves[t]
         for k in range(indptr[segment], indptr[segment + 1]):
-            item = mass[k] * share
-            low = values[left_rank[k]]
-            high = values[right_rank[k]]
+            item = items[3 * k + 2] * share
+            low = items[3 * k]
+            high = items[3 * k + 1]
             if low == -INFINITY:
                 total += item * all_spans     # below every threshold
             elif high == INFINITY:
@@ -768,17 +792,18 @@ cdef double mixture_cdf_sum(const int64_t* leaves, intp_t n_trees,
 
 
 def forest_cdf_sums(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offsets,
-                    const int64_t[::1] indptr, const int32_t[::1] left_rank,
-                    const int32_t[::1] right_rank, const double[::1] mass,
-                    const double[::1] values, const double[::1] shift,
+                    const int64_t[::1] indptr, const double[:, ::1] items,
+                    const double[::1] shift,
                     const double[::1] thresholds, const double[::1] spans,
                     int n_threads):
     """``sum_k spans[k] * F_q(thresholds[k])`` for the CDF F_q of every query's
-    predictive distribution (see ``forest_readout``; ``thresholds``
-    increasing): a functional linear in the distribution, such as the area
-    under a survival step function, without the (queries, thresholds)
-    array of CDF values. O(items * log(thresholds)) a query, on
-    ``n_threads`` threads.
+    predictive distribution (see ``forest_readout``, whose items are here
+    rows of ``items``: their ends' values rather than ranks and their mass,
+    so that a leaf's items are read in one sweep; ``thresholds``
+    increasing): a
+    functional linear in the distribution, such as the area under a
+    survival step function, without the (queries, thresholds) array of CDF
+    values. O(items * log(thresholds)) a query, on ``n_threads`` threads.
 
     Returns
     -------
@@ -789,8 +814,8 @@ def forest_cdf_sums(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offset
     cdef intp_t n_thresholds = thresholds.shape[0]
     check_same_length("shift", shift, "leaves", n_queries)
     check_same_length("spans", spans, "thresholds", n_thresholds)
-    check_same_length("right_rank", right_rank, "left_rank", left_rank.shape[0])
-    check_same_length("mass", mass, "left_rank", left_rank.shape[0])
+    if items.shape[1] != 3:
+        raise ValueError("items must have 3 columns: low, high, mass.")
     if tree_offsets.shape[0] != n_trees:
         raise ValueError("the leaves' estimates do not describe the trees.")
     span_prefix_array = np.concatenate([[0.0], np.cumsum(spans)])
@@ -799,11 +824,16 @@ def forest_cdf_sums(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offset
     cdef const double[::1] moment_prefix = moment_prefix_array
     out_array = np.full(n_queries, np.nan)
     cdef double[::1] out = out_array
-    if n_queries == 0 or mass.shape[0] == 0 or n_thresholds == 0:
-        return out_array if mass.shape[0] == 0 else np.zeros(n_queries)
-    # as many buckets as thresholds (one, when they span nothing)
-    cdef double width = (thresholds[n_thresholds - 1] - thresholds[0]) / n_thresholds
-    cdef intp_t n_buckets = n_thresholds if width > 0.0 else 1
+    if n_queries == 0 or items.shape[0] == 0 or n_thresholds == 0:
+        return out_array if items.shape[0] == 0 else np.zeros(n_queries)
+    # BUCKETS_PER_THRESHOLD buckets a threshold, at most MAX_BUCKETS unless
+    # there are more thresholds (one bucket, when they span nothing): most
+    # buckets hold at most one, also where the thresholds crowd
+    cdef intp_t n_buckets = min(BUCKETS_PER_THRESHOLD * n_thresholds,
+                                max(MAX_BUCKETS, n_thresholds))
+    cdef double width = (thresholds[n_thresholds - 1] - thresholds[0]) / n_buckets
+    if not width > 0.0:
+        n_buckets = 1
     edges = thresholds[0] + width * np.arange(n_buckets + 1)
     bucket_start_array = np.searchsorted(thresholds, edges).astype(np.intp)
     bucket_start_array[n_buckets] = n_thresholds
@@ -819,9 +849,8 @@ def forest_cdf_sums(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offset
         for q in prange(n_queries, schedule="dynamic", chunksize=64,
                         num_threads=max(n_threads, 1)):
             out[q] = mixture_cdf_sum(&leaves[q, 0], n_trees, &tree_offsets[0], &indptr[0],
-                                     &left_rank[0], &right_rank[0], &mass[0], &values[0],
-                                     &index, &spans[0], &span_prefix[0], &moment_prefix[0],
-                                     shift[q])
+                                     &items[0, 0], &index, &spans[0], &span_prefix[0],
+                                     &moment_prefix[0], shift[q])
     return out_array
 
 

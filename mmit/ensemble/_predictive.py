@@ -46,6 +46,7 @@ from sklearn.utils._param_validation import Interval, validate_parameter_constra
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._categorical import encoded
+from ..tree._additive import tree_leaves
 from ..tree._growing import MAX_SEED, TREE_PARAMETER_CONSTRAINTS
 from ._bagging import out_of_bag_predictions, tree_samples
 from ._npmle import forest_cdf_sums, forest_readout, leaf_estimates
@@ -150,7 +151,8 @@ class LeafSamples:
         offsets, indptr, left_rank, right_rank, mass, values = self._leaf_estimates(
             n_threads)
         return forest_cdf_sums(np.ascontiguousarray(leaves, dtype=np.int64), offsets,
-                               indptr, left_rank, right_rank, mass, values,
+                               indptr, np.column_stack([values[left_rank],
+                                                        values[right_rank], mass]),
                                np.ascontiguousarray(shift, dtype=np.float64),
                                np.ascontiguousarray(thresholds, dtype=np.float64),
                                np.ascontiguousarray(spans, dtype=np.float64), n_threads)
@@ -255,26 +257,26 @@ class ForestDistribution:
         return cls(kind, weighting,
                    samples_in_leaves(weighting, leaves, lower, upper, weight), location)
 
-    def _queries(self, X, location):
+    def _queries(self, X, location, n_threads):
         """The leaves of ``X`` as ``weighting`` takes it (validated: float64,
-        C-contiguous, encoded) in its trees, and how far each query's
-        distribution moves: the model's predictions ``location`` ("spread";
-        None for "location")."""
-        leaves = np.column_stack([tree.tree_.apply(X)
-                                  for tree in self.weighting.estimators_])
+        C-contiguous, encoded) in its trees (found on ``n_threads`` threads),
+        and how far each query's distribution moves: the model's predictions
+        ``location`` ("spread"; None for "location")."""
+        leaves = tree_leaves([tree.tree_ for tree in self.weighting.estimators_], X,
+                             n_threads)
         return leaves, location if self.kind == "spread" else np.zeros(X.shape[0])
 
     def readout(self, X, location, points, quantiles, n_threads):
         """Quantiles or CDF values (see ``LeafSamples.readout``) of the queries
         ``X`` of predictions ``location`` (see ``_queries``)."""
-        return self.samples.readout(*self._queries(X, location), points, quantiles,
-                                    n_threads)
+        return self.samples.readout(*self._queries(X, location, n_threads), points,
+                                    quantiles, n_threads)
 
     def cdf_sums(self, X, location, thresholds, spans, n_threads):
         """``sum_k spans[k] * F(thresholds[k])`` for the CDF F of each query
         (see ``LeafSamples.cdf_sums``, ``_queries``)."""
-        return self.samples.cdf_sums(*self._queries(X, location), thresholds, spans,
-                                     n_threads)
+        return self.samples.cdf_sums(*self._queries(X, location, n_threads), thresholds,
+                                     spans, n_threads)
 
     def out_of_bag_readout(self, points, quantiles, n_threads):
         """The same for the training rows, out of bag (NaN for a row in every

@@ -10,12 +10,14 @@ the number of threads. A forest is its trees at scale 1 over their number
 its baseline (divisor 1). Their predictions, staged predictions, SHAP
 values (each tree's weight ``scales[t] / divisor`` and the constant
 ``offset / divisor``) and feature importances go through it.
+:func:`tree_leaves` walks rows down many trees the same way for their
+leaves (what the predictive distributions read).
 """
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
-from ._tree import add_predictions
+from ._tree import add_predictions, apply_trees
 
 
 class AdditiveTrees:
@@ -67,17 +69,9 @@ class AdditiveTrees:
         """The prediction of each row of validated ``X`` (float64,
         C-contiguous, as the trees read it), on ``n_jobs`` threads over slices
         of rows (joblib's convention); the same whatever ``n_jobs``."""
-        n_samples = X.shape[0]
-        total = np.full(n_samples, self.offset)
-        n_slices = min(n_samples, 4 * effective_n_jobs(n_jobs)) or 1
-        bounds = np.linspace(0, n_samples, n_slices + 1).astype(int)
-        if n_slices == 1:
-            add_predictions(self.trees, self.scales, X, total)
-        else:
-            Parallel(n_jobs=n_jobs, prefer="threads", require="sharedmem")(
-                delayed(add_predictions)(self.trees, self.scales, X[start:stop],
-                                         total[start:stop])
-                for start, stop in zip(bounds[:-1], bounds[1:], strict=True))
+        total = np.full(X.shape[0], self.offset)
+        on_row_slices(lambda rows: add_predictions(self.trees, self.scales, X[rows],
+                                                   total[rows]), X.shape[0], n_jobs)
         return total if self.divisor == 1.0 else total / self.divisor
 
     def staged_predict(self, X):
@@ -101,3 +95,27 @@ class AdditiveTrees:
                               axis=0)
         total = importances.sum()
         return importances / total if total > 0 else importances
+
+
+def on_row_slices(function, n_samples, n_jobs):
+    """Call ``function(rows)`` on slices of ``range(n_samples)`` that cover
+    it, on ``n_jobs`` threads (joblib's convention; a few slices a thread)."""
+    n_slices = min(n_samples, 4 * effective_n_jobs(n_jobs)) or 1
+    bounds = np.linspace(0, n_samples, n_slices + 1).astype(int)
+    if n_slices == 1:
+        function(slice(0, n_samples))
+    else:
+        Parallel(n_jobs=n_jobs, prefer="threads", require="sharedmem")(
+            delayed(function)(slice(start, stop))
+            for start, stop in zip(bounds[:-1], bounds[1:], strict=True))
+
+
+def tree_leaves(trees, X, n_jobs=None):
+    """The leaf of each row of validated ``X`` (float64, C-contiguous, as the
+    trees read it) in each of ``trees`` (Tree objects): an int64 array of
+    shape (n_samples, n_trees), each column a tree's ``apply``, the rows
+    walked down groups of trees by blocks on ``n_jobs`` threads."""
+    leaves = np.empty((X.shape[0], len(trees)), dtype=np.int64)
+    on_row_slices(lambda rows: apply_trees(trees, X[rows], leaves[rows]), X.shape[0],
+                  n_jobs)
+    return leaves

@@ -608,6 +608,35 @@ cdef void predict_rows(const TreeWalk* tree, NodeModels node_models, const doubl
                 out[start + k] = prediction
 
 
+cdef vector[TreeWalk] checked_walks(trees, const double[:, ::1] X) except *:
+    """The walks of ``trees`` (Tree objects), each checked to take the rows
+    of X."""
+    cdef vector[TreeWalk] walks
+    cdef Tree tree
+    for tree in trees:
+        tree.check_rows(X)
+        walks.push_back(tree.tree_walk())
+    return walks
+
+
+cdef intp_t group_end(const vector[TreeWalk]& walks, intp_t first,
+                      intp_t group_bytes) noexcept nogil:
+    """The end of the group of trees from ``first`` whose compact nodes fill
+    at most ``group_bytes`` (or that holds one tree)."""
+    cdef intp_t stop = first + 1, size = walks[first].n_nodes * sizeof(WalkNode)
+    while (stop < <intp_t> walks.size()
+           and size + walks[stop].n_nodes * sizeof(WalkNode) <= group_bytes):
+        size += walks[stop].n_nodes * sizeof(WalkNode)
+        stop += 1
+    return stop
+
+
+cdef intp_t row_block_size(intp_t n_features, intp_t row_block_bytes) noexcept nogil:
+    """Rows of a block of about ``row_block_bytes`` (whole traversal blocks)."""
+    cdef intp_t row_bytes = max(1, n_features) * sizeof(double)
+    return max(1, row_block_bytes // row_bytes // TRAVERSAL_BLOCK) * TRAVERSAL_BLOCK
+
+
 def add_predictions(trees, const double[::1] scales, const double[:, ::1] X,
                     double[::1] total, intp_t group_bytes=GROUP_BYTES,
                     intp_t row_block_bytes=ROW_BLOCK_BYTES):
@@ -625,33 +654,54 @@ def add_predictions(trees, const double[::1] scales, const double[:, ::1] X,
     n_trees * depth).
     """
     cdef intp_t n = X.shape[0], n_features = X.shape[1], n_trees
-    cdef intp_t first = 0, stop, size, row_block, block, start, t
-    cdef intp_t node_bytes = sizeof(WalkNode)
-    cdef intp_t row_bytes = max(1, n_features) * sizeof(double)
-    cdef vector[TreeWalk] walks
-    cdef Tree tree
+    cdef intp_t first = 0, stop, row_block, block, start, t
     if total.shape[0] != n:
         raise ValueError(f"total has {total.shape[0]} entries for {n} rows.")
     if scales.shape[0] != len(trees):
         raise ValueError(f"scales has {scales.shape[0]} entries for {len(trees)} trees.")
-    for tree in trees:
-        tree.check_rows(X)
-        walks.push_back(tree.tree_walk())
+    cdef vector[TreeWalk] walks = checked_walks(trees, X)
     n_trees = walks.size()
-    row_block = max(1, row_block_bytes // row_bytes // TRAVERSAL_BLOCK) * TRAVERSAL_BLOCK
+    row_block = row_block_size(n_features, row_block_bytes)
     with nogil:
         while first < n_trees:
-            stop = first + 1
-            size = walks[first].n_nodes * node_bytes
-            while stop < n_trees and size + walks[stop].n_nodes * node_bytes <= group_bytes:
-                size += walks[stop].n_nodes * node_bytes
-                stop += 1
+            stop = group_end(walks, first, group_bytes)
             for block in range((n + row_block - 1) // row_block):
                 start = block * row_block
                 for t in range(first, stop):
                     predict_rows(&walks[t], <NodeModels> walks[t].node_models,
                                  &X[start, 0], min(row_block, n - start), n_features,
                                  &total[start], True, scales[t])
+            first = stop
+
+
+def apply_trees(trees, const double[:, ::1] X, int64_t[:, ::1] out,
+                intp_t group_bytes=GROUP_BYTES, intp_t row_block_bytes=ROW_BLOCK_BYTES):
+    """Write the leaf of each row of X (float64, C-contiguous) in each of
+    ``trees`` (Tree objects) to ``out[:, t]``: their ``apply``, the rows
+    walked down groups of trees by blocks as in :func:`add_predictions`.
+    O(n_rows * n_trees * depth)."""
+    cdef intp_t n = X.shape[0], n_features = X.shape[1], n_trees
+    cdef intp_t first = 0, stop, row_block, block, start, end, t, k, size
+    cdef const WalkNode* leaves[TRAVERSAL_BLOCK]
+    if out.shape[0] != n or out.shape[1] != len(trees):
+        raise ValueError(f"out has shape ({out.shape[0]}, {out.shape[1]}) for {n} rows and "
+                         f"{len(trees)} trees.")
+    cdef vector[TreeWalk] walks = checked_walks(trees, X)
+    n_trees = walks.size()
+    row_block = row_block_size(n_features, row_block_bytes)
+    with nogil:
+        while first < n_trees:
+            stop = group_end(walks, first, group_bytes)
+            for block in range((n + row_block - 1) // row_block):
+                end = min(n, (block + 1) * row_block)
+                for t in range(first, stop):
+                    start = block * row_block
+                    while start < end:
+                        size = min(TRAVERSAL_BLOCK, end - start)
+                        find_tree_leaves(&walks[t], &X[start, 0], n_features, size, leaves)
+                        for k in range(size):
+                            out[start + k, t] = -1 - leaves[k].feature
+                        start += size
             first = stop
 
 

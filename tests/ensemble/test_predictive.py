@@ -230,6 +230,20 @@ def test_restricted_means_over_ramps_spanning_many_times(distribution):
                                area_under_curves(forest, X[:30], times, False), rtol=1e-10)
 
 
+@pytest.mark.parametrize("censored", [0.0, 1.0])
+def test_restricted_means_on_times_crowded_in_places(censored):
+    # most times within a millionth of each other: the searches' buckets hold
+    # hundreds of them there (bisection) and at most one elsewhere (a scan),
+    # values on the times themselves
+    X, y, _ = heteroscedastic(150, 4, censored)
+    y = np.round(y + 4.0, 2)
+    times = np.unique(np.concatenate([np.linspace(0.5, 9.0, 40), 4.0 + 1e-6 * np.arange(500),
+                                      np.unique(y[np.isfinite(y)])]))
+    forest = MMITForest(10, random_state=0).fit(X, y)
+    np.testing.assert_allclose(forest.predict_restricted_mean(X[:30], times),
+                               area_under_curves(forest, X[:30], times, False), rtol=1e-10)
+
+
 def test_restricted_means_of_right_censored_log_times():
     rng = np.random.default_rng(5)
     X = rng.uniform(0, 1, size=(400, 2))

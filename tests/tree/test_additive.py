@@ -1,5 +1,6 @@
 """Sums of trees: the compiled, cache-blocked sum and AdditiveTrees, behind
-the forest's and the booster's predictions."""
+the forest's and the booster's predictions; the leaves of many trees
+(tree_leaves), behind the predictive distributions."""
 
 import numpy as np
 import pytest
@@ -7,7 +8,8 @@ from problems import random_intervals
 
 from mmit import MMITBoost, MMITForest
 from mmit.tree import AdditiveTrees
-from mmit.tree._tree import add_predictions
+from mmit.tree._additive import tree_leaves
+from mmit.tree._tree import add_predictions, apply_trees
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +49,25 @@ def test_the_sum_adds_the_trees_in_order_however_the_work_is_cut(trees):
         add_predictions(trees, scales[:3], X_test, np.zeros(200))
     with pytest.raises(ValueError, match="features"):
         add_predictions(trees, scales, X_test[:, :3].copy(), np.zeros(200))
+
+
+def test_the_leaves_of_many_trees_are_each_trees_apply_however_the_work_is_cut(trees):
+    trees, X_test = trees
+    expected = np.column_stack([tree.apply(X_test) for tree in trees])
+    largest = max(tree.node_count for tree in trees) * 16
+    for group_bytes, row_block_bytes in [(10**9, 10**9), (1, 1), (2 * largest, 300)]:
+        leaves = np.full((200, len(trees)), -7, dtype=np.int64)
+        apply_trees(trees, X_test, leaves, group_bytes, row_block_bytes)
+        np.testing.assert_array_equal(leaves, expected)
+    for n_jobs in (None, 1, 2):
+        leaves = tree_leaves(trees, X_test, n_jobs)
+        assert leaves.dtype == np.int64
+        np.testing.assert_array_equal(leaves, expected)
+    assert tree_leaves(trees, X_test[:0]).shape == (0, len(trees))
+    with pytest.raises(ValueError, match="out has shape"):
+        apply_trees(trees, X_test, np.zeros((200, 3), dtype=np.int64))
+    with pytest.raises(ValueError, match="features"):
+        apply_trees(trees, X_test[:, :3].copy(), np.zeros((200, len(trees)), np.int64))
 
 
 def test_additive_trees_predict_their_sum_whatever_the_threads(trees):
