@@ -133,6 +133,8 @@ def test_the_default_model_takes_the_front_end_s_threads_and_seed():
     np.testing.assert_array_equal(one.predict(X), two.predict(X))
     np.testing.assert_array_equal(one.predict(X), SurvivalRegressor(random_state=0).fit(
         X, y).predict(X))
+    # the survival forest's risk is minus its prediction ("auto")
+    np.testing.assert_array_equal(one.predict(X), -one.estimator_.predict(X))
     # a given estimator keeps its own
     given = SurvivalRegressor(MMITForest(10), n_jobs=2, random_state=3).fit(X, y)
     assert (given.estimator_.n_jobs, given.estimator_.random_state) == (None, None)
@@ -159,8 +161,11 @@ def test_curves_on_a_grid_of_the_training_times():
         X[:5], times, log=True))
     functions = grid.predict_cumulative_hazard_function(X[:5])
     assert all(function.x is times for function in functions)  # one time axis
-    # the risk is the area at every distinct time, whatever the grid
-    np.testing.assert_array_equal(grid.predict(X), exact.predict(X))
+    # the risk is minus the area under the curves, on the grid's times
+    np.testing.assert_array_equal(small.predict(X), exact.predict(X))
+    curves = grid.predict_survival_function(X, return_array=True)
+    np.testing.assert_allclose(grid.predict(X),
+                               -(times[0] + curves[:, :-1] @ np.diff(times)), rtol=1e-12)
     # chosen times
     chosen = SurvivalRegressor(MMITForest(20, random_state=0),
                                curve_times=[1.0, 5.0, 20.0]).fit(X, y)
