@@ -637,72 +637,116 @@ cdef intp_t row_block_size(intp_t n_features, intp_t row_block_bytes) noexcept n
     return max(1, row_block_bytes // row_bytes // TRAVERSAL_BLOCK) * TRAVERSAL_BLOCK
 
 
+# what walk_by_blocks does with a block of ``size`` rows from row ``start``
+# (at ``rows``) and tree t
+ctypedef void (*BlockVisit)(const TreeWalk* tree, intp_t t, const double* rows,
+                            intp_t start, intp_t size, intp_t n_features,
+                            void* context) noexcept nogil
+
+
+cdef void walk_by_blocks(const vector[TreeWalk]& walks, const double* X, intp_t n,
+                         intp_t n_features, intp_t group_bytes, intp_t row_block_bytes,
+                         BlockVisit visit, void* context) noexcept nogil:
+    """Visit every (block of rows, tree) pair of the n rows of X and the trees
+    of ``walks``: the trees by groups whose compact nodes fill at most
+    ``group_bytes`` (or hold one tree), the rows by blocks of about
+    ``row_block_bytes``, each block going down all trees of a group, in
+    order, before the next: the rows stay in cache from one tree to the next
+    instead of being read again for every tree, and a group's nodes from one
+    block to the next (faster than a tree at a time once the rows outgrow
+    the cache)."""
+    cdef intp_t first = 0, stop, block, start, t
+    cdef intp_t n_trees = walks.size()
+    cdef intp_t row_block = row_block_size(n_features, row_block_bytes)
+    while first < n_trees:
+        stop = group_end(walks, first, group_bytes)
+        for block in range((n + row_block - 1) // row_block):
+            start = block * row_block
+            for t in range(first, stop):
+                visit(&walks[t], t, X + start * n_features, start,
+                      min(row_block, n - start), n_features, context)
+        first = stop
+
+
+cdef struct SumTarget:
+    double* total
+    const double* scales
+
+
+cdef void add_block(const TreeWalk* tree, intp_t t, const double* rows, intp_t start,
+                    intp_t size, intp_t n_features, void* context) noexcept nogil:
+    """Add tree t's predictions of the block, times its scale, to the sums."""
+    cdef SumTarget* target = <SumTarget*> context
+    predict_rows(tree, <NodeModels> tree.node_models, rows, size, n_features,
+                 target.total + start, True, target.scales[t])
+
+
 def add_predictions(trees, const double[::1] scales, const double[:, ::1] X,
                     double[::1] total, intp_t group_bytes=GROUP_BYTES,
                     intp_t row_block_bytes=ROW_BLOCK_BYTES):
     """Add the predictions of ``trees`` (Tree objects) for the rows of X
     (float64, C-contiguous), each times its entry of ``scales``, to
     ``total``, tree after tree in every entry: the sums do not depend on how
-    a caller splits the rows between calls.
-
-    The trees are taken by groups whose compact nodes fill at most
-    ``group_bytes`` (or hold one tree), and the rows by blocks of about
-    ``row_block_bytes``, each block going down all trees of a group: the
-    rows stay in cache from one tree to the next instead of being read again
-    for every tree, and a group's nodes from one block to the next (faster
-    than a tree at a time once the rows outgrow the cache). O(n_rows *
+    a caller splits the rows between calls. The rows go down the trees by
+    blocks (``walk_by_blocks``: groups of trees of at most ``group_bytes``
+    of nodes, blocks of about ``row_block_bytes`` of rows). O(n_rows *
     n_trees * depth).
     """
-    cdef intp_t n = X.shape[0], n_features = X.shape[1], n_trees
-    cdef intp_t first = 0, stop, row_block, block, start, t
+    cdef intp_t n = X.shape[0]
     if total.shape[0] != n:
         raise ValueError(f"total has {total.shape[0]} entries for {n} rows.")
     if scales.shape[0] != len(trees):
         raise ValueError(f"scales has {scales.shape[0]} entries for {len(trees)} trees.")
     cdef vector[TreeWalk] walks = checked_walks(trees, X)
-    n_trees = walks.size()
-    row_block = row_block_size(n_features, row_block_bytes)
+    cdef SumTarget target
+    if n == 0 or walks.empty():
+        return
+    target.total = &total[0]
+    target.scales = &scales[0]
     with nogil:
-        while first < n_trees:
-            stop = group_end(walks, first, group_bytes)
-            for block in range((n + row_block - 1) // row_block):
-                start = block * row_block
-                for t in range(first, stop):
-                    predict_rows(&walks[t], <NodeModels> walks[t].node_models,
-                                 &X[start, 0], min(row_block, n - start), n_features,
-                                 &total[start], True, scales[t])
-            first = stop
+        walk_by_blocks(walks, &X[0, 0], n, X.shape[1], group_bytes, row_block_bytes,
+                       add_block, &target)
+
+
+cdef struct LeafTarget:
+    int64_t* leaves
+    intp_t n_trees
+
+
+cdef void leaves_of_block(const TreeWalk* tree, intp_t t, const double* rows,
+                          intp_t start, intp_t size, intp_t n_features,
+                          void* context) noexcept nogil:
+    """Write the leaves of the block in tree t to its column of the leaves."""
+    cdef LeafTarget* target = <LeafTarget*> context
+    cdef const WalkNode* leaves[TRAVERSAL_BLOCK]
+    cdef intp_t done = 0, part, k
+    while done < size:
+        part = min(TRAVERSAL_BLOCK, size - done)
+        find_tree_leaves(tree, rows + done * n_features, n_features, part, leaves)
+        for k in range(part):
+            target.leaves[(start + done + k) * target.n_trees + t] = -1 - leaves[k].feature
+        done += part
 
 
 def apply_trees(trees, const double[:, ::1] X, int64_t[:, ::1] out,
                 intp_t group_bytes=GROUP_BYTES, intp_t row_block_bytes=ROW_BLOCK_BYTES):
     """Write the leaf of each row of X (float64, C-contiguous) in each of
     ``trees`` (Tree objects) to ``out[:, t]``: their ``apply``, the rows
-    walked down groups of trees by blocks as in :func:`add_predictions`.
+    going down the trees by blocks as in :func:`add_predictions`.
     O(n_rows * n_trees * depth)."""
-    cdef intp_t n = X.shape[0], n_features = X.shape[1], n_trees
-    cdef intp_t first = 0, stop, row_block, block, start, end, t, k, size
-    cdef const WalkNode* leaves[TRAVERSAL_BLOCK]
+    cdef intp_t n = X.shape[0]
     if out.shape[0] != n or out.shape[1] != len(trees):
-        raise ValueError(f"out has shape ({out.shape[0]}, {out.shape[1]}) for {n} rows and "
-                         f"{len(trees)} trees.")
+        raise ValueError(f"out has shape ({out.shape[0]}, {out.shape[1]}) for {n} rows "
+                         f"and {len(trees)} trees.")
     cdef vector[TreeWalk] walks = checked_walks(trees, X)
-    n_trees = walks.size()
-    row_block = row_block_size(n_features, row_block_bytes)
+    cdef LeafTarget target
+    if n == 0 or walks.empty():
+        return
+    target.leaves = &out[0, 0]
+    target.n_trees = walks.size()
     with nogil:
-        while first < n_trees:
-            stop = group_end(walks, first, group_bytes)
-            for block in range((n + row_block - 1) // row_block):
-                end = min(n, (block + 1) * row_block)
-                for t in range(first, stop):
-                    start = block * row_block
-                    while start < end:
-                        size = min(TRAVERSAL_BLOCK, end - start)
-                        find_tree_leaves(&walks[t], &X[start, 0], n_features, size, leaves)
-                        for k in range(size):
-                            out[start + k, t] = -1 - leaves[k].feature
-                        start += size
-            first = stop
+        walk_by_blocks(walks, &X[0, 0], n, X.shape[1], group_bytes, row_block_bytes,
+                       leaves_of_block, &target)
 
 
 def check_category_sets(nodes, category_sets, category_words):
