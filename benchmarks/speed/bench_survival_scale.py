@@ -1,17 +1,21 @@
-"""SurvivalRegressor at scale: fit, the first and later risk requests, the
-interval prediction they are compared with, and the concordance index.
+"""SurvivalRegressor at scale: fit, risk scores, restricted means, curves and
+the concordance index, with the peak memory of each step.
 
 Right-censored data simulated with log-normal event times (from two of the
 features) and log-normal censoring times (about a third censored), 40
 features. For each size n: the default ``SurvivalRegressor`` (the survival
-forest, ``n_jobs`` threads) fitted on n rows; the forest's interval
-``predict`` and the risk (``predict``: minus the restricted mean survival
-time) of ``--queries`` new rows, the first request making the predictive
-distributions; ``concordance_index`` of the n training rows' risks. Each
-step's seconds, and the process's peak resident memory after it (GB).
+forest, ``n_jobs`` threads) fitted on n rows (the forest's own fit: the
+distributions are made on the first request that needs them); on
+``--queries`` new rows, the forest's interval ``predict``, the risk
+(``predict``: minus the forest's prediction), the restricted mean survival
+times (the first request making the predictive distributions) and, on
+``--curves`` of them, the survival curves on the default time grid;
+``concordance_index`` of the n training rows' risks. Each step's seconds
+and the process's peak resident memory during it (GB; the peak is reset
+before each step).
 
-Usage: python benchmarks/speed/bench_survival_scale.py [--sizes 1e4 1e5]
-       [--queries 1e4] [--n-jobs 2] [--csv PATH]
+Usage: python benchmarks/speed/bench_survival_scale.py [--sizes 1e4 1e5 1e6]
+       [--queries 1e5] [--curves 1e4] [--n-jobs 2] [--csv PATH]
 """
 
 import argparse
@@ -39,49 +43,64 @@ def survival_data(n, n_features, seed):
     return X, y
 
 
+def reset_peak():
+    """Start the process's peak resident memory afresh (Linux)."""
+    with open("/proc/self/clear_refs", "w") as clear_refs:
+        clear_refs.write("5")
+
+
 def peak_gb():
-    """The process's peak resident memory so far (VmHWM), in GB."""
+    """The process's peak resident memory since the last reset (VmHWM), in GB."""
     with open("/proc/self/status") as status:
         kib = next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
     return kib / 2**20
 
 
 def timed(function):
+    """The function's result, its seconds and the peak memory while it ran."""
+    reset_peak()
     start = time.perf_counter()
     result = function()
-    return result, time.perf_counter() - start
+    return result, time.perf_counter() - start, peak_gb()
 
 
 def measure(n, args, table):
     """The rows of the table for n training rows."""
-    X, y = survival_data(n + int(args.queries), args.features, seed=0)
-    train, new = slice(0, n), slice(n, None)
-    model, elapsed = timed(lambda: SurvivalRegressor(
+    n_queries = int(args.queries)
+    X, y = survival_data(n + n_queries, args.features, seed=0)
+    train, new = slice(0, n), slice(n, n + n_queries)
+    model, elapsed, peak = timed(lambda: SurvivalRegressor(
         n_jobs=args.n_jobs, random_state=0).fit(X[train], y[train]))
-    table.add(size(n), "fit", seconds(elapsed), f"{peak_gb():.2f}")
-    steps = [("interval predict", lambda: model.estimator_.predict(X[new])),
-             ("risk, first request", lambda: model.predict(X[new])),
-             ("risk", lambda: model.predict(X[new]))]
-    for name, step in steps:
-        _, elapsed = timed(step)
-        table.add(size(n), name, seconds(elapsed), f"{peak_gb():.2f}")
+    table.add(size(n), "fit", size(n), seconds(elapsed), f"{peak:.2f}")
+    curves = slice(n, n + int(args.curves))
+    steps = [("interval predict", new, lambda: model.estimator_.predict(X[new])),
+             ("risk", new, lambda: model.predict(X[new])),
+             ("restricted mean, first request", new, lambda: model.restricted_mean(X[new])),
+             ("restricted mean", new, lambda: model.restricted_mean(X[new])),
+             ("curves (default grid)", curves,
+              lambda: model.predict_survival_function(X[curves], return_array=True))]
+    for name, rows, step in steps:
+        _, elapsed, peak = timed(step)
+        table.add(size(n), name, size(rows.stop - rows.start), seconds(elapsed),
+                  f"{peak:.2f}")
     risk = model.predict(X[train])
     target = intervals_from_survival(y["event"][train], y["time"][train], log=True)
-    _, elapsed = timed(lambda: concordance_index(target, -risk))
-    table.add(size(n), "concordance_index", seconds(elapsed), f"{peak_gb():.2f}")
+    _, elapsed, peak = timed(lambda: concordance_index(target, -risk))
+    table.add(size(n), "concordance_index", size(n), seconds(elapsed), f"{peak:.2f}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e4, 1e5])
-    parser.add_argument("--queries", type=float, default=1e4)
+    parser.add_argument("--queries", type=float, default=1e5)
+    parser.add_argument("--curves", type=float, default=1e4)
     parser.add_argument("--features", type=int, default=40)
     parser.add_argument("--n-jobs", type=int, default=2)
     add_csv_argument(parser)
     args = parser.parse_args()
-    table = Table(["rows", "step", "seconds", "peak GB"], args.csv,
+    table = Table(["rows", "step", "on rows", "seconds", "peak GB"], args.csv,
                   title=f"SurvivalRegressor(n_jobs={args.n_jobs}), {args.features} "
-                        f"features, risk of {size(int(args.queries))} new rows")
+                        f"features")
     for n in map(int, args.sizes):
         measure(n, args, table)
 
