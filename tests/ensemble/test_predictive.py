@@ -237,7 +237,8 @@ def test_restricted_means_on_times_crowded_in_places(censored):
     # values on the times themselves
     X, y, _ = heteroscedastic(150, 4, censored)
     y = np.round(y + 4.0, 2)
-    times = np.unique(np.concatenate([np.linspace(0.5, 9.0, 40), 4.0 + 1e-6 * np.arange(500),
+    crowded = 4.0 + 1e-6 * np.arange(500)
+    times = np.unique(np.concatenate([np.linspace(0.5, 9.0, 40), crowded,
                                       np.unique(y[np.isfinite(y)])]))
     forest = MMITForest(10, random_state=0).fit(X, y)
     np.testing.assert_allclose(forest.predict_restricted_mean(X[:30], times),
