@@ -800,10 +800,10 @@ def forest_cdf_sums(const int64_t[:, ::1] leaves, const int64_t[::1] tree_offset
     predictive distribution (see ``forest_readout``, whose items are here
     rows of ``items``: their ends' values rather than ranks and their mass,
     so that a leaf's items are read in one sweep; ``thresholds``
-    increasing): a
-    functional linear in the distribution, such as the area under a
-    survival step function, without the (queries, thresholds) array of CDF
-    values. O(items * log(thresholds)) a query, on ``n_threads`` threads.
+    increasing): a functional linear in the distribution, such as the area
+    under a survival step function, without the (queries, thresholds) array
+    of CDF values. O(items * log(thresholds)) a query, on ``n_threads``
+    threads.
 
     Returns
     -------
