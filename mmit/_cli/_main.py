@@ -97,10 +97,12 @@ def run_fit(args):
 
 
 def fit_survival(args, data, target):
-    """Fit and save the survival front-end's default model (the survival
-    forest, on log times) on targets of interval times."""
+    """Fit and save the survival front-end with its default model (the
+    survival forest and its booster, on log times) on targets of interval
+    times."""
     if args.model is not None:
-        raise ValueError("--survival fits the survival forest; --model does not apply.")
+        raise ValueError("--survival fits SurvivalRegressor's default model; --model "
+                         "does not apply.")
     print(f"fitting SurvivalRegressor on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
@@ -231,9 +233,10 @@ def build_parser():
                      help="what to fit (default: tree)")
     fit.add_argument("--survival", action="store_true",
                      help="targets.csv holds survival times (lower, upper; inf for a "
-                          "right-censored time): fit the survival forest on log times "
-                          "(SurvivalRegressor); 'mmit predict' then writes risk scores "
-                          "(higher: an earlier event)")
+                          "right-censored time): fit SurvivalRegressor's default "
+                          "model (the survival forest and a booster) on log times; "
+                          "'mmit predict' then writes risk scores (higher: an earlier "
+                          "event)")
     fit.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
     fit.add_argument(*CATEGORICAL_ARGUMENT, **CATEGORICAL_OPTIONS)
     fit.set_defaults(run=run_fit)

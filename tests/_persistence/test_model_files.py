@@ -307,6 +307,8 @@ def test_a_survival_front_end_is_saved_with_its_model(tmp_path, front_end):
     assert type(restored) is SurvivalRegressor and file_version(tmp_path / "s.npz") == 8
     assert type(restored.estimator_) is type(front_end.estimator_)
     assert (restored.estimator is None) == (front_end.estimator is None)
+    # the default model's booster comes back with it
+    assert (restored.booster_ is None) == (front_end.estimator is not None)
     params = front_end.get_params(deep=False)
     assert {key: value for key, value in restored.get_params(deep=False).items()
             if key != "estimator"} == {key: value for key, value in params.items()

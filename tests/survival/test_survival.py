@@ -10,6 +10,7 @@ from mmit import (
     MMIT,
     IntervalLinearRegressionCV,
     IntervalStackingRegressor,
+    MMITBoost,
     MMITForest,
     SurvivalRegressor,
     intervals_from_survival,
@@ -107,13 +108,37 @@ def test_scikit_survival_s_metrics_and_searches_work_on_it():
     assert search.best_params_ == {"estimator__max_depth": 3}  # C-index by score()
 
 
-def test_the_default_model_is_the_survival_forest_and_the_stack_gives_curves():
-    X, y, _, _ = survival_data(120)
-    model = SurvivalRegressor().fit(X, y)
+def test_the_default_model_is_the_survival_forest_and_a_booster():
+    X, y, event, time = survival_data(120)
+    model = SurvivalRegressor(random_state=0).fit(X, y)
     assert isinstance(model.estimator_, MMITForest)
     assert model.estimator_.min_samples_leaf == 15
     assert model.estimator_.max_features == 0.5
     assert model.estimator_.loss == "linear_hinge"
+    booster = model.booster_
+    assert isinstance(booster, MMITBoost) and booster.splitter == "hist"
+    assert booster.early_stopping is True and booster.n_estimators == 1000
+    # the booster is the one a user would fit on the same intervals
+    target = intervals_from_survival(event, time, log=True)
+    alone = MMITBoost(splitter="hist", n_estimators=1000, early_stopping=True,
+                      random_state=0).fit(X, target)
+    np.testing.assert_array_equal(booster.predict(X), alone.predict(X))
+    # the prediction (risk, time) is the mean of the two's; the curves the forest's
+    mean = (model.estimator_.predict(X) + booster.predict(X)) / 2
+    np.testing.assert_array_equal(model.predict(X), -mean)
+    np.testing.assert_array_equal(model.predict_time(X), np.exp(mean))
+    np.testing.assert_array_equal(
+        model.predict_survival_function(X[:5], return_array=True),
+        model.estimator_.predict_survival(X[:5], model.curve_times_, log=True))
+    np.testing.assert_array_equal(
+        model.set_params(risk="restricted_mean").predict(X[:5]),
+        -model.estimator_.predict_restricted_mean(X[:5], model.curve_times_, log=True))
+    # a given model stands alone
+    assert SurvivalRegressor(MMITForest(10)).fit(X, y).booster_ is None
+
+
+def test_the_stack_gives_curves():
+    X, y, _, _ = survival_data(120)
     stack = SurvivalRegressor(IntervalStackingRegressor(random_state=0)).fit(X, y)
     curves = stack.predict_survival_function(X[:5], return_array=True)
     assert np.all(np.diff(curves, axis=1) <= 0) and np.all((curves >= 0) & (curves <= 1))
@@ -127,14 +152,14 @@ def test_the_default_model_takes_the_front_end_s_threads_and_seed():
     X, y, _, _ = survival_data(150)
     one = SurvivalRegressor(random_state=0).fit(X, y)
     two = SurvivalRegressor(n_jobs=2, random_state=0).fit(X, y)
-    assert (one.estimator_.n_jobs, two.estimator_.n_jobs) == (None, 2)
-    assert one.estimator_.random_state == two.estimator_.random_state == 0
+    for one_model, two_model in ((one.estimator_, two.estimator_),
+                                 (one.booster_, two.booster_)):
+        assert (one_model.n_jobs, two_model.n_jobs) == (None, 2)
+        assert one_model.random_state == two_model.random_state == 0
     # the same model on any number of threads, and the same again for the seed
     np.testing.assert_array_equal(one.predict(X), two.predict(X))
     np.testing.assert_array_equal(one.predict(X), SurvivalRegressor(random_state=0).fit(
         X, y).predict(X))
-    # the survival forest's risk is minus its prediction ("auto")
-    np.testing.assert_array_equal(one.predict(X), -one.estimator_.predict(X))
     # a given estimator keeps its own
     given = SurvivalRegressor(MMITForest(10), n_jobs=2, random_state=3).fit(X, y)
     assert (given.estimator_.n_jobs, given.estimator_.random_state) == (None, None)
