@@ -3,11 +3,13 @@ the concordance index, with the peak memory of each step.
 
 Right-censored data simulated with log-normal event times (from two of the
 features) and log-normal censoring times (about a third censored), 40
-features. For each size n: the default ``SurvivalRegressor`` (the survival
-forest, ``n_jobs`` threads) fitted on n rows (the forest's own fit: the
-distributions are made on the first request that needs them); on
-``--queries`` new rows, the forest's interval ``predict``, the risk
-(``predict``: minus the forest's prediction), the restricted mean survival
+features. For each size n: the survival forest alone (the reference the
+front-end's cost is measured against; up to ``--forest-alone`` rows), then
+the default ``SurvivalRegressor`` (the survival forest and its booster,
+``n_jobs`` threads) fitted on n rows (the distributions are made on the
+first request that needs them); on ``--queries`` new rows, the forest's
+interval ``predict``, the risk (``predict``: minus the mean of the
+forest's and the booster's predictions), the restricted mean survival
 times (the first request making the predictive distributions) and, on
 ``--curves`` of them, the survival curves on the default time grid;
 ``concordance_index`` of the n training rows' risks. Each step's seconds
@@ -15,7 +17,8 @@ and the process's peak resident memory during it (GB; the peak is reset
 before each step).
 
 Usage: python benchmarks/speed/bench_survival_scale.py [--sizes 1e4 1e5 1e6]
-       [--queries 1e5] [--curves 1e4] [--n-jobs 2] [--csv PATH]
+       [--queries 1e5] [--curves 1e4] [--forest-alone 1e5] [--n-jobs 2]
+       [--csv PATH]
 """
 
 import argparse
@@ -27,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the h
 import numpy as np
 from tables import Table, add_csv_argument, seconds, size
 
-from mmit import SurvivalRegressor, intervals_from_survival
+from mmit import MMITForest, SurvivalRegressor, intervals_from_survival
 from mmit.metrics import concordance_index
+from mmit.survival._survival import SURVIVAL_FOREST
 
 
 def survival_data(n, n_features, seed):
@@ -69,6 +73,12 @@ def measure(n, args, table):
     n_queries = int(args.queries)
     X, y = survival_data(n + n_queries, args.features, seed=0)
     train, new = slice(0, n), slice(n, n + n_queries)
+    if n <= args.forest_alone:
+        target = intervals_from_survival(y["event"][train], y["time"][train], log=True)
+        _, elapsed, peak = timed(lambda: MMITForest(
+            **SURVIVAL_FOREST, n_jobs=args.n_jobs, random_state=0).fit(X[train], target))
+        table.add(size(n), "the forest alone: fit", size(n), seconds(elapsed),
+                  f"{peak:.2f}")
     model, elapsed, peak = timed(lambda: SurvivalRegressor(
         n_jobs=args.n_jobs, random_state=0).fit(X[train], y[train]))
     table.add(size(n), "fit", size(n), seconds(elapsed), f"{peak:.2f}")
@@ -95,6 +105,8 @@ def main():
     parser.add_argument("--queries", type=float, default=1e5)
     parser.add_argument("--curves", type=float, default=1e4)
     parser.add_argument("--features", type=int, default=40)
+    parser.add_argument("--forest-alone", type=float, default=1e5,
+                        help="the largest size where the forest alone is fitted too")
     parser.add_argument("--n-jobs", type=int, default=2)
     add_csv_argument(parser)
     args = parser.parse_args()

@@ -12,9 +12,11 @@ event between two inspections; right-censored after the last). ``--n``
 rows (default 1000), 5-fold cross-validation, the same folds for every
 model.
 
-Models, on log times through ``SurvivalRegressor`` (each with the risk
-scores of ``--risks``): its default forest (``forest``:
-``MMITForest(min_samples_leaf=15, max_features=0.5,
+Models, on log times through ``SurvivalRegressor``: ``default``, the
+front-end as users get it (``SurvivalRegressor()``: the survival forest and
+a binned booster, ranked by minus the mean of their predictions), and,
+each with the risk scores of ``--risks``, the survival forest alone
+(``forest``: ``MMITForest(min_samples_leaf=15, max_features=0.5,
 loss="linear_hinge")``), ``MMITForest()``
 at its interval defaults and ``IntervalStackingRegressor()``;
 scikit-survival's ``RandomSurvivalForest()`` (100 trees, its defaults),
@@ -201,8 +203,8 @@ def main():
                         help="forests of other parameters beside the models, each "
                              "as name=value,name=value (JSON values)")
     parser.add_argument("--models", nargs="+",
-                        default=["forest", "forest interval defaults", "stack", "rsf",
-                                 "cox boosting", "cox"])
+                        default=["default", "forest", "forest interval defaults", "stack",
+                                 "rsf", "cox boosting", "cox"])
     add_csv_argument(parser)
     args = parser.parse_args()
     mmit_models = {
@@ -220,7 +222,10 @@ def main():
              "cox": lambda: CoxPHSurvivalAnalysis()}
     candidates = []  # (model name, maker, {row name: risk score})
     for name in args.models:
-        if name in mmit_models:
+        if name == "default":  # its own risk
+            candidates.append((name, lambda: SurvivalRegressor(random_state=0),
+                               {name: lambda model, X, y_train: model.predict(X)}))
+        elif name in mmit_models:
             candidates.append((name, mmit_models[name],
                                {f"{name} {risk}": RISKS[risk] for risk in args.risks}))
         else:

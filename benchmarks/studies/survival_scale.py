@@ -13,8 +13,9 @@ ranked by its restricted mean), scikit-survival's
 XGBoost's AFT booster (``survival:aft``, normal, ``hist``, 300 rounds of
 depth 6, learning rate 0.05, 2 threads). Each runs in a fresh process
 stopped after ``--timeout`` seconds (reported as where it stopped, and
-not run at the larger sizes); the table gives its fit and predict seconds
-(the risk of the held-out rows), the held-out C-index (Harrell's,
+not run at the larger sizes; a process that fails, killed when out of
+memory, is reported with its last error line); the table gives its fit
+and predict seconds (the risk of the held-out rows), the held-out C-index (Harrell's,
 ``mmit.metrics.concordance_index`` of minus the risk) and integrated Brier
 score (models with curves, on the held-out rows' time range), and the
 process's peak memory.
@@ -166,6 +167,12 @@ def main():
                     capture_output=True, text=True, timeout=args.timeout).stdout
             except subprocess.TimeoutExpired:
                 table.add(size(n), name, f"> {args.timeout:.0f}", "", "", "", "")
+                stopped.add(name)
+                continue
+            except subprocess.CalledProcessError as error:  # killed: out of memory
+                last = (error.stderr.strip().splitlines()[-1:]
+                        or [f"exit {error.returncode}"])
+                table.add(size(n), name, f"failed ({last[0][:60]})", "", "", "", "")
                 stopped.add(name)
                 continue
             result = json.loads(output.splitlines()[-1])
