@@ -52,6 +52,19 @@ categorical_penalty : float, default=3.0
     (its cost over its weight). An order fitted to the node's rows finds
     spurious splits among many categories; 0 takes the best of all orders
     scanned. The default: :ref:`categorical_features` in the user guide.""",
+    "monotonic_cst": """\
+monotonic_cst : array-like of int of shape (n_features,), dict or None, \
+default=None
+    Monotone constraints, as in scikit-learn: per feature 1 (predictions
+    increase with it), -1 (decrease) or 0 (free); a dict from feature
+    names (X a data frame) to those values leaves the others free. Each
+    node's value lies within bounds that its ancestors' splits on
+    constrained features set, and such a split is made only when its
+    children follow the direction (the leaves' values are the optima
+    clipped to those bounds). Rows missing a constrained feature take
+    the values of the side chosen for them: the constraint orders the
+    present values. Categorical features cannot be constrained; linear
+    leaves are refused. See :ref:`constraints` in the user guide.""",
     "categorical_attributes": """\
 is_categorical_ : ndarray of shape (n_features_in_,) of bool, or None
     Which features are categorical; None when none is.

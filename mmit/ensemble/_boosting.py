@@ -41,6 +41,7 @@ from ..tree._growing import (
     draw_seed,
     grow_tree,
     prepare_features,
+    resolve_constraints,
     resolve_max_features,
     tree_builder,
     tree_params,
@@ -136,6 +137,11 @@ class MMITBoost(TreeEnsemble):
     %(categorical_penalty)s
         With ``splitter="hist"``, a categorical feature has at most
         ``max_bins`` categories (each its own bin).
+    %(monotonic_cst)s
+        Every stage's tree is monotone, so is their sum. With
+        ``splitter="hist"`` a split on a constrained feature is a candidate
+        when the Newton steps of its sides follow the direction, and the
+        leaves' exact values are clipped to their bounds.
 
     Attributes
     ----------
@@ -206,6 +212,7 @@ class MMITBoost(TreeEnsemble):
         "warm_start": ["boolean"],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "categorical_penalty": TREE_PARAMETER_CONSTRAINTS["categorical_penalty"],
+        "monotonic_cst": TREE_PARAMETER_CONSTRAINTS["monotonic_cst"],
     }
 
     def __init__(
@@ -234,6 +241,7 @@ class MMITBoost(TreeEnsemble):
         warm_start=False,
         categorical_features="from_dtype",
         categorical_penalty=CATEGORICAL_PENALTY,
+        monotonic_cst=None,
     ):
         set_init_parameters(self, locals())
 
@@ -245,7 +253,8 @@ class MMITBoost(TreeEnsemble):
             **MMIT().get_params(), "margin": self.margin_, "loss": self.loss,
             "max_depth": self.max_depth, "min_samples_leaf": self.min_samples_leaf,
             "max_features": self.max_features, "max_leaf_nodes": self.max_leaf_nodes,
-            **leaf_params_of(self), "categorical_penalty": self.categorical_penalty})
+            **leaf_params_of(self), "categorical_penalty": self.categorical_penalty,
+            "monotonic_cst": self.monotonic_cst})
 
     def _sum_terms(self):
         """The shrunk sum: the baseline plus each stage at the learning rate."""
@@ -306,7 +315,7 @@ class MMITBoost(TreeEnsemble):
                             if self.margin == "auto" else float(self.margin))
             self.baseline_prediction_ = LOSSES[self.loss].optimal_constant(
                 lower_train, upper_train, self.margin_, weight_train)
-        params = self._tree_params()
+        params = resolve_constraints(self, self._tree_params())
         check_leaf_model_growth(params, X_train.shape[0])
         leaf_model = LEAF_MODELS[self.leaf_model]
         if self.splitter == "hist" and leaf_model.reads_feature_values:

@@ -24,6 +24,7 @@ from ..tree._growing import (
     TREE_PARAMETER_CONSTRAINTS,
     check_leaf_model_growth,
     grow_tree,
+    resolve_constraints,
     resolve_max_features,
     training_data,
     tree_params,
@@ -95,11 +96,13 @@ class MMITForest(OutOfBagDistributionMixin, PredictiveDistributionMixin, TreeEns
         Notes on the defaults).
     margin, max_depth, min_samples_split, min_samples_leaf, \
 max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage, \
-categorical_penalty
+categorical_penalty, monotonic_cst
         Parameters of each tree, see :class:`MMIT`. Linear leaves need a
         limit on the trees' growth (say ``min_samples_leaf=20``): fully
         grown trees are refused with ``leaf_model="linear"``, their leaves'
-        linear models being their constants.
+        linear models being their constants. With ``monotonic_cst`` every
+        tree is monotone, so is their mean (the predictive distributions
+        are not constrained).
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
         Features evaluated per node (a float is a fraction of them); 1.0 and
         None evaluate all.
@@ -240,6 +243,7 @@ LocationDistribution or None, default="auto"
         distribution="auto",
         categorical_features="from_dtype",
         categorical_penalty=CATEGORICAL_PENALTY,
+        monotonic_cst=None,
     ):
         set_init_parameters(self, locals())
 
@@ -279,7 +283,8 @@ LocationDistribution or None, default="auto"
         if isinstance(distribution, SpreadDistribution) and not self.bootstrap:
             raise ValueError("distribution='spread' needs bootstrap=True (out-of-bag "
                              "residuals); use distribution='location'.")
-        check_leaf_model_growth(self._tree_params(), X.shape[0])
+        params = resolve_constraints(self, self._tree_params())
+        check_leaf_model_growth(params, X.shape[0])
         bootstrap = bootstrap_of(self, sample_weight)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         self._continues(previous)
@@ -294,7 +299,8 @@ LocationDistribution or None, default="auto"
             seeds = [int(seed) for seed in random_state.randint(MAX_SEED, size=n_new)]
             data = training_data(X, lower, upper, self.margin, self.max_features,
                                  n_categories(self))
-            self.estimators_.extend(self._grow(seeds, data, sample_weight, bootstrap))
+            self.estimators_.extend(self._grow(params, seeds, data, sample_weight,
+                                               bootstrap))
         # the distributions are made on the first request (a forest never asked
         # for one does not pay for them), from copies of the rows, the bounds
         # and the weights (the caller's arrays may change after the fit)
@@ -309,10 +315,10 @@ LocationDistribution or None, default="auto"
                                        out_of_bag))
         return self
 
-    def _grow(self, seeds, data, sample_weight, bootstrap):
-        """The fitted MMITs of the trees of ``seeds``."""
+    def _grow(self, params, seeds, data, sample_weight, bootstrap):
+        """The fitted MMITs of the trees of ``seeds`` (``params``: the trees',
+        their constraints resolved)."""
         progress = Progress("MMITForest", len(seeds), "trees", self.verbose)
-        params = self._tree_params()
         jobs = Parallel(n_jobs=self.n_jobs, prefer="threads",
                         return_as="generator_unordered")(
             delayed(_fit_tree)(index, params, seed, data, sample_weight, bootstrap)

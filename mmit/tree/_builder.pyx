@@ -9,7 +9,9 @@ on training features shared by every tree
 Growth is depth-first (left subtrees first) until no node can split, or,
 with ``max_leaf_nodes``, best-first: the leaf whose best split lowers the
 cost most splits next (a binary max-heap of candidate leaves), until that
-many leaves. A split must lower the node's cost by at least
+many leaves. With ``monotonic_cst``, the splitter keeps every node's value
+within bounds that make the tree monotone in the constrained features
+(``_splitter``). A split must lower the node's cost by at least
 ``min_cost_decrease`` times the total weight of the training rows. How
 much a split lowers the cost is the splitter's measure
 (``SplitRecord.improvement``): exact for the exact search, the Newton
@@ -24,6 +26,8 @@ one build to the next (``buffers``): a booster's stages reuse them.
 from libc.math cimport INFINITY
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, realloc
+
+import numpy as np
 
 from .._loss._loss import IntervalLoss
 from .._utils._buffers import Buffers
@@ -195,12 +199,15 @@ cdef class TreeBuilder:
         What a split of a node's categories in an order they were sorted into
         must gain beyond the best split otherwise found, per category of the
         node beyond two, in units of the node's mean loss (``cost / weight``).
+    monotonic_cst : ndarray of shape (n_features,), int8, default=None
+        Each feature's constraint: the tree's values increase (+1), decrease
+        (-1) or are free (0) along it (``_splitter``); None: no constraint.
     """
 
     def __cinit__(self, loss, intp_t max_depth, intp_t min_samples_split,
                   intp_t min_samples_leaf, intp_t max_features, intp_t max_leaf_nodes,
                   double min_cost_decrease, intp_t presort_min_rows,
-                  double category_penalty=0.0):
+                  double category_penalty=0.0, monotonic_cst=None):
         if not isinstance(loss, IntervalLoss):
             raise TypeError(f"loss must be an IntervalLoss, got {loss!r}.")
         if (max_depth < 0 or min_samples_split < 1 or min_samples_leaf < 1
@@ -217,6 +224,11 @@ cdef class TreeBuilder:
         self.min_cost_decrease = min_cost_decrease
         self.presort_min_rows = presort_min_rows
         self.category_penalty = category_penalty
+        if monotonic_cst is not None:
+            monotonic_cst = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+            if monotonic_cst.ndim != 1 or not np.isin(monotonic_cst, (-1, 0, 1)).all():
+                raise ValueError("monotonic_cst must hold -1, 0 or 1 per feature.")
+        self.monotonic_cst = monotonic_cst
         self.buffers = Buffers()
         self.building = False
 
@@ -252,6 +264,10 @@ cdef class TreeBuilder:
         if self.max_features > features.n_features:
             raise ValueError(f"max_features={self.max_features} exceeds the number of "
                              f"features ({features.n_features}).")
+        if (self.monotonic_cst is not None
+                and self.monotonic_cst.shape[0] != features.n_features):
+            raise ValueError(f"monotonic_cst has {self.monotonic_cst.shape[0]} entries for "
+                             f"{features.n_features} features.")
         if row_values is not None and row_values.shape[0] != features.n_samples:
             raise ValueError(f"row_values has {row_values.shape[0]} entries for "
                              f"{features.n_samples} rows.")
@@ -287,6 +303,8 @@ cdef class TreeBuilder:
         if splitter.n_active == 0:
             raise ValueError("no sample has a positive weight.")
         splitter.category_penalty = self.category_penalty
+        if self.monotonic_cst is not None:
+            splitter.constrain(self.monotonic_cst)
         if row_values is not None and features.n_samples > 0:
             splitter.row_values = &row_values[0]
         cdef Tree tree = Tree(features.n_features)

@@ -21,6 +21,7 @@ from ._growing import (
     draw_seed,
     grow_tree,
     grow_unpruned,
+    resolve_constraints,
     resolve_max_features,
     training_data,
 )
@@ -89,6 +90,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         :class:`MMITCV`'s grid, which chooses it by cross-validation.
     %(categorical_features)s
     %(categorical_penalty)s
+    %(monotonic_cst)s
     random_state : int, RandomState instance or None, default=None
         Draws the order in which features are tried, which breaks ties
         between equally good splits: a fixed seed gives a fixed tree.
@@ -160,6 +162,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         leaf_shrinkage=10.0,
         categorical_features="from_dtype",
         categorical_penalty=CATEGORICAL_PENALTY,
+        monotonic_cst=None,
         random_state=None,
     ):
         set_init_parameters(self, locals())
@@ -182,7 +185,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             The fitted estimator.
         """
         data, sample_weight = mmit_training_data(self, X, y, sample_weight)
-        params = self.get_params()
+        params = resolve_constraints(self, self.get_params())
         check_leaf_model_growth(params, data.n_samples)
         tree = grow_tree(params, data, sample_weight,
                          draw_seed(check_random_state(self.random_state)))
@@ -324,8 +327,9 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             With linear leaves, every node's cost is its linear model's.
         """
         # the fitted attributes that validation sets go to a clone
-        data, sample_weight = mmit_training_data(clone(self), X, y, sample_weight)
-        params = self.get_params()
+        validated = clone(self)
+        data, sample_weight = mmit_training_data(validated, X, y, sample_weight)
+        params = resolve_constraints(validated, self.get_params())
         (tree, _), = grow_unpruned(params, [params], data, sample_weight,
                                    draw_seed(check_random_state(self.random_state)))
         total_weight = tree.weighted_n_node_samples[0]

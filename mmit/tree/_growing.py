@@ -28,6 +28,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from .._loss._loss import LOSSES
+from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from ._builder import TreeBuilder
 from ._criterion import HingeTargets
 from ._features import Features
@@ -78,6 +79,7 @@ TREE_PARAMETER_CONSTRAINTS = {
     "categorical_penalty": [Interval(Real, 0.0, None, closed="left")],
     "leaf_model": [StrOptions(set(LEAF_MODELS))],
     **{name: parameter.constraint for name, parameter in LEAF_PARAMETERS.items()},
+    "monotonic_cst": MONOTONIC_CST_CONSTRAINT,
     "random_state": ["random_state"],
 }
 
@@ -113,6 +115,26 @@ def check_leaf_model_growth(params, n_samples):
             "ccp_alpha=0), a leaf fits its rows, and its model is its "
             "constant. Limit the growth (for example min_samples_leaf=20, "
             "max_depth=6 or ccp_alpha > 0) or use constant leaves.")
+
+
+def resolve_constraints(estimator, params, leaf_models=None):
+    """``params`` (an MMIT's, as the estimator's fit grows its trees) with
+    the fitted ``estimator``'s ``monotonic_cst`` resolved: the int8 array
+    the builder takes, or None
+    (:func:`~mmit._utils._constraints.monotonic_constraints`).
+
+    Leaf models other than constants (``leaf_models``, default
+    ``params["leaf_model"]``) are refused with a constraint: a linear
+    leaf's slopes are not constrained, so the tree would not be monotone
+    within its leaves."""
+    constraints = monotonic_constraints(estimator)
+    leaf_models = [params["leaf_model"]] if leaf_models is None else list(leaf_models)
+    if constraints is not None and set(leaf_models) != {"constant"}:
+        raise ValueError(
+            f"monotonic_cst needs constant leaves (leaf_model='constant', got "
+            f"{leaf_models}): a linear leaf's slopes are not constrained, so the "
+            "tree would not be monotone within its leaves.")
+    return {**params, "monotonic_cst": constraints}
 
 
 def resolve_max_features(max_features, n_features):
@@ -200,7 +222,8 @@ def tree_builder(params, n_samples, n_features):
 
     Fractions of samples (``min_samples_split``, ``min_samples_leaf``) are
     taken of ``n_samples``, the rows of X, as scikit-learn does (not of the
-    rows of positive weight of a bootstrap sample).
+    rows of positive weight of a bootstrap sample); ``monotonic_cst`` is
+    the fitted estimator's, resolved by :func:`resolve_constraints`.
     """
     split, leaf = resolve_sample_counts(params, n_samples)
     max_depth = params["max_depth"]
@@ -216,6 +239,7 @@ def tree_builder(params, n_samples, n_features):
         params["min_cost_decrease"],
         presort_min_rows(n_features, max_features),
         params["categorical_penalty"],
+        params["monotonic_cst"],
     )
 
 

@@ -13,7 +13,11 @@ over the bins gives every split's Newton gain
 
 (``G``, ``H``: sums over a side; a side without curvature scores 0), with
 the missing rows tried on each side, and "present versus missing" a
-candidate too, as in the exact search. For a loss without curvature (the
+candidate too, as in the exact search. Monotone constraints (see
+``_splitter``): a split on a constrained feature is a candidate only when
+the Newton steps ``-G / H`` of its sides follow the feature's direction;
+the children's exact values are then clipped to the node's bounds, and
+pooled to the node's value if they are out of order. For a loss without curvature (the
 linear hinge) ``h_i`` is the row's weight: the gain of a least-squares fit
 to the gradients (as for LightGBM's L1 objective). The best split of each
 feature is the first bin of largest gain; between features, the first in
@@ -117,15 +121,18 @@ cdef inline void accumulate(const int32_t* rows, intp_t count, const uint8_t* co
 
 
 cdef void best_split_of(const BinSums* sums, intp_t n_bins, bint categorical,
-                        double total_g, double total_h, double m, double min_leaf,
-                        double category_penalty, FeatureSplit* best) noexcept nogil:
+                        signed char sign, double total_g, double total_h, double m,
+                        double min_leaf, double category_penalty,
+                        FeatureSplit* best) noexcept nogil:
     """The best split of one feature's histogram: the first boundary of
     largest gain (ties within ``SPLIT_RTOL``), the missing rows tried on
     each side; for a categorical feature, then in the order of the
     categories' ratios (module doc), where a split better by
     ``category_penalty`` times the categories beyond two has its position
     in that order as its bin (and its gain less that penalty). A side with
-    less than ``SPLIT_RTOL`` of the node's curvature scores 0. O(n_bins),
+    less than ``SPLIT_RTOL`` of the node's curvature scores 0. A feature
+    constrained in direction ``sign`` (-1, +1) has only the splits of its
+    present values whose Newton steps follow it (module doc). O(n_bins),
     O(n_bins log n_bins) categorical."""
     cdef intp_t b, nonempty = sums[MISSING_BIN].count > 0.0
     cdef CategoryGroup order[MISSING_BIN]
@@ -140,7 +147,7 @@ cdef void best_split_of(const BinSums* sums, intp_t n_bins, bint categorical,
     best.can_split = nonempty >= 2
     if not best.can_split:
         return
-    scan_bins(sums, NULL, n_bins, total_g, total_h, m, min_leaf, best)
+    scan_bins(sums, NULL, n_bins, sign, total_g, total_h, m, min_leaf, best)
     if not categorical:
         return
     n_bins = ratio_order(sums, n_bins, total_h, order)
@@ -149,7 +156,7 @@ cdef void best_split_of(const BinSums* sums, intp_t n_bins, bint categorical,
     penalty = category_penalty * (n_bins - 2)
     by_ratio.gain = best.gain + penalty
     by_ratio.bin = -1
-    scan_bins(sums, order, n_bins, total_g, total_h, m, min_leaf, &by_ratio)
+    scan_bins(sums, order, n_bins, 0, total_g, total_h, m, min_leaf, &by_ratio)
     if by_ratio.bin >= 0:
         best.gain = by_ratio.gain - penalty
         best.bin = by_ratio.bin
@@ -174,12 +181,13 @@ cdef intp_t ratio_order(const BinSums* sums, intp_t n_bins, double total_h,
 
 
 cdef void scan_bins(const BinSums* sums, const CategoryGroup* order, intp_t n_bins,
-                    double total_g, double total_h, double m, double min_leaf,
-                    FeatureSplit* best) noexcept nogil:
+                    signed char sign, double total_g, double total_h, double m,
+                    double min_leaf, FeatureSplit* best) noexcept nogil:
     """Make ``best`` the first boundary of largest gain between the bins in
     ``order`` (NULL: 0 .. n_bins - 1) if it beats ``best``, with the missing
     rows on each side; ``best.bin``: the position of the boundary's last
-    left bin in the order."""
+    left bin in the order. With ``sign`` (-1, +1), only boundaries whose
+    Newton steps ``-g / h`` of the two sides follow that direction."""
     cdef const BinSums* missing = sums + MISSING_BIN
     cdef const BinSums* bin_sums
     cdef intp_t b, side
@@ -202,6 +210,11 @@ cdef void scan_bins(const BinSums* sums, const CategoryGroup* order, intp_t n_bi
             if bin_sums.count == 0.0 or left_n >= m:
                 continue
             if left_n < min_leaf or m - left_n < min_leaf:
+                continue
+            # the split's children are ordered unless its threshold is +inf
+            # (after the last bin: present rows left, missing ones right)
+            if sign != 0 and b < n_bins - 1 and sign * (
+                    left_g * (total_h - left_h) - (total_g - left_g) * left_h) < 0.0:
                 continue
             left_score = newton_score(left_g, left_h, h_floor)
             right_score = newton_score(total_g - left_g, total_h - left_h, h_floor)
@@ -457,8 +470,9 @@ cdef class HistogramSplitter(Splitter):
             n_scans = threads_for(p * N_BINS, PARALLEL_MIN_WORK, self.n_threads)
             for k in prange(p, num_threads=n_scans, schedule="static"):
                 best_split_of(sums + drawn[k] * N_BINS, n_bins[drawn[k]],
-                              n_categories[drawn[k]] > 0, total_g, total_h, m, min_leaf,
-                              penalty, &feature_splits[drawn[k]])
+                              n_categories[drawn[k]] > 0, self.sign_of(drawn[k]),
+                              total_g, total_h, m, min_leaf, penalty,
+                              &feature_splits[drawn[k]])
             n_drawn = p
         else:
             # a scratch histogram, one drawn feature at a time
@@ -476,8 +490,9 @@ cdef class HistogramSplitter(Splitter):
                 self.build(rows, m, self.drawn[k], sums)
                 feature = self.drawn[k]
                 best_split_of(sums + feature * N_BINS, self.n_bins[feature],
-                              n_categories[feature] > 0, total_g, total_h, m, min_leaf,
-                              penalty, &self.feature_splits[feature])
+                              n_categories[feature] > 0, self.sign_of(feature), total_g,
+                              total_h, m, min_leaf, penalty,
+                              &self.feature_splits[feature])
             feature = self.drawn[k]
             candidate = &self.feature_splits[feature]
             n_visited += candidate.can_split
@@ -554,6 +569,8 @@ cdef class HistogramSplitter(Splitter):
             if not self.criterion.targets_minimum(child.target_start, child.target_end,
                                                   &child.value, &child.cost):
                 child.value = node.value
+        if self.monotonic != NULL:
+            self.bound_children(node, split, left, right)
         self.add_children(tree, node, split, left, right)
         if not self.subtract:
             return 0

@@ -34,6 +34,7 @@ from ._growing import (
     grow_unpruned,
     grows_until_leaves_fit,
     prepare_features,
+    resolve_constraints,
 )
 from ._leaf_models import LEAF_MODELS, LEAF_PARAMETERS
 from ._pruning import leaf_alphas, prune_at, subtree_predictions
@@ -140,8 +141,9 @@ class MMITCV(IntervalSearch):
         Candidate ``leaf_shrinkage`` values of linear leaves (the
         measurements behind the default: :ref:`defaults` in the user guide).
     max_depth, min_samples_split, min_samples_leaf, max_features, \
-max_leaf_nodes, min_cost_decrease, categorical_penalty
-        Parameters of the trees, see :class:`MMIT`.
+max_leaf_nodes, min_cost_decrease, categorical_penalty, monotonic_cst
+        Parameters of the trees, see :class:`MMIT` (``monotonic_cst`` with
+        constant leaves only).
     %(categorical_features)s
     cv : int, cross-validation generator or iterable, default=None
         Folds, as in scikit-learn (None: 5-fold ``KFold``).
@@ -197,7 +199,7 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty
         **{name: TREE_PARAMETER_CONSTRAINTS[name] for name in (
             "max_depth", "min_samples_split", "min_samples_leaf", "max_features",
             "max_leaf_nodes", "min_cost_decrease", "categorical_penalty",
-            "random_state")},
+            "monotonic_cst", "random_state")},
         "margins": ["array-like", None],
         "losses": [list, tuple],
         "leaf_models": [list, tuple],
@@ -223,6 +225,7 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty
         min_cost_decrease=0.0,
         categorical_features="from_dtype",
         categorical_penalty=CATEGORICAL_PENALTY,
+        monotonic_cst=None,
         cv=None,
         scoring=None,
         n_jobs=None,
@@ -233,7 +236,7 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty
     def _tree_params(self):
         return {name: getattr(self, name) for name in (
             "max_depth", "min_samples_split", "min_samples_leaf", "max_features",
-            "max_leaf_nodes", "min_cost_decrease", "categorical_penalty")}
+            "max_leaf_nodes", "min_cost_decrease", "categorical_penalty", "monotonic_cst")}
 
     def _candidate_grid(self, lower, upper):
         """The (loss, margin, leaf model) candidates, as MMIT parameters."""
@@ -286,7 +289,7 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty
         random_state = self.random_state
         seed = (random_state if isinstance(random_state, Integral)
                 else int(check_random_state(random_state).randint(MAX_SEED)))
-        params = self._tree_params()
+        params = resolve_constraints(self, self._tree_params(), self.leaf_models)
         parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
 
         # the candidates sharing a loss and margin share their trees' growth

@@ -23,6 +23,8 @@ ctypedef struct NodeRecord:
     double value                # prediction of the node
     double cost                 # exact optimal cost of the node
     double weight               # total weight of its rows
+    double lower                # monotone constraints: its subtree's values lie in
+    double upper                # [lower, upper] (-inf, +inf: unconstrained)
 
 
 ctypedef struct CategoryGroup:
@@ -67,12 +69,14 @@ cdef class Splitter:
     cdef int32_t* scratch               # partition buffer
     cdef intp_t* feature_ids            # features, drawn in a random order
     cdef double* row_values             # output: each row's leaf value (NULL: none)
+    cdef const signed char* monotonic   # per feature: -1, 0, +1 (NULL: no constraint)
     # pending categorical splits: per split, the categories going left, then
     # those present in the node
     cdef vector[uint32_t] category_words
     cdef intp_t categories_start        # its words in use before the current search
     cdef double category_penalty        # ordered splits' bar (per category, x mean loss)
     cdef object _shared_buffers         # ndarrays holding the arrays above
+    cdef object _constraints            # the array `monotonic` points into
 
     cdef int setup(self, Criterion criterion, const double[::1] sample_weight,
                    intp_t n_samples, intp_t n_features, intp_t max_features,
@@ -88,6 +92,12 @@ cdef class Splitter:
                         NodeRecord* right) noexcept nogil
     cdef void evaluate_child(self, const NodeRecord* parent, NodeRecord* child,
                              double value) noexcept nogil
+    cdef int constrain(self, const signed char[::1] monotonic) except -1
+    cdef signed char sign_of(self, intp_t feature) noexcept nogil
+    cdef signed char direction(self, const SplitRecord* split) noexcept nogil
+    cdef void revalue(self, NodeRecord* child, double value) noexcept nogil
+    cdef void bound_children(self, const NodeRecord* node, const SplitRecord* split,
+                             NodeRecord* left, NodeRecord* right) noexcept nogil
     cdef int add_children(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
                           NodeRecord* left, NodeRecord* right) except -1 nogil
     cdef uint32_t* new_categories(self, SplitRecord* split, int64_t first,
@@ -113,12 +123,21 @@ cdef class ExactSplitter(Splitter):
     cdef double* backward_value         # and its prediction
     cdef double* missing_cost           # sweeps that start with the missing rows
     cdef double* missing_value          # and their predictions
+    cdef double* lower_costs            # a bounded node: loss of its first k present
+    cdef double* upper_costs            # rows at its lower / upper bound (prefix sums)
     cdef int32_t* category_rows         # a node's present rows, categories reordered
     cdef CategoryGroup* groups          # the node's categories, as ordered
     cdef object _buffers                # ndarrays holding the working memory
 
     cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
                                       intp_t* n_present) noexcept nogil
+    cdef void offer(self, const NodeRecord* node, SplitRecord* best, double tolerance,
+                    intp_t feature, const double* column, const int32_t* rows, intp_t k,
+                    intp_t n_present, bint has_missing, bint missing_go_to_left,
+                    double left_cost, double left_value, double right_cost,
+                    double right_value) noexcept nogil
+    cdef void bound_costs(self, const NodeRecord* node, const int32_t* rows,
+                          intp_t n_present) noexcept nogil
     cdef void consider(self, SplitRecord* best, double total, double tolerance,
                        intp_t feature, const double* column, const int32_t* rows,
                        intp_t k, intp_t n_present, bint has_missing,

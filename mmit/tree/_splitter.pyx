@@ -52,6 +52,25 @@ from the node go where its missing values go (see ``_tree``).
 Costs are stored exactly (re-evaluated at each node's prediction); split
 costs compare with a relative tolerance so that rounding in the solver's
 running sums never decides between equal splits.
+
+Monotone constraints (``monotonic``: -1, 0 or +1 per feature). Every node
+carries bounds ``[lower, upper]`` on the values of its subtree (the
+root's are infinite). A part's value is its optimum clipped to the
+bounds: the loss of a part is convex in its value, so the clipped optimum
+is its minimum on the bounded range, and its cost there is the sum of its
+rows' losses at the bound (prefix sums over the node's rows in feature
+order, one pass per finite bound): the split search stays exact. A split
+on a constrained feature is admissible only when the children's values
+follow its direction (left <= right for +1); otherwise the constrained
+optimum of the two parts is one shared value, the node's own, which
+lowers nothing. The children of an admissible split on a constrained
+feature take the bounds of their parent cut at the midpoint of their two
+values (the left child's upper bound for +1), so every value of the left
+subtree is at most every value of the right one; other splits pass the
+bounds on unchanged. Rows missing the feature go with the side chosen
+for them and take its values: the constraint orders the present values
+only ("present versus missing" splits are not ordered). A part without a
+finite bound (no loss anywhere) takes the other part's value.
 """
 
 from libc.math cimport INFINITY, NAN, isfinite, isnan
@@ -143,6 +162,7 @@ cdef class Splitter:
         self.scratch = &scratch_view[0]
         self.feature_ids = &feature_ids_view[0]
         self.row_values = NULL
+        self.monotonic = NULL
         self.categories_start = 0
         self.category_penalty = 0.0
         return 0
@@ -180,6 +200,8 @@ cdef class Splitter:
         root.target_end = self.criterion.n_targets
         root.depth = 0
         root.presorted = False
+        root.lower = -INFINITY
+        root.upper = INFINITY
 
     cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
         """The best split of the node; False when there is no valid split
@@ -229,6 +251,63 @@ cdef class Splitter:
         child.cost = self.criterion.node_cost(self.node_rows + child.start,
                                               child.end - child.start, child.value,
                                               &child.weight)
+
+    cdef int constrain(self, const signed char[::1] monotonic) except -1:
+        """Grow monotone trees: ``monotonic[j]`` (-1, 0, +1) is feature j's
+        direction (module doc)."""
+        check_same_length("monotonic", monotonic, "features", self.n_features)
+        self._constraints = monotonic
+        self.monotonic = &monotonic[0] if self.n_features > 0 else NULL
+        return 0
+
+    cdef void revalue(self, NodeRecord* child, double value) noexcept nogil:
+        """Give an evaluated child another value, at its exact cost there."""
+        cdef double weight
+        if value != child.value:
+            child.value = value
+            child.cost = self.criterion.node_cost(self.node_rows + child.start,
+                                                  child.end - child.start, value, &weight)
+
+    cdef signed char sign_of(self, intp_t feature) noexcept nogil:
+        """The feature's constraint: -1, 0 or +1."""
+        return self.monotonic[feature] if self.monotonic != NULL else 0
+
+    cdef signed char direction(self, const SplitRecord* split) noexcept nogil:
+        """The direction the split's children must follow: its feature's
+        constraint for a split of present values, 0 otherwise (no
+        constraint, a categorical split, present versus missing)."""
+        if split.categories >= 0 or not isfinite(split.threshold):
+            return 0
+        return self.sign_of(split.feature)
+
+    cdef void bound_children(self, const NodeRecord* node, const SplitRecord* split,
+                             NodeRecord* left, NodeRecord* right) noexcept nogil:
+        """Monotone trees: make the evaluated children's values (their
+        optima) respect the node's bounds and the split's direction, at their
+        exact costs, and give them their bounds (module doc)."""
+        cdef signed char sign = self.direction(split)
+        cdef double middle
+        cdef bint left_free = left.target_end == left.target_start
+        cdef bint right_free = right.target_end == right.target_start
+        # a child without a finite bound takes its sibling's value
+        if left_free and not right_free:
+            left.value = right.value
+        elif right_free and not left_free:
+            right.value = left.value
+        self.revalue(left, min(max(left.value, node.lower), node.upper))
+        self.revalue(right, min(max(right.value, node.lower), node.upper))
+        if sign != 0 and sign * (right.value - left.value) < 0.0:
+            # the constrained optimum of two parts out of order: the node's
+            self.revalue(left, node.value)
+            self.revalue(right, node.value)
+        left.lower = right.lower = node.lower
+        left.upper = right.upper = node.upper
+        if sign != 0:
+            middle = left.value / 2.0 + right.value / 2.0
+            if sign > 0:
+                left.upper = right.lower = middle
+            else:
+                left.lower = right.upper = middle
 
     cdef int add_children(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
                           NodeRecord* left, NodeRecord* right) except -1 nogil:
@@ -326,6 +405,8 @@ cdef class ExactSplitter(Splitter):
                        (max(n, 1) if categorical else 1) * sizeof(CategoryGroup), np.uint8)
         self._buffers = (samples, keys, dropped, feature_rows, change, sweeps,
                          category_rows, groups)
+        self.lower_costs = NULL
+        self.upper_costs = NULL
 
         cdef int32_t[:, ::1] samples_view = samples
         cdef uint64_t[::1] keys_view = keys
@@ -367,6 +448,76 @@ cdef class ExactSplitter(Splitter):
         Splitter.init_root(self, root)
         root.presorted = self.samples != NULL
         return 0
+
+    cdef int constrain(self, const signed char[::1] monotonic) except -1:
+        """Also the prefix sums of a bounded node's losses at its bounds."""
+        Splitter.constrain(self, monotonic)
+        bound_costs = np.empty((2, self.n_samples + 1))
+        cdef double[:, ::1] bound_costs_view = bound_costs
+        self._buffers = (*self._buffers, bound_costs)
+        self.lower_costs = &bound_costs_view[0, 0]
+        self.upper_costs = &bound_costs_view[1, 0]
+        return 0
+
+    cdef void bound_costs(self, const NodeRecord* node, const int32_t* rows,
+                          intp_t n_present) noexcept nogil:
+        """Monotone trees: the loss of the node's first k rows (present rows in
+        feature order, then missing ones) at each finite bound of the node, and
+        no value yet in the sweeps' outputs (NaN: a part without a finite
+        bound keeps it)."""
+        cdef intp_t m = node.end - node.start, k
+        for k in range(n_present + 1):
+            self.forward_value[k] = NAN
+            self.backward_value[k] = NAN
+            self.missing_value[k] = NAN
+        if isfinite(node.lower):
+            self.criterion.prefix_costs(rows, m, node.lower, self.lower_costs)
+        if isfinite(node.upper):
+            self.criterion.prefix_costs(rows, m, node.upper, self.upper_costs)
+
+    cdef void offer(self, const NodeRecord* node, SplitRecord* best, double tolerance,
+                    intp_t feature, const double* column, const int32_t* rows, intp_t k,
+                    intp_t n_present, bint has_missing, bint missing_go_to_left,
+                    double left_cost, double left_value, double right_cost,
+                    double right_value) noexcept nogil:
+        """``consider`` the split of the present rows before position ``k``
+        (the missing ones, if any, on the side given) whose parts have these
+        optima; in a monotone tree, at their values clipped to the node's
+        bounds (the costs there), if the values follow the feature's
+        direction (module doc)."""
+        cdef intp_t m = node.end - node.start
+        cdef double missing_at_lower, missing_at_upper
+        cdef signed char sign
+        if self.monotonic == NULL:
+            self.consider(best, left_cost + right_cost, tolerance, feature, column, rows,
+                          k, n_present, has_missing, missing_go_to_left, left_value,
+                          right_value)
+            return
+        missing_at_lower = missing_at_upper = 0.0
+        if left_value < node.lower or right_value < node.lower:
+            missing_at_lower = self.lower_costs[m] - self.lower_costs[n_present]
+        if left_value > node.upper or right_value > node.upper:
+            missing_at_upper = self.upper_costs[m] - self.upper_costs[n_present]
+        if left_value < node.lower:
+            left_value = node.lower
+            left_cost = self.lower_costs[k] + missing_go_to_left * missing_at_lower
+        elif left_value > node.upper:
+            left_value = node.upper
+            left_cost = self.upper_costs[k] + missing_go_to_left * missing_at_upper
+        if right_value < node.lower:
+            right_value = node.lower
+            right_cost = (self.lower_costs[n_present] - self.lower_costs[k]
+                          + (has_missing and not missing_go_to_left) * missing_at_lower)
+        elif right_value > node.upper:
+            right_value = node.upper
+            right_cost = (self.upper_costs[n_present] - self.upper_costs[k]
+                          + (has_missing and not missing_go_to_left) * missing_at_upper)
+        # present versus missing rows is not ordered; NaN: a part free of loss
+        sign = self.sign_of(feature) if k < n_present else 0
+        if sign != 0 and sign * (right_value - left_value) < 0.0:
+            return
+        self.consider(best, left_cost + right_cost, tolerance, feature, column, rows, k,
+                      n_present, has_missing, missing_go_to_left, left_value, right_value)
 
     cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
                                       intp_t* n_present) noexcept nogil:
@@ -461,6 +612,8 @@ cdef class ExactSplitter(Splitter):
         change[n_present] = n_missing > 0
         if not (any_change or n_missing > 0):
             return
+        if self.monotonic != NULL:
+            self.bound_costs(node, rows, n_present)
         # cost of every left part [0, k) forwards, of every right part
         # [k, n_present) backwards
         self.criterion.reset()
@@ -472,9 +625,10 @@ cdef class ExactSplitter(Splitter):
         if n_missing == 0:
             for k in range(1, n_present):
                 if change[k] and k >= min_leaf and m - k >= min_leaf:
-                    self.consider(best, self.forward_cost[k - 1] + self.backward_cost[k],
-                                  tolerance, feature, column, rows, k, n_present, False,
-                                  False, self.forward_value[k - 1], self.backward_value[k])
+                    self.offer(node, best, tolerance, feature, column, rows, k, n_present,
+                               False, False, self.forward_cost[k - 1],
+                               self.forward_value[k - 1], self.backward_cost[k],
+                               self.backward_value[k])
             return
         # the missing rows alone; no split with them on one side costs less than
         # the best split of the present rows plus this
@@ -493,12 +647,11 @@ cdef class ExactSplitter(Splitter):
                              self.missing_value)
         for k in range(1, n_present + 1):
             if change[k] and k >= min_leaf and m - k >= min_leaf:
-                self.consider(best, self.forward_cost[k - 1]
-                              + (self.missing_cost[k] if k < n_present else missing_alone),
-                              tolerance, feature, column, rows, k, n_present, True, False,
-                              self.forward_value[k - 1],
-                              self.missing_value[k] if k < n_present
-                              else missing_alone_value)
+                self.offer(node, best, tolerance, feature, column, rows, k, n_present,
+                           True, False, self.forward_cost[k - 1], self.forward_value[k - 1],
+                           self.missing_cost[k] if k < n_present else missing_alone,
+                           self.missing_value[k] if k < n_present
+                           else missing_alone_value)
         # missing rows left: missing + [0, k) and [k, n_present)
         self.criterion.reset()
         self.criterion.add(missing_rows, n_missing)
@@ -506,9 +659,9 @@ cdef class ExactSplitter(Splitter):
                              self.missing_value)
         for k in range(1, n_present):
             if change[k] and k + n_missing >= min_leaf and n_present - k >= min_leaf:
-                self.consider(best, self.missing_cost[k - 1] + self.backward_cost[k],
-                              tolerance, feature, column, rows, k, n_present, True, True,
-                              self.missing_value[k - 1], self.backward_value[k])
+                self.offer(node, best, tolerance, feature, column, rows, k, n_present,
+                           True, True, self.missing_cost[k - 1], self.missing_value[k - 1],
+                           self.backward_cost[k], self.backward_value[k])
 
     cdef int evaluate_categories(self, const NodeRecord* node, intp_t feature,
                                  const int32_t* rows, intp_t n_present,
@@ -650,6 +803,8 @@ cdef class ExactSplitter(Splitter):
         self.partition(node, n_left, left, right)
         self.evaluate_child(node, left, split.left_value)
         self.evaluate_child(node, right, split.right_value)
+        if self.monotonic != NULL:
+            self.bound_children(node, split, left, right)
         return self.add_children(tree, node, split, left, right)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GroupKFold
 
@@ -235,6 +236,29 @@ def test_saved_models_predict_identically(tmp_path, model):
 def file_version(path):
     with np.load(path) as archive:
         return json.loads(bytes(archive["metadata"]).decode())["version"]
+
+
+@pytest.mark.parametrize("model", [
+    MMIT(monotonic_cst={"x0": 1}, random_state=0),
+    MMITForest(n_estimators=5, monotonic_cst=[1, 0, -1], random_state=0),
+    MMITBoost(n_estimators=10, splitter="hist", monotonic_cst=np.array([0, 1, 0]))],
+    ids=["MMIT", "MMITForest", "MMITBoost"])
+def test_constrained_models_are_saved_with_their_constraints(tmp_path, model):
+    X, y = make_interval_regression(80, 3, random_state=2)
+    frame = pd.DataFrame(X, columns=["x0", "x1", "x2"])
+    model.fit(frame, y)
+    save_model(model, tmp_path / "m.npz")
+    restored = load_model(tmp_path / "m.npz")
+    np.testing.assert_array_equal(restored.predict(frame), model.predict(frame))
+    if isinstance(model.monotonic_cst, dict):
+        assert restored.monotonic_cst == model.monotonic_cst
+    else:
+        np.testing.assert_array_equal(restored.monotonic_cst, model.monotonic_cst)
+    # readers before the parameter cannot read it: the version that has it
+    assert file_version(tmp_path / "m.npz") == 8
+    # refitted after loading, the same constrained model
+    np.testing.assert_array_equal(clone(restored).fit(frame, y).predict(frame),
+                                  model.predict(frame))
 
 
 @pytest.mark.parametrize("search", [

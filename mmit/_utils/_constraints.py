@@ -1,0 +1,83 @@
+"""Monotone constraints as users give them (``monotonic_cst``), checked
+against the fitted features.
+
+scikit-learn's convention: an array-like of -1 (decreasing), 0 (free) or 1
+(increasing) per feature, or a dict from feature names to those values
+for data frames (absent names are free). A fit resolves it once, after
+its features are validated, into the int8 array the compiled core takes
+(None when nothing is constrained).
+"""
+
+import numpy as np
+
+from ._categorical import n_categories
+
+#: The constraint of the estimators' ``monotonic_cst`` parameter.
+MONOTONIC_CST_CONSTRAINT = ["array-like", dict, None]
+
+
+def monotonic_constraints(estimator, linear=False):
+    """The fitted ``estimator``'s ``monotonic_cst`` as an int8 array of
+    ``n_features_in_`` entries, or None when no feature is constrained.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Its features validated by the fit (``n_features_in_``, and
+        ``feature_names_in_`` for a dict).
+    linear : bool, default=False
+        Whether the constraints are for linear models, which read category
+        codes as numbers; trees split categories as sets, which have no
+        order to follow, and refuse a constrained categorical feature.
+
+    Raises
+    ------
+    ValueError
+        Wrong length, values other than -1, 0, 1, a dict without feature
+        names or with unknown names, a constrained categorical feature.
+    """
+    given = estimator.monotonic_cst
+    if given is None:
+        return None
+    n_features = estimator.n_features_in_
+    if isinstance(given, dict):
+        names = getattr(estimator, "feature_names_in_", None)
+        if names is None:
+            raise ValueError("monotonic_cst as a dict needs X with feature names (a data "
+                             "frame); give an array of -1, 0, 1 per feature instead.")
+        unknown = sorted(set(map(str, given)) - set(names))
+        if unknown:
+            raise ValueError(f"monotonic_cst names features that are not in X: {unknown}.")
+        index = {name: j for j, name in enumerate(names)}
+        values = np.zeros(n_features, dtype=object)
+        for name, value in given.items():
+            values[index[str(name)]] = value
+    else:
+        values = np.asarray(given, dtype=object)
+        if values.ndim != 1 or values.shape[0] != n_features:
+            raise ValueError(f"monotonic_cst must have one entry per feature: got shape "
+                             f"{values.shape} for {n_features} features.")
+    if not all(_is_direction(value) for value in values):
+        raise ValueError(f"monotonic_cst must hold only -1, 0 or 1, got "
+                         f"{[value for value in values if not _is_direction(value)]}.")
+    constraints = values.astype(np.int8)
+    categories = n_categories(estimator)
+    if not linear and categories is not None and np.any(constraints[categories > 0] != 0):
+        names = getattr(estimator, "feature_names_in_", None)
+        which = [names[j] if names is not None else j
+                 for j in np.flatnonzero((categories > 0) & (constraints != 0))]
+        raise ValueError(f"monotonic_cst constrains categorical features {which}: their "
+                         "splits send sets of categories, which have no direction to "
+                         "follow. Constrain numeric features only.")
+    return constraints if constraints.any() else None
+
+
+def _is_direction(value):
+    """Whether ``value`` is -1, 0 or 1 (an integer or a float equal to one;
+    not a bool)."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        return float(value) in (-1.0, 0.0, 1.0)
+    except (TypeError, ValueError):
+        return False
