@@ -16,7 +16,7 @@ from ._categorical import n_categories
 MONOTONIC_CST_CONSTRAINT = ["array-like", dict, None]
 
 
-def monotonic_constraints(estimator, linear=False):
+def monotonic_constraints(estimator):
     """The fitted ``estimator``'s ``monotonic_cst`` as an int8 array of
     ``n_features_in_`` entries, or None when no feature is constrained.
 
@@ -25,16 +25,14 @@ def monotonic_constraints(estimator, linear=False):
     estimator : estimator
         Its features validated by the fit (``n_features_in_``, and
         ``feature_names_in_`` for a dict).
-    linear : bool, default=False
-        Whether the constraints are for linear models, which read category
-        codes as numbers; trees split categories as sets, which have no
-        order to follow, and refuse a constrained categorical feature.
 
     Raises
     ------
     ValueError
         Wrong length, values other than -1, 0, 1, a dict without feature
-        names or with unknown names, a constrained categorical feature.
+        names or with unknown names, a constrained categorical feature (its
+        categories have no order: trees split them as sets, linear models
+        one-hot encode them).
     """
     given = estimator.monotonic_cst
     if given is None:
@@ -62,13 +60,13 @@ def monotonic_constraints(estimator, linear=False):
                          f"{[value for value in values if not _is_direction(value)]}.")
     constraints = values.astype(np.int8)
     categories = n_categories(estimator)
-    if not linear and categories is not None and np.any(constraints[categories > 0] != 0):
+    if categories is not None and np.any(constraints[categories > 0] != 0):
         names = getattr(estimator, "feature_names_in_", None)
         which = [names[j] if names is not None else j
                  for j in np.flatnonzero((categories > 0) & (constraints != 0))]
         raise ValueError(f"monotonic_cst constrains categorical features {which}: their "
-                         "splits send sets of categories, which have no direction to "
-                         "follow. Constrain numeric features only.")
+                         "categories have no order for a direction to follow. "
+                         "Constrain numeric features only.")
     return constraints if constraints.any() else None
 
 

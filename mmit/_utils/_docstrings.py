@@ -65,6 +65,19 @@ default=None
     the values of the side chosen for them: the constraint orders the
     present values. Categorical features cannot be constrained; linear
     leaves are refused. See :ref:`constraints` in the user guide.""",
+    "linear_constraints": """\
+positive : bool, default=False
+    Keep every coefficient non-negative, as scikit-learn's ``Lasso(positive=
+    True)``.
+monotonic_cst : array-like of int of shape (n_features,), dict or None, \
+default=None
+    Signs of the coefficients, with the trees' meaning (see :class:`MMIT`):
+    per feature 1 (the prediction increases with it: its coefficient is at
+    least 0), -1 (at most 0) or 0 (free); a dict from feature names to those
+    values leaves the others free. Categorical features cannot be
+    constrained. The solver keeps each constrained coefficient on its side
+    exactly (coordinate descent on a half-line), and a coefficient at 0 is
+    optimal when no allowed direction descends faster than the l1 penalty.""",
     "categorical_attributes": """\
 is_categorical_ : ndarray of shape (n_features_in_,) of bool, or None
     Which features are categorical; None when none is.

@@ -23,6 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from .._utils._base import IntervalRegressorMixin, set_init_parameters
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encoding
+from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
 from .._utils._validation import bounds_spread, check_margin, validate_training_data
@@ -35,9 +36,12 @@ class StandardisedProblem:
     differentiable registry entry (ValueError for another, see
     ``_newton.newton_scale``)."""
 
-    def __init__(self, features, lower, upper, margin, sample_weight, loss=NEWTON_LOSS):
+    def __init__(self, features, lower, upper, margin, sample_weight, loss=NEWTON_LOSS,
+                 signs=None):
         # the solver's squared hinge on weights times this is the loss
         self.scale = newton_scale(loss)
+        # per column: its coefficient >= 0 (+1), <= 0 (-1), free (0); None: free
+        self.signs = signs
         self.features = features
         self.objective = loss.objective(lower, upper, margin, sample_weight)
         self.constant = loss.optimal_constant(lower, upper, margin, sample_weight)
@@ -46,13 +50,16 @@ class StandardisedProblem:
 
     def alpha_max(self, l1_ratio):
         """The smallest alpha whose solution has every coefficient zero
-        (l1_ratio below 1e-3 counts as 1e-3, as in scikit-learn)."""
+        (l1_ratio below 1e-3 counts as 1e-3, as in scikit-learn): the
+        steepest descent a coefficient leaving 0 offers, in a direction its
+        sign constraint allows."""
         Z = self.features.Z
         gradient = Z.T @ self.objective.gradient(np.full(Z.shape[0], self.constant))
+        descent = (np.abs(gradient) if self.signs is None
+                   else np.where(self.signs == 0, np.abs(gradient), -self.signs * gradient))
         # raised by a relative 1e-9: the solver's gradient is summed in another
         # order, and its rounding must not let a coefficient in at alpha_max
-        return (1.0 + 1e-9) * float(np.max(np.abs(gradient), initial=0.0)) / max(
-            l1_ratio, 1e-3)
+        return (1.0 + 1e-9) * float(np.max(descent, initial=0.0)) / max(l1_ratio, 1e-3)
 
     def path(self, alphas, l1_ratio, tol, max_iter):
         """Solutions for decreasing ``alphas``, each started from the previous
@@ -63,7 +70,7 @@ class StandardisedProblem:
         coefs, intercepts, sweeps, converged = elastic_net_path(
             self.features.Z, self.objective.lower, self.objective.upper,
             self.objective.weight * self.scale, alphas, l1_ratio, tol * self.target_scale,
-            max_iter, self.constant)
+            max_iter, self.constant, self.signs)
         coefs, intercepts = self.features.original_scale(coefs, intercepts)
         return coefs, intercepts, sweeps, list(alphas[~converged])
 
@@ -94,6 +101,26 @@ def one_hot(X, categories):
     return np.hstack([X[:, [j]] if labels is None
                       else (X[:, [j]] == np.arange(len(labels))).astype(np.float64)
                       for j, labels in enumerate(categories)])
+
+
+def column_signs(estimator):
+    """The sign constraint of each of a fitted linear model's columns (of
+    :func:`one_hot`): its feature's ``monotonic_cst`` (a category's column
+    free), +1 for every column with ``positive``; None when every column is
+    free. A coefficient's sign on the standardised column is its sign on the
+    original one (the scales are positive)."""
+    constraints = monotonic_constraints(estimator)
+    if constraints is not None and estimator.positive and np.any(constraints < 0):
+        raise ValueError("positive=True makes every coefficient non-negative: "
+                         "monotonic_cst cannot ask for a decreasing feature (-1) with it.")
+    if constraints is None and not estimator.positive:
+        return None
+    feature = one_hot_features(fitted_encoding(estimator)[1], estimator.n_features_in_)
+    signs = (np.zeros(feature.shape[0], dtype=np.int8) if constraints is None
+             else constraints[feature])
+    if estimator.positive:
+        signs[:] = 1
+    return signs
 
 
 def one_hot_features(categories, n_features):
@@ -286,6 +313,7 @@ class IntervalLinearRegression(_LinearPredictor):
         Each categorical feature is one-hot encoded inside the model: one
         0/1 column per category, all zeros for a missing value or a label
         not seen in fit (numeric features must not be missing).
+    %(linear_constraints)s
 
     Attributes
     ----------
@@ -342,10 +370,13 @@ class IntervalLinearRegression(_LinearPredictor):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "clip_features": ["boolean"],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+        "positive": ["boolean"],
+        "monotonic_cst": MONOTONIC_CST_CONSTRAINT,
     }
 
     def __init__(self, alpha=1e-3, *, l1_ratio=1.0, margin=0.0, tol=1e-4,
-                 max_iter=100_000, clip_features=True, categorical_features="from_dtype"):
+                 max_iter=100_000, clip_features=True, categorical_features="from_dtype",
+                 positive=False, monotonic_cst=None):
         set_init_parameters(self, locals())
 
     @fill_doc
@@ -367,7 +398,8 @@ class IntervalLinearRegression(_LinearPredictor):
         """
         X, lower, upper, sample_weight = self._training_columns(X, y, sample_weight)
         problem = StandardisedProblem(StandardisedFeatures(X, sample_weight), lower, upper,
-                                      self.margin, sample_weight)
+                                      self.margin, sample_weight,
+                                      signs=column_signs(self))
         with _single_threaded_blas():
             coefs, intercepts, self.n_iter_, unconverged = problem.path(
                 [self.alpha], self.l1_ratio, self.tol, self.max_iter)
@@ -378,18 +410,19 @@ class IntervalLinearRegression(_LinearPredictor):
 
 
 def _fold_paths(X, lower, upper, weight, train, test, margins, alphas, l1_ratio, tol,
-                max_iter, clip_features):
+                max_iter, clip_features, signs):
     """For each margin (``alphas[m]`` the path of ``margins[m]``), the test
-    rows' predictions (n_alphas, n_test) of the path fitted on ``train``,
-    and the alphas where the solver did not converge. A generator: one
-    margin's predictions in memory at a time."""
+    rows' predictions (n_alphas, n_test) of the path fitted on ``train``
+    (with the columns' sign constraints ``signs``), and the alphas where the
+    solver did not converge. A generator: one margin's predictions in
+    memory at a time."""
     X_train, X_test = X[train], X[test]
     if clip_features:
         X_test = np.clip(X_test, *feature_range(X_train, weight[train]))
     features = StandardisedFeatures(X_train, weight[train], overwrite_X=True)
     for margin, margin_alphas in zip(margins, alphas, strict=True):
         problem = StandardisedProblem(features, lower[train], upper[train], margin,
-                                      weight[train])
+                                      weight[train], signs=signs)
         coefs, intercepts, _, missed = problem.path(margin_alphas, l1_ratio, tol, max_iter)
         predictions = coefs @ X_test.T
         predictions += intercepts[:, np.newaxis]
@@ -449,6 +482,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
     %(categorical_features)s
         Each categorical feature is one-hot encoded inside the model, see
         :class:`IntervalLinearRegression`.
+    %(linear_constraints)s
 
     Attributes
     ----------
@@ -506,6 +540,8 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         "store_cv_predictions": ["boolean"],
         "n_jobs": [Integral, None],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+        "positive": ["boolean"],
+        "monotonic_cst": MONOTONIC_CST_CONSTRAINT,
     }
     _state_arrays = (*LINEAR_STATE_ARRAYS, "alphas_", "margins_", "mse_path_")
     _state_values = (*LINEAR_STATE_VALUES, "alpha_", "margin_")
@@ -513,7 +549,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
     def __init__(self, *, l1_ratio=1.0, n_alphas=100, eps=1e-3, alphas=None, margins=None,
                  cv=None, tol=1e-4, max_iter=100_000, clip_features=True,
                  store_cv_predictions=False, n_jobs=None,
-                 categorical_features="from_dtype"):
+                 categorical_features="from_dtype", positive=False, monotonic_cst=None):
         set_init_parameters(self, locals())
 
     def _candidate_margins(self, lower, upper, sample_weight):
@@ -557,7 +593,9 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         X, lower, upper, sample_weight = self._training_columns(X, y, sample_weight)
         margins = self._candidate_margins(lower, upper, sample_weight)
         features = StandardisedFeatures(X, sample_weight)
-        problems = [StandardisedProblem(features, lower, upper, margin, sample_weight)
+        signs = column_signs(self)
+        problems = [StandardisedProblem(features, lower, upper, margin, sample_weight,
+                                        signs=signs)
                     for margin in margins]
         alphas = np.array([self._path_alphas(problem) for problem in problems])
         folds = list(check_cv(self.cv).split(X, np.column_stack([lower, upper])))
@@ -566,7 +604,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
             results = parallel(
                 delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margins,
                                    alphas, self.l1_ratio, self.tol, self.max_iter,
-                                   self.clip_features)
+                                   self.clip_features, signs)
                 for train, test in folds)
             _warn_unconverged([a for _, unconverged in results for a in unconverged],
                               self.max_iter)
@@ -587,7 +625,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
                     delayed(_last_alpha_predictions)(
                         X, lower, upper, sample_weight, train, test, [self.margin_],
                         best_path, self.l1_ratio, self.tol, self.max_iter,
-                        self.clip_features)
+                        self.clip_features, signs)
                     for train, test in folds)
                 self.cv_predictions_ = _mean_over_folds(
                     fold_predictions, [test for _, test in folds], X.shape[0])

@@ -494,6 +494,23 @@ cdef inline double soft_threshold(double value, double threshold) noexcept nogil
     return 0.0
 
 
+cdef inline double allowed(double value, signed char sign) noexcept nogil:
+    """``value`` on the side its sign constraint allows (0 otherwise)."""
+    if sign * value < 0.0:
+        return 0.0
+    return value
+
+
+cdef inline double descent_at_zero(double gradient, signed char sign) noexcept nogil:
+    """How fast a coefficient at 0 lowers the smooth part of the objective
+    in the best direction its sign constraint allows: ``|gradient|`` when
+    free, ``-gradient`` when it may only grow, ``gradient`` when it may only
+    shrink. It leaves 0 when this exceeds the l1 penalty."""
+    if sign == 0:
+        return fabs(gradient)
+    return -sign * gradient
+
+
 ctypedef pair[double, intp_t] Deadline   # (-deadline, row): a max-heap pops the earliest
 
 
@@ -564,11 +581,17 @@ cdef class GramNewton:
     cdef double[::1] old_q
     cdef double[::1] full_q              # and q after the full step
     cdef intp_t sweeps                   # coordinate-descent sweeps, in all
+    cdef const signed char* signs        # per feature: its coefficient's sign
+    cdef object signs_array              # (-1, 0: free, +1; NULL: none), kept alive
 
     def __cinit__(self, const double[:, ::1] Z, const double[::1] lower,
-                  const double[::1] upper, const double[::1] weight, double intercept):
-        """``Z`` of at least one row and column."""
+                  const double[::1] upper, const double[::1] weight, double intercept,
+                  const signed char[::1] signs=None):
+        """``Z`` of at least one row and column; ``signs``: each coefficient
+        kept >= 0 (+1), <= 0 (-1) or free (0), None: all free."""
         self.problem_arrays = (Z, lower, upper, weight)
+        self.signs_array = signs
+        self.signs = &signs[0] if signs is not None else NULL
         self.problem.rows = &Z[0, 0]
         self.problem.lower = &lower[0]
         self.problem.upper = &upper[0]
@@ -616,6 +639,11 @@ cdef class GramNewton:
 
     cdef inline const double* row(self, intp_t i) noexcept nogil:
         return problem_row(&self.problem, i)
+
+    cdef inline double descent(self, intp_t feature, double gradient) noexcept nogil:
+        """``descent_at_zero`` of a feature's coefficient under its sign
+        constraint."""
+        return descent_at_zero(gradient, self.signs[feature] if self.signs != NULL else 0)
 
     cdef void flush_block(self) noexcept nogil:
         """G += added . added' - removed . removed' (the rows gathered so
@@ -728,6 +756,9 @@ cdef class GramNewton:
                 continue
             gradient = 2.0 * self.q[j] + l2_j * self.theta[j]
             new = soft_threshold(curvature * self.theta[j] - gradient, l1_j) / curvature
+            if j > 0 and self.signs != NULL:
+                # the minimum of a convex function of one variable on a half-line
+                new = allowed(new, self.signs[j - 1])
             step = new - self.theta[j]
             if step == 0.0:
                 continue
@@ -823,7 +854,8 @@ cdef class GramNewton:
         collinear features, along a few directions: the combination jumps
         along them. Kept only when it lowers Q plus the penalty (computed
         exactly: ``2 q.d + d.G d`` for the step ``d``); clears the history.
-        Returns whether it was kept."""
+        Refused when it moves a coefficient to the side its sign constraint
+        forbids. Returns whether it was kept."""
         cdef intp_t a, b, k, j, m = n_working + 1
         cdef int depth = ANDERSON_DEPTH, one = 1, info = 0, size = <int>self.p1
         cdef char lower = b"L"
@@ -868,6 +900,8 @@ cdef class GramNewton:
             if k > 0:
                 old = self.theta[j]
                 new = old + step
+                if self.signs != NULL and allowed(new, self.signs[j - 1]) != new:
+                    return False
                 change += l1 * (fabs(new) - fabs(old)) + 0.5 * l2 * (new * new - old * old)
         if not change < 0.0:
             return False
@@ -914,7 +948,7 @@ cdef class GramNewton:
             elif self.theta[j] < 0.0:
                 violation = fabs(gradient - l1)
             else:
-                violation = fabs(gradient) - l1
+                violation = self.descent(j - 1, gradient) - l1
             if violation > largest:
                 largest = violation
         return largest
@@ -1070,7 +1104,7 @@ cdef class GramNewton:
 def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
                      const double[::1] upper, const double[::1] weight,
                      const double[::1] alphas, double l1_ratio, double tol,
-                     intp_t max_sweeps, double intercept):
+                     intp_t max_sweeps, double intercept, signs=None):
     """Solutions along decreasing ``alphas``, each from the previous one.
 
     Parameters
@@ -1092,6 +1126,15 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
         Coordinate-descent sweeps allowed per alpha (over its Newton steps).
     intercept : float
         Start of the intercept (the coefficients start at 0).
+    signs : ndarray of shape (n_features,), int8, default=None
+        Sign constraints: coefficient j stays >= 0 (+1), <= 0 (-1) or is
+        free (0); None: all free. Coordinate descent minimises each
+        coefficient on its allowed half-line (the projection of its free
+        minimum: the function of one coefficient is convex), the
+        feature-sign moves stop where a coefficient reaches 0 anyway, an
+        extrapolation that crosses a sign is refused, and a coefficient at 0
+        is optimal when no allowed direction descends faster than the l1
+        penalty.
 
     Returns
     -------
@@ -1108,7 +1151,11 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
         raise ValueError(f"max_sweeps must be at least 1, got {max_sweeps}.")
     if n == 0 or p == 0:
         raise ValueError(f"Z must have rows and columns, got shape ({n}, {p}).")
-    cdef GramNewton state = GramNewton(Z, lower, upper, weight, intercept)
+    if signs is not None:
+        signs = np.ascontiguousarray(signs, dtype=np.int8)
+        if signs.shape != (p,) or not np.isin(signs, (-1, 0, 1)).all():
+            raise ValueError(f"signs must hold -1, 0 or 1 for each of the {p} features.")
+    cdef GramNewton state = GramNewton(Z, lower, upper, weight, intercept, signs)
     coefs_array = np.zeros((n_alphas, p))
     intercepts_array = np.zeros(n_alphas)
     converged_array = np.zeros(n_alphas, dtype=np.uint8)
@@ -1135,7 +1182,8 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
             working.size = 0
             for j in range(p):
                 member[j] = state.column_curvature[j + 1] > 0.0 and (
-                    state.theta[j + 1] != 0.0 or fabs(2.0 * state.q[j + 1]) >= threshold)
+                    state.theta[j + 1] != 0.0 or state.descent(j, 2.0 * state.q[j + 1])
+                    >= threshold)
                 if member[j]:
                     features[working.size] = j
                     working.size += 1
@@ -1158,7 +1206,7 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
                 n_added = 0
                 for j in range(p):
                     if (not member[j] and state.column_curvature[j + 1] > 0.0
-                            and fabs(2.0 * state.q[j + 1]) > penalty.l1):
+                            and state.descent(j, 2.0 * state.q[j + 1]) > penalty.l1):
                         member[j] = 1
                         features[working.size] = j
                         working.size += 1

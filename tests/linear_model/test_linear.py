@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold
 
@@ -210,8 +211,9 @@ def heavy_tailed_problem(n=200, seed=11):
     return X, y
 
 
-@pytest.mark.parametrize("estimator", [IntervalLinearRegression(alpha=1e-4),
-                                       IntervalLinearRegressionCV(n_alphas=10, cv=3)])
+@pytest.mark.parametrize("estimator", [
+    IntervalLinearRegression(alpha=1e-4, tol=1e-10),
+    IntervalLinearRegressionCV(n_alphas=10, cv=3, tol=1e-10)])
 def test_features_are_clipped_to_their_training_range(estimator):
     X, y = heavy_tailed_problem()
     weight = np.ones(len(X))
@@ -271,3 +273,100 @@ def test_cv_predictions_are_the_fold_models_at_the_chosen_alpha():
                                         store_cv_predictions=True).fit(X, y)
     assert np.all(np.isnan(search.cv_predictions_[50:]))
     assert np.all(np.isfinite(search.cv_predictions_[:50]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 30), p=st.integers(1, 6),
+       l1_ratio=st.sampled_from([0.0, 0.5, 1.0]), censored=st.sampled_from([0.0, 0.4]))
+def test_signed_path_solutions_match_an_independent_solver(seed, n, p, l1_ratio, censored):
+    """Sign-constrained solutions along a path (collinear columns, signs
+    against the signal) against L-BFGS-B with the forbidden parts bounded
+    at 0; every coefficient on its allowed side."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, p))
+    if p > 1:
+        Z[:, -1] = Z[:, 0] * 2.0
+    center = Z @ rng.normal(size=p)
+    lower, upper = center - rng.exponential(0.5, n), center + rng.exponential(0.5, n)
+    lower[rng.random(n) < censored] = -np.inf
+    upper[rng.random(n) < censored] = np.inf
+    weight = rng.exponential(1.0, n)
+    weight /= weight.sum()
+    signs = rng.integers(-1, 2, p).astype(np.int8)
+    alphas = np.array([1.0, 0.1, 0.01, 0.0]) * rng.choice([0.1, 1.0])
+    coefs, intercepts, _, converged = elastic_net_path(
+        np.ascontiguousarray(Z), lower, upper, weight, alphas, l1_ratio, 1e-10, 100_000,
+        0.0, signs)
+    assert converged.all()
+    assert np.all(coefs * signs >= 0.0)
+
+    def objective(theta, alpha):
+        f = Z @ theta[1:] + theta[0]
+        loss = weight @ (np.maximum(f - upper, 0) ** 2 + np.maximum(lower - f, 0) ** 2)
+        return loss + alpha * (l1_ratio * np.abs(theta[1:]).sum()
+                               + 0.5 * (1 - l1_ratio) * theta[1:] @ theta[1:])
+
+    positive = [(0, 0) if sign < 0 else (0, None) for sign in signs]
+    negative = [(0, 0) if sign > 0 else (0, None) for sign in signs]
+    for k, alpha in enumerate(alphas):
+        def split(v, alpha=alpha):
+            theta = np.r_[v[0], v[1:p + 1] - v[p + 1:]]
+            return objective(theta, alpha) + alpha * l1_ratio * (
+                v[1:].sum() - np.abs(theta[1:]).sum())
+
+        reference = minimize(split, np.zeros(2 * p + 1), method="L-BFGS-B",
+                             bounds=[(None, None)] + positive + negative,
+                             options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20_000})
+        found = objective(np.r_[intercepts[k], coefs[k]], alpha)
+        assert found <= reference.fun + 1e-6 * max(1.0, abs(reference.fun))
+
+
+def test_signed_paths_start_where_every_allowed_coefficient_is_zero():
+    X, y, weight = problem(seed=8)
+    features = StandardisedFeatures(X, weight)
+    # the signal increases with feature 0, decreases with feature 1: against it
+    signs = np.array([-1, 1, 0, 0], dtype=np.int8)
+    path = StandardisedProblem(features, y[:, 0], y[:, 1], 0.1, weight, signs=signs)
+    alpha_max = path.alpha_max(1.0)
+    assert alpha_max < StandardisedProblem(features, y[:, 0], y[:, 1], 0.1,
+                                           weight).alpha_max(1.0)
+    coefs, _, _, _ = path.path([alpha_max, 0.99 * alpha_max], 1.0, 1e-10, 100_000)
+    assert np.all(coefs[0] == 0.0)
+    assert np.any(coefs[1] != 0.0)
+
+
+@pytest.mark.parametrize("estimator", [
+    IntervalLinearRegression(alpha=1e-4, tol=1e-10),
+    IntervalLinearRegressionCV(n_alphas=10, cv=3, tol=1e-10)])
+def test_sign_constraints_of_the_linear_models(estimator):
+    X, y, weight = problem(seed=9)  # the signal: +1 in feature 0, -0.5 in feature 1
+    free = clone(estimator).fit(X, y, weight)
+    assert free.coef_[0] > 0 > free.coef_[1]
+    against = clone(estimator).set_params(monotonic_cst=[-1, 1, 0, 0]).fit(X, y, weight)
+    assert against.coef_[0] <= 0 and against.coef_[1] >= 0
+    positive = clone(estimator).set_params(positive=True).fit(X, y, weight)
+    assert np.all(positive.coef_ >= 0) and positive.coef_[1] == 0
+    along = clone(estimator).set_params(monotonic_cst=[1, -1, 0, 0]).fit(X, y, weight)
+    # signs the free solution has anyway: the same solution
+    np.testing.assert_allclose(along.predict(X), free.predict(X), atol=1e-6)
+    zero = clone(estimator).set_params(monotonic_cst=[0, 0, 0, 0]).fit(X, y, weight)
+    np.testing.assert_array_equal(zero.predict(X), free.predict(X))
+    with pytest.raises(ValueError, match="decreasing feature"):
+        clone(estimator).set_params(positive=True, monotonic_cst=[-1, 0, 0, 0]).fit(X, y)
+    with pytest.raises(ValueError, match="one entry per feature"):
+        clone(estimator).set_params(monotonic_cst=[1, 0]).fit(X, y)
+
+
+def test_linear_constraints_by_name_and_categorical_features():
+    pd = pytest.importorskip("pandas")
+    X, y, weight = problem(seed=10)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    by_name = IntervalLinearRegression(monotonic_cst={"b": 1}).fit(frame, y, weight)
+    by_position = IntervalLinearRegression(monotonic_cst=[0, 1, 0, 0]).fit(X, y, weight)
+    np.testing.assert_allclose(by_name.coef_, by_position.coef_, rtol=1e-12)
+    frame["site"] = pd.Categorical(np.arange(len(X)) % 3)
+    with pytest.raises(ValueError, match=r"categorical features \['site'\]"):
+        IntervalLinearRegression(monotonic_cst={"site": 1}).fit(frame, y)
+    # positive=True keeps the categories' columns non-negative too
+    model = IntervalLinearRegression(positive=True).fit(frame, y)
+    assert np.all(model.coef_ >= 0)
