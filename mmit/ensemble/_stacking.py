@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validat
 
 from .._utils._base import IntervalRegressorMixin, rows_as_read, set_init_parameters
 from .._utils._categorical import is_dataframe, non_numeric_columns, validate_features
+from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
 from .._utils._validation import validate_training_data
@@ -81,6 +82,13 @@ def takes_intervals(estimator):
     return inner is not None and takes_intervals(inner)
 
 
+def is_imputed(estimator):
+    """Whether a member is one the stack put behind its imputer."""
+    return (isinstance(estimator, Pipeline) and len(estimator.steps) == 2
+            and estimator.steps[0][0] == IMPUTER_STEP
+            and isinstance(estimator.steps[0][1], MeanImputer))
+
+
 def needs_imputer(estimator):
     """Whether a member goes behind a :class:`MeanImputer`: an estimator whose
     tags refuse NaN in X. A pipeline is used as given: its steps decide."""
@@ -112,7 +120,24 @@ def out_of_fold_sources(estimators, out_of_fold, n_samples):
     return [out_of_fold_source(estimator) if free else FOLDS for estimator in estimators]
 
 
-def _fit_once(index, estimator, source, member_cv, X, y, sample_weight):
+def constrained(name, estimator, constraints):
+    """A member with the stack's monotone ``constraints`` (an int8 array per
+    feature of X): set as its ``monotonic_cst``, or, behind the stack's
+    imputer, at each fit (:func:`_fit_member`). A member that cannot take
+    them is refused: the combination would not be monotone."""
+    if isinstance(estimator, Pipeline):
+        raise ValueError(f"Member {name!r} is a pipeline: the stack cannot tell which "
+                         "of its columns are X's features. Give its model its own "
+                         "monotonic_cst and leave the stack's None.")
+    if "monotonic_cst" not in estimator.get_params(deep=False):
+        raise ValueError(f"Member {name!r} ({type(estimator).__name__}) takes no "
+                         "monotonic_cst: the stack's combination would not be "
+                         "monotone. Drop the member or constrain it yourself.")
+    return estimator if needs_imputer(estimator) else clone(estimator).set_params(
+        monotonic_cst=constraints)
+
+
+def _fit_once(index, estimator, source, member_cv, X, y, sample_weight, constraints):
     """One task: fit a clone of a member whose one fit gives its out-of-fold
     predictions (``source`` OUT_OF_BAG or CV_PATH, ``member_cv`` the stack's
     folds), and read them."""
@@ -123,15 +148,26 @@ def _fit_once(index, estimator, source, member_cv, X, y, sample_weight):
     model = clone(estimator).set_params(**{prefix + key: value
                                            for key, value in settings.items()})
     with rows_without_out_of_bag_prediction_ignored():
-        _fit_member(model, X, y, sample_weight)
+        _fit_member(model, X, y, sample_weight, constraints)
     final = model[-1] if isinstance(model, Pipeline) else model
     predictions = final.oob_prediction_ if source == OUT_OF_BAG else final.cv_predictions_
     return index, None, model, predictions, time.perf_counter() - start
 
 
-def _fit_member(estimator, X, y, sample_weight):
+def _fit_member(estimator, X, y, sample_weight, constraints=None):
     """Fit a member, with ``sample_weight`` when given and the member takes
-    it (through a pipeline: its steps that take it)."""
+    it (through a pipeline: its steps that take it). A member behind the
+    stack's imputer with the stack's monotone ``constraints`` is fitted step
+    by step: its model's ``monotonic_cst`` is the constraints, then 0 (free)
+    for the imputer's indicator columns, which the fit decides."""
+    if constraints is not None and is_imputed(estimator):
+        imputer, model = estimator.named_steps[IMPUTER_STEP], estimator.named_steps[
+            MEMBER_STEP]
+        columns = _fit_member(imputer, X, y, sample_weight).transform(X)
+        model.set_params(monotonic_cst=np.r_[constraints, np.zeros(
+            len(imputer.indicator_features_), dtype=np.int8)])
+        _fit_member(model, columns, y, sample_weight)
+        return estimator
     if sample_weight is None:
         return estimator.fit(X, y)
     if isinstance(estimator, Pipeline):
@@ -144,13 +180,14 @@ def _fit_member(estimator, X, y, sample_weight):
     return estimator.fit(X, y)
 
 
-def _fit_and_predict(index, fold, estimator, X, y, sample_weight, train, test):
+def _fit_and_predict(index, fold, estimator, X, y, sample_weight, train, test,
+                     constraints):
     """One task: fit a clone of a member on ``train`` and predict ``test``
     (``test`` None: the refit on all rows, no predictions)."""
     start = time.perf_counter()
     weight = None if sample_weight is None else sample_weight[train]
     fitted = _fit_member(clone(estimator), _safe_indexing(X, train),
-                         _safe_indexing(y, train), weight)
+                         _safe_indexing(y, train), weight, constraints)
     predictions = None if test is None else fitted.predict(_safe_indexing(X, test))
     return index, fold, fitted, predictions, time.perf_counter() - start
 
@@ -218,6 +255,13 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
         (or of their parts) that are None; a member's own seed is kept.
     verbose : int, default=0
         With 1 or more, report each fit and the weights on stderr.
+    monotonic_cst : array-like of int of shape (n_features,), dict or None, \
+default=None
+        Monotone constraints (see :class:`MMIT`), passed to every member as
+        its ``monotonic_cst`` (a linear model takes them as the signs of its
+        coefficients, its imputer's indicator columns free): the weights
+        being non-negative, the stack is monotone as its members are. A
+        member without the parameter, or a pipeline, is refused.
 
     Attributes
     ----------
@@ -319,12 +363,13 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "monotonic_cst": MONOTONIC_CST_CONSTRAINT,
     }
     # the parameter whose models a model file holds in the stack's state
     _member_parameters = ("estimators",)
 
     def __init__(self, estimators=None, *, cv=5, out_of_fold="auto", distribution="spread",
-                 n_jobs=None, random_state=None, verbose=0):
+                 n_jobs=None, random_state=None, verbose=0, monotonic_cst=None):
         set_init_parameters(self, locals())
 
     def get_params(self, deep=True):
@@ -336,9 +381,10 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
         ``<name>__<parameter>``."""
         return self._set_params("estimators", **params)
 
-    def _members(self, random_state, exact_targets):
-        """The (name, estimator) pairs to fit, with imputers in front of those
-        that cannot take NaN."""
+    def _members(self, random_state, exact_targets, constraints):
+        """The (name, estimator) pairs to fit, with the monotone
+        ``constraints`` (None: none) and imputers in front of those that
+        cannot take NaN."""
         if self.estimators is None:
             members = default_estimators(random_state, self.n_jobs)
         else:
@@ -370,6 +416,9 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
                     "is an exact value.")
         if self.estimators is not None:
             members = [(name, seeded(estimator, random_state))
+                       for name, estimator in members]
+        if constraints is not None:
+            members = [(name, constrained(name, estimator, constraints))
                        for name, estimator in members]
         return [(name, Pipeline([(IMPUTER_STEP, MeanImputer()), (MEMBER_STEP, estimator)])
                  if needs_imputer(estimator) else estimator) for name, estimator in members]
@@ -415,7 +464,8 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
         exact = bool(np.all(lower == upper))  # finite by validation
         y = lower if exact else np.column_stack([lower, upper])
         random_state = check_random_state(self.random_state)
-        members = self._members(random_state, exact)
+        constraints = monotonic_constraints(self)
+        members = self._members(random_state, exact, constraints)
         splits, member_cv = self._splits(X, y, groups, random_state)
         member_weight = None if sample_weight is None else weight
         n_samples, n_members = X.shape[0], len(members)
@@ -429,15 +479,15 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
         # refit of the other members; it starts on creation, so the bagged
         # forests' one fit each (with their own threads) overlaps it
         bagged = [delayed(_fit_once)(index, estimator, OUT_OF_BAG, None, X, y,
-                                     member_weight)
+                                     member_weight, constraints)
                   for index, (_, estimator) in enumerate(members)
                   if sources[index] == OUT_OF_BAG]
         pooled = [delayed(_fit_once)(index, estimator, CV_PATH, member_cv, X, y,
-                                     member_weight)
+                                     member_weight, constraints)
                   for index, (_, estimator) in enumerate(members)
                   if sources[index] == CV_PATH]
         pooled += [delayed(_fit_and_predict)(index, fold, estimator, X, y, member_weight,
-                                             train, test)
+                                             train, test, constraints)
                    for index, (_, estimator) in enumerate(members)
                    if sources[index] == FOLDS
                    for fold, (train, test) in [*enumerate(splits),

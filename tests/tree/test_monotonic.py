@@ -16,7 +16,15 @@ from brute_force import conventional_minimiser, minimum, objective
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mmit import MMIT, MMITCV, MMITBoost, MMITForest, MMITForestCV
+from mmit import (
+    MMIT,
+    MMITCV,
+    IntervalLinearRegression,
+    IntervalStackingRegressor,
+    MMITBoost,
+    MMITForest,
+    MMITForestCV,
+)
 from mmit._loss._loss import LOSSES as LOSS_ENTRIES
 from mmit.tree._builder import TreeBuilder
 from mmit.tree._criterion import HingeTargets
@@ -210,6 +218,8 @@ ESTIMATORS = {
     "boost_exact": lambda: MMITBoost(n_estimators=30, learning_rate=0.3, random_state=0),
     "boost_hist": lambda: MMITBoost(n_estimators=30, learning_rate=0.3, splitter="hist",
                                     max_bins=16, random_state=0),
+    # the default members: a forest, a booster, a linear model behind an imputer
+    "stack": lambda: IntervalStackingRegressor(random_state=0, distribution=None),
 }
 
 
@@ -283,8 +293,10 @@ def test_constraints_by_name():
 ])
 def test_bad_constraints_are_refused(constraint, message):
     X, y = interval_data(50, 3, 4)
+    X = np.nan_to_num(X)  # the linear model takes no NaN
     for model in (MMIT(), MMITForest(n_estimators=2), MMITBoost(n_estimators=2),
-                  MMITCV(cv=2), MMITForestCV(n_estimators=2)):
+                  MMITCV(cv=2), MMITForestCV(n_estimators=2), IntervalLinearRegression(),
+                  IntervalStackingRegressor([("tree", MMIT())])):
         with pytest.raises(ValueError, match=message):
             model.set_params(monotonic_cst=constraint).fit(X, y)
 
@@ -304,3 +316,18 @@ def test_unknown_names_categorical_features_and_linear_leaves_are_refused():
                   MMITCV(cv=2, leaf_models=["constant", "linear"])):
         with pytest.raises(ValueError, match="constant leaves"):
             model.set_params(monotonic_cst=[1, 0]).fit(X, y)
+
+
+def test_the_stack_refuses_members_it_cannot_constrain():
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    X, y = interval_data(60, 2, 6)
+    exact = np.where(np.isfinite(y[:, 0]), y[:, 0], 0.0)
+    X = np.nan_to_num(X)
+    with pytest.raises(ValueError, match="'ridge' .Ridge. takes no monotonic_cst"):
+        IntervalStackingRegressor([("tree", MMIT()), ("ridge", Ridge())],
+                                  monotonic_cst=[1, 0]).fit(X, exact)
+    with pytest.raises(ValueError, match="'scaled' is a pipeline"):
+        IntervalStackingRegressor([("scaled", make_pipeline(StandardScaler(), MMIT()))],
+                                  monotonic_cst=[1, 0]).fit(X, exact)
