@@ -48,7 +48,8 @@ BOOST_GRID = {"loss": ["squared_hinge", "linear_hinge"], "max_depth": [2, 3]}
 BOOST_MARGIN_SCALES = [0.0, 0.1, 0.3]
 
 
-def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
+def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0,
+               monotonic_cst=None):
     """An unfitted model whose hyperparameters are chosen by inner 5-fold CV
     (MMITForestCV: out of bag; MMITForest and MMITBoost: their defaults;
     MMITBoost CV: loss, depth and margin; L1-Linear: the lasso's alpha and the margin; MMIT
@@ -58,8 +59,20 @@ def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0):
     5-fold out-of-fold predictions).
 
     ``verbose`` reports the progress of forests and stacks (the long fits)
-    on stderr.
+    on stderr; ``monotonic_cst`` constrains the model (see :class:`MMIT`).
     """
+    model = _unconstrained_model(name, y_train, n_jobs=n_jobs, random_state=random_state,
+                                 verbose=verbose)
+    if monotonic_cst is None:
+        return model
+    key = "estimator__monotonic_cst" if isinstance(model, GridSearchCV) else "monotonic_cst"
+    if key not in model.get_params():
+        raise ValueError(f"{name} takes no monotone constraints.")
+    return model.set_params(**{key: monotonic_cst})
+
+
+def _unconstrained_model(name, y_train, *, n_jobs, random_state, verbose):
+    """The model of :func:`make_model`, without constraints."""
     inner = KFold(5, shuffle=True, random_state=random_state)
     margins = default_margins(y_train[:, 0], y_train[:, 1])
     if name == "Constant":

@@ -24,6 +24,32 @@ CATEGORICAL_OPTIONS = {
             "missing): the trees split them natively (needs pandas)"}
 
 
+MONOTONIC_OPTIONS = {
+    "nargs": "+", "metavar": "NAME=SIGN", "default": [],
+    "help": "monotone constraints: the prediction increases (NAME=+1) or decreases "
+            "(NAME=-1) with the feature NAME of features.csv (tree, forest, boost, "
+            "stack; with --survival, the predicted time)"}
+
+
+def monotonic_constraints(arguments, feature_names):
+    """The ``monotonic_cst`` array of ``--monotonic NAME=SIGN ...`` for the
+    features ``feature_names`` (None without constraints)."""
+    if not arguments:
+        return None
+    constraints = np.zeros(len(feature_names), dtype=np.int8)
+    index = {str(name): j for j, name in enumerate(feature_names)}
+    for argument in arguments:
+        name, _, sign = argument.rpartition("=")
+        if sign not in ("+1", "1", "-1", "0") or not name:
+            raise ValueError(f"--monotonic takes NAME=+1, NAME=-1 or NAME=0, got "
+                             f"{argument!r}.")
+        if name not in index:
+            raise ValueError(f"--monotonic names {name!r}, which is not a column of "
+                             f"features.csv ({', '.join(index)}).")
+        constraints[index[name]] = int(sign)
+    return constraints
+
+
 def _data(args):
     if getattr(args, "data", None):
         return load_folder(args.data, categorical=args.categorical)
@@ -79,7 +105,8 @@ def run_fit(args):
     print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
-    search = make_model(name, target, n_jobs=args.n_jobs, verbose=1).fit(data.data, target)
+    search = make_model(name, target, n_jobs=args.n_jobs, verbose=1, monotonic_cst=(
+        monotonic_constraints(args.monotonic, data.feature_names))).fit(data.data, target)
     if name == "Stacking":
         model = search
         chosen = {member: round(float(weight), 3) for member, weight
@@ -106,7 +133,8 @@ def fit_survival(args, data, target):
     print(f"fitting SurvivalRegressor on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
-    model = SurvivalRegressor(n_jobs=args.n_jobs, random_state=0).fit(data.data, target)
+    model = SurvivalRegressor(n_jobs=args.n_jobs, random_state=0, monotonic_cst=(
+        monotonic_constraints(args.monotonic, data.feature_names))).fit(data.data, target)
     save_model(model, args.out)
     print(f"saved SurvivalRegressor to {args.out} (training concordance index "
           f"{model.score(data.data, target):.4f}, {time.perf_counter() - start:.1f} s)")
@@ -239,6 +267,7 @@ def build_parser():
                           "event)")
     fit.add_argument("--n-jobs", type=int, default=None, help="parallel jobs")
     fit.add_argument(*CATEGORICAL_ARGUMENT, **CATEGORICAL_OPTIONS)
+    fit.add_argument("--monotonic", **MONOTONIC_OPTIONS)
     fit.set_defaults(run=run_fit)
 
     predict = commands.add_parser(

@@ -10,6 +10,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted
 
 from .._utils._base import set_init_parameters
+from .._utils._constraints import MONOTONIC_CST_CONSTRAINT
 from .._utils._docstrings import fill_doc
 from ..ensemble._boosting import MMITBoost
 from ..ensemble._forest import MMITForest
@@ -165,9 +166,13 @@ def survival_model(front_end):
     """The model of a front-end: its ``estimator``, or (None) the survival
     forest on its ``n_jobs`` threads and of its ``random_state``."""
     if front_end.estimator is not None:
+        if front_end.monotonic_cst is not None:
+            raise ValueError("monotonic_cst constrains the default model; give the "
+                             "estimator its own monotonic_cst instead.")
         return front_end.estimator
     return MMITForest(**SURVIVAL_FOREST, n_jobs=front_end.n_jobs,
-                      random_state=front_end.random_state)
+                      random_state=front_end.random_state,
+                      monotonic_cst=front_end.monotonic_cst)
 
 
 def survival_booster(front_end):
@@ -176,7 +181,8 @@ def survival_booster(front_end):
     if front_end.estimator is not None:
         return None
     return MMITBoost(**SURVIVAL_BOOSTER, n_jobs=front_end.n_jobs,
-                     random_state=front_end.random_state)
+                     random_state=front_end.random_state,
+                     monotonic_cst=front_end.monotonic_cst)
 
 
 def _has_curves(front_end):
@@ -257,6 +263,13 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         exact survival functions at those times either way, and the
         restricted mean (the risk ``predict`` gives) the area under them:
         on small data, at every distinct training time.
+    monotonic_cst : array-like of int of shape (n_features,), dict or None, \
+default=None
+        Monotone constraints of the default model (the forest and the
+        booster, see :class:`MMIT`) on the predicted (log) time: -1 for a
+        feature whose increase never lengthens the predicted time (never
+        lowers the risk ``predict`` gives), 1 for one that never shortens
+        it. A given ``estimator`` takes its own.
 
     Attributes
     ----------
@@ -297,10 +310,11 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "curve_times": [Interval(Integral, 2, None, closed="left"), "array-like", None],
+        "monotonic_cst": MONOTONIC_CST_CONSTRAINT,
     }
 
     def __init__(self, estimator=None, *, log=True, risk="auto", n_jobs=None,
-                 random_state=None, curve_times=1000):
+                 random_state=None, curve_times=1000, monotonic_cst=None):
         set_init_parameters(self, locals())
 
     # the model-file state holds the fitted model, not the parameter
@@ -341,6 +355,7 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         # a front-end pickled before curve_times gave its curves at every
         # distinct time
         state.setdefault("curve_times", None)
+        state.setdefault("monotonic_cst", None)  # pickled before the constraints
         if "unique_times_" in state:
             state.setdefault("curve_times_", state["unique_times_"])
             state.setdefault("booster_", None)  # fitted before the booster

@@ -107,6 +107,32 @@ def test_fit_survival_then_predict_risks(tmp_path, capsys):
     assert "--model does not apply" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("kind", ["tree", "forest", "boost", "stack", "survival"])
+def test_fit_with_monotone_constraints(tmp_path, kind, capsys):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(90, 3))
+    time = np.exp(1 + 2 * X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=90))
+    y = np.column_stack([time, np.where(rng.random(90) < 0.3, np.inf, time)])
+    folder = write_folder(tmp_path / "data", X, y, np.arange(90) % 3 + 1)
+    names = load_folder(folder).feature_names
+    model_path = tmp_path / "model.npz"
+    options = ["--survival"] if kind == "survival" else ["--model", kind]
+    assert main(["fit", "--data", str(folder), "--out", str(model_path), *options,
+                 "--monotonic", f"{names[0]}=+1", f"{names[1]}=-1"]) == 0
+    model = load_model(model_path)
+    grid = np.repeat(X[:1], 50, axis=0)
+    for feature, sign in ((0, 1), (1, -1)):
+        line = grid.copy()
+        line[:, feature] = np.linspace(-0.5, 1.5, 50)
+        predicted = (-model.predict(line) if kind == "survival" else model.predict(line))
+        assert np.all(sign * np.diff(predicted) >= -1e-12)
+    for bad, message in ((f"{names[0]}=2", "takes NAME=+1, NAME=-1 or NAME=0"),
+                         ("nope=1", "'nope', which is not a column")):
+        assert main(["fit", "--data", str(folder), "--out", str(model_path), *options,
+                     "--monotonic", bad]) == 2
+        assert message in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("kind", ["tree", "boost", "stack"])
 def test_explain_writes_values_that_add_up_to_the_predictions(folder, tmp_path, kind,
                                                                capsys):
