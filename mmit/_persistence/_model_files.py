@@ -52,7 +52,7 @@ FORMAT = "mmit-model"
 VERSION = 8
 #: The version of a file without a part newer than it.
 BASE_VERSION = 7
-#: The version of a file of a model with monotone constraints.
+#: The version of a file of a model with monotone or interaction constraints.
 CONSTRAINTS_FILE_VERSION = 8
 READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 #: The estimators a model file holds, by the name it records; each exports
@@ -227,8 +227,9 @@ def _describe(model, writer):
     if MODEL_KINDS.get(name) is not type(model):
         raise TypeError(f"save_model saves {SAVED_MODELS}; not {name}.")
     check_is_fitted(model)
-    if model.get_params(deep=False).get("monotonic_cst") is not None:
-        writer.requires(CONSTRAINTS_FILE_VERSION)  # older readers lack the parameter
+    params = model.get_params(deep=False)
+    if any(params.get(name) is not None for name in ("monotonic_cst", "interaction_cst")):
+        writer.requires(CONSTRAINTS_FILE_VERSION)  # older readers lack the parameters
     # parameters holding models are part of the state (a stack's members)
     members = getattr(model, "_member_parameters", ())
     names = getattr(model, "feature_names_in_", None)

@@ -1,5 +1,5 @@
-"""Monotone constraints as users give them (``monotonic_cst``), checked
-against the fitted features.
+"""Monotone and interaction constraints as users give them (``monotonic_cst``,
+``interaction_cst``), checked against the fitted features.
 
 scikit-learn's convention: an array-like of -1 (decreasing), 0 (free) or 1
 (increasing) per feature, or a dict from feature names to those values
@@ -8,12 +8,18 @@ its features are validated, into the int8 array the compiled core takes
 (None when nothing is constrained).
 """
 
+from numbers import Integral
+
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
 from ._categorical import n_categories
 
 #: The constraint of the estimators' ``monotonic_cst`` parameter.
 MONOTONIC_CST_CONSTRAINT = ["array-like", dict, None]
+#: The constraint of the ``interaction_cst`` parameter (scikit-learn's).
+INTERACTION_CST_CONSTRAINT = [StrOptions({"pairwise", "no_interactions"}), list, tuple,
+                              None]
 
 
 def monotonic_constraints(estimator):
@@ -79,3 +85,46 @@ def _is_direction(value):
         return float(value) in (-1.0, 0.0, 1.0)
     except (TypeError, ValueError):
         return False
+
+
+def interaction_groups(interaction_cst, n_features):
+    """``interaction_cst`` as the tree builder takes it: for each feature, the
+    bitset of the groups holding it (uint64 words, shape (n_features,
+    n_words)); None without constraints.
+
+    As scikit-learn's ``HistGradientBoostingRegressor``: "pairwise" (every
+    pair of features a group), "no_interactions" (every feature its own
+    group), or a sequence of groups of feature indices; the features in no
+    group form one more group.
+
+    Raises
+    ------
+    ValueError
+        A group that is not a collection of feature indices in range.
+    """
+    if interaction_cst is None:
+        return None
+    features = range(n_features)
+    if interaction_cst == "no_interactions":
+        groups = [{j} for j in features]
+    elif interaction_cst == "pairwise":
+        groups = [{i, j} for i in features for j in features if i < j]
+    else:
+        groups = []
+        for group in interaction_cst:
+            members = list(group) if isinstance(group, (list, tuple, set, range)) else None
+            if members is None or not all(
+                    isinstance(j, Integral) and not isinstance(j, bool)
+                    and 0 <= j < n_features for j in members):
+                raise ValueError(f"interaction_cst must be a list of groups of feature "
+                                 f"indices in [0, {n_features}), got {interaction_cst!r}.")
+            groups.append({int(j) for j in members})
+    unlisted = set(features).difference(*groups)
+    if unlisted:
+        groups.append(unlisted)
+    n_words = (len(groups) + 63) // 64
+    bitsets = np.zeros((n_features, n_words), dtype=np.uint64)
+    for g, group in enumerate(groups):
+        for j in group:
+            bitsets[j, g // 64] |= np.uint64(1) << np.uint64(g % 64)
+    return bitsets

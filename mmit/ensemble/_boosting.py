@@ -28,6 +28,7 @@ from .._utils._categorical import (
     fitted_encoding,
     n_categories,
 )
+from .._utils._constraints import INTERACTION_CST_CONSTRAINT, interaction_groups
 from .._utils._docstrings import fill_doc
 from .._utils._validation import bounds_spread, validate_training_data
 from ..tree._binning import bin_features
@@ -142,6 +143,16 @@ class MMITBoost(TreeEnsemble):
         ``splitter="hist"`` a split on a constrained feature is a candidate
         when the Newton steps of its sides follow the direction, and the
         leaves' exact values are clipped to their bounds.
+    interaction_cst : {"pairwise", "no_interactions"} or list of lists of int, \
+default=None
+        Interaction constraints, as in scikit-learn's
+        ``HistGradientBoostingRegressor``: the groups of features (their
+        indices) that may interact; a branch of a stage's tree splits only
+        on the features of the groups that hold every feature split on
+        above it, so that each tree, and the sum, is a sum of functions of
+        the groups' features. The features in no group form one more
+        group. "pairwise": every pair; "no_interactions": each feature
+        alone (an additive model).
 
     Attributes
     ----------
@@ -213,6 +224,7 @@ class MMITBoost(TreeEnsemble):
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "categorical_penalty": TREE_PARAMETER_CONSTRAINTS["categorical_penalty"],
         "monotonic_cst": TREE_PARAMETER_CONSTRAINTS["monotonic_cst"],
+        "interaction_cst": INTERACTION_CST_CONSTRAINT,
     }
 
     def __init__(
@@ -242,6 +254,7 @@ class MMITBoost(TreeEnsemble):
         categorical_features="from_dtype",
         categorical_penalty=CATEGORICAL_PENALTY,
         monotonic_cst=None,
+        interaction_cst=None,
     ):
         set_init_parameters(self, locals())
 
@@ -338,7 +351,8 @@ class MMITBoost(TreeEnsemble):
                                  n_categories=categories)
                     if self.splitter == "hist"
                     else prepare_features(X_train, self.max_features, categories))
-        builder = tree_builder(params, *X_train.shape)
+        builder = tree_builder(params, *X_train.shape, interaction_groups(
+            self.interaction_cst, X.shape[1]))
         # skip the draws of the stages already fitted: the same as fitting at once
         for _ in self.estimators_:
             self._draw_stage(random_state, X_train.shape[0])

@@ -202,12 +202,17 @@ cdef class TreeBuilder:
     monotonic_cst : ndarray of shape (n_features,), int8, default=None
         Each feature's constraint: the tree's values increase (+1), decrease
         (-1) or are free (0) along it (``_splitter``); None: no constraint.
+    interaction_groups : ndarray of shape (n_features, n_words), uint64, default=None
+        Interaction constraints: row j is the bitset of the groups holding
+        feature j; a branch splits only on the features of the groups that
+        hold every feature split on above it. None: no constraint.
     """
 
     def __cinit__(self, loss, intp_t max_depth, intp_t min_samples_split,
                   intp_t min_samples_leaf, intp_t max_features, intp_t max_leaf_nodes,
                   double min_cost_decrease, intp_t presort_min_rows,
-                  double category_penalty=0.0, monotonic_cst=None):
+                  double category_penalty=0.0, monotonic_cst=None,
+                  interaction_groups=None):
         if not isinstance(loss, IntervalLoss):
             raise TypeError(f"loss must be an IntervalLoss, got {loss!r}.")
         if (max_depth < 0 or min_samples_split < 1 or min_samples_leaf < 1
@@ -229,6 +234,11 @@ cdef class TreeBuilder:
             if monotonic_cst.ndim != 1 or not np.isin(monotonic_cst, (-1, 0, 1)).all():
                 raise ValueError("monotonic_cst must hold -1, 0 or 1 per feature.")
         self.monotonic_cst = monotonic_cst
+        if interaction_groups is not None:
+            interaction_groups = np.ascontiguousarray(interaction_groups, dtype=np.uint64)
+            if interaction_groups.ndim != 2 or interaction_groups.shape[1] == 0:
+                raise ValueError("interaction_groups must be a 2-D array of bitsets.")
+        self.interaction_groups = interaction_groups
         self.buffers = Buffers()
         self.building = False
 
@@ -268,6 +278,10 @@ cdef class TreeBuilder:
                 and self.monotonic_cst.shape[0] != features.n_features):
             raise ValueError(f"monotonic_cst has {self.monotonic_cst.shape[0]} entries for "
                              f"{features.n_features} features.")
+        if (self.interaction_groups is not None
+                and self.interaction_groups.shape[0] != features.n_features):
+            raise ValueError(f"interaction_groups has {self.interaction_groups.shape[0]} "
+                             f"rows for {features.n_features} features.")
         if row_values is not None and row_values.shape[0] != features.n_samples:
             raise ValueError(f"row_values has {row_values.shape[0]} entries for "
                              f"{features.n_samples} rows.")
@@ -305,6 +319,8 @@ cdef class TreeBuilder:
         splitter.category_penalty = self.category_penalty
         if self.monotonic_cst is not None:
             splitter.constrain(self.monotonic_cst)
+        if self.interaction_groups is not None:
+            splitter.restrict_interactions(self.interaction_groups)
         if row_values is not None and features.n_samples > 0:
             splitter.row_values = &row_values[0]
         cdef Tree tree = Tree(features.n_features)

@@ -217,13 +217,15 @@ def resolve_sample_counts(params, n_samples):
     return split, leaf
 
 
-def tree_builder(params, n_samples, n_features):
+def tree_builder(params, n_samples, n_features, interaction_groups=None):
     """The TreeBuilder of an MMIT's parameters, every one resolved once.
 
     Fractions of samples (``min_samples_split``, ``min_samples_leaf``) are
     taken of ``n_samples``, the rows of X, as scikit-learn does (not of the
     rows of positive weight of a bootstrap sample); ``monotonic_cst`` is
-    the fitted estimator's, resolved by :func:`resolve_constraints`.
+    the fitted estimator's, resolved by :func:`resolve_constraints`;
+    ``interaction_groups`` the bitsets of a booster's interaction
+    constraints (:func:`~mmit._utils._constraints.interaction_groups`).
     """
     split, leaf = resolve_sample_counts(params, n_samples)
     max_depth = params["max_depth"]
@@ -240,6 +242,7 @@ def tree_builder(params, n_samples, n_features):
         presort_min_rows(n_features, max_features),
         params["categorical_penalty"],
         params["monotonic_cst"],
+        interaction_groups,
     )
 
 

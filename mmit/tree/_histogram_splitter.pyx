@@ -487,6 +487,8 @@ cdef class HistogramSplitter(Splitter):
                 if n_visited >= self.max_features and split.feature >= 0:
                     break
                 self.drawn[k] = self.draw_feature(k)
+                if not self.allows(node, self.drawn[k]):
+                    continue
                 self.build(rows, m, self.drawn[k], sums)
                 feature = self.drawn[k]
                 best_split_of(sums + feature * N_BINS, self.n_bins[feature],
@@ -494,6 +496,8 @@ cdef class HistogramSplitter(Splitter):
                               total_h, m, min_leaf, penalty,
                               &self.feature_splits[feature])
             feature = self.drawn[k]
+            if not self.allows(node, feature):  # interaction constraints
+                continue
             candidate = &self.feature_splits[feature]
             n_visited += candidate.can_split
             if candidate.gain > best_gain * (1.0 + SPLIT_RTOL):

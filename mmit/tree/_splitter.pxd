@@ -25,6 +25,8 @@ ctypedef struct NodeRecord:
     double weight               # total weight of its rows
     double lower                # monotone constraints: its subtree's values lie in
     double upper                # [lower, upper] (-inf, +inf: unconstrained)
+    intp_t groups               # interaction constraints: Splitter.group_sets[groups:]
+    #                             holds the bitset of its groups (-1: unconstrained)
 
 
 ctypedef struct CategoryGroup:
@@ -76,7 +78,10 @@ cdef class Splitter:
     cdef intp_t categories_start        # its words in use before the current search
     cdef double category_penalty        # ordered splits' bar (per category, x mean loss)
     cdef object _shared_buffers         # ndarrays holding the arrays above
-    cdef object _constraints            # the array `monotonic` points into
+    cdef object _constraints            # arrays `monotonic`, `feature_groups` point into
+    cdef const uint64_t* feature_groups  # per feature: bitset of the interaction groups
+    cdef intp_t n_group_words           # holding it (NULL: no interaction constraint)
+    cdef vector[uint64_t] group_sets    # per node: bitset of the groups it may use
 
     cdef int setup(self, Criterion criterion, const double[::1] sample_weight,
                    intp_t n_samples, intp_t n_features, intp_t max_features,
@@ -94,6 +99,8 @@ cdef class Splitter:
                              double value) noexcept nogil
     cdef int constrain(self, const signed char[::1] monotonic) except -1
     cdef signed char sign_of(self, intp_t feature) noexcept nogil
+    cdef int restrict_interactions(self, const uint64_t[:, ::1] feature_groups) except -1
+    cdef bint allows(self, const NodeRecord* node, intp_t feature) noexcept nogil
     cdef signed char direction(self, const SplitRecord* split) noexcept nogil
     cdef void revalue(self, NodeRecord* child, double value) noexcept nogil
     cdef void bound_children(self, const NodeRecord* node, const SplitRecord* split,

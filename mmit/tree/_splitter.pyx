@@ -163,6 +163,8 @@ cdef class Splitter:
         self.feature_ids = &feature_ids_view[0]
         self.row_values = NULL
         self.monotonic = NULL
+        self.feature_groups = NULL
+        self.n_group_words = 0
         self.categories_start = 0
         self.category_penalty = 0.0
         return 0
@@ -202,6 +204,11 @@ cdef class Splitter:
         root.presorted = False
         root.lower = -INFINITY
         root.upper = INFINITY
+        # every group (the last word's unused bits too: no feature holds them)
+        root.groups = -1
+        if self.feature_groups != NULL:
+            root.groups = self.group_sets.size()
+            self.group_sets.resize(root.groups + self.n_group_words, ~(<uint64_t>0))
 
     cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
         """The best split of the node; False when there is no valid split
@@ -268,6 +275,33 @@ cdef class Splitter:
             child.cost = self.criterion.node_cost(self.node_rows + child.start,
                                                   child.end - child.start, value, &weight)
 
+    cdef int restrict_interactions(self, const uint64_t[:, ::1] feature_groups) except -1:
+        """Interaction constraints: ``feature_groups[j]`` is the bitset of the
+        groups holding feature j. A node may split on the features of the
+        groups that hold every feature split on above it (scikit-learn's
+        ``interaction_cst``): its groups are its parent's less those without
+        the parent's split feature."""
+        check_same_length("feature_groups", feature_groups[:, 0], "features",
+                          self.n_features)
+        self._constraints = (self._constraints, feature_groups)
+        self.n_group_words = feature_groups.shape[1]
+        self.feature_groups = &feature_groups[0, 0] if self.n_features > 0 else NULL
+        return 0
+
+    cdef bint allows(self, const NodeRecord* node, intp_t feature) noexcept nogil:
+        """Whether the node's interaction groups let it split on ``feature``."""
+        cdef intp_t k
+        cdef const uint64_t* mine
+        cdef const uint64_t* holding
+        if node.groups < 0:
+            return True
+        mine = self.group_sets.data() + node.groups
+        holding = self.feature_groups + feature * self.n_group_words
+        for k in range(self.n_group_words):
+            if mine[k] & holding[k]:
+                return True
+        return False
+
     cdef signed char sign_of(self, intp_t feature) noexcept nogil:
         """The feature's constraint: -1, 0 or +1."""
         return self.monotonic[feature] if self.monotonic != NULL else 0
@@ -315,7 +349,17 @@ cdef class Splitter:
         id) to the tree and record the split."""
         left.depth = right.depth = node.depth + 1
         cdef bint missing_go_to_left
-        cdef intp_t k, n_words = split.category_n_words
+        cdef intp_t k, n_words = split.category_n_words, groups
+        cdef const uint64_t* holding
+        left.groups = right.groups = node.groups
+        if node.groups >= 0:
+            # the children's groups: the node's that hold the split feature
+            groups = self.group_sets.size()
+            self.group_sets.resize(groups + self.n_group_words)
+            holding = self.feature_groups + split.feature * self.n_group_words
+            for k in range(self.n_group_words):
+                self.group_sets[groups + k] = self.group_sets[node.groups + k] & holding[k]
+            left.groups = right.groups = groups
         cdef uint32_t* words
         cdef uint32_t absent_side
         left.node_id = tree.add_node(node.node_id, True, left.value, left.cost,
@@ -763,6 +807,8 @@ cdef class ExactSplitter(Splitter):
                 break
             feature = self.draw_feature(n_drawn)
             n_drawn += 1
+            if not self.allows(node, feature):
+                continue
             rows = self.feature_order(node, feature, &n_present)
             if rows == NULL:
                 continue

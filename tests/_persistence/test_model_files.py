@@ -241,7 +241,8 @@ def file_version(path):
 @pytest.mark.parametrize("model", [
     MMIT(monotonic_cst={"x0": 1}, random_state=0),
     MMITForest(n_estimators=5, monotonic_cst=[1, 0, -1], random_state=0),
-    MMITBoost(n_estimators=10, splitter="hist", monotonic_cst=np.array([0, 1, 0]))],
+    MMITBoost(n_estimators=10, splitter="hist", monotonic_cst=np.array([0, 1, 0]),
+              interaction_cst=[[0, 1], [2]])],
     ids=["MMIT", "MMITForest", "MMITBoost"])
 def test_constrained_models_are_saved_with_their_constraints(tmp_path, model):
     X, y = make_interval_regression(80, 3, random_state=2)
