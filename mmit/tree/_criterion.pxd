@@ -39,8 +39,8 @@ cdef class Criterion:
     cdef bint minimum(self, double* value, double* cost) noexcept nogil
     cdef double node_cost(self, const int32_t* rows, intp_t count, double value,
                           double* weight) noexcept nogil
-    cdef void prefix_costs(self, const int32_t* rows, intp_t count, double value,
-                           double* costs) noexcept nogil
+    cdef void row_costs(self, const int32_t* rows, intp_t count, double value,
+                        double* costs) noexcept nogil
     cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
                                   const unsigned char* goes_left) noexcept nogil
     cdef bint targets_minimum(self, intp_t target_start, intp_t target_end,

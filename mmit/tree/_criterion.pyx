@@ -146,11 +146,10 @@ cdef class Criterion:
         ``weight``) their total weight. O(count)."""
         return 0.0
 
-    cdef void prefix_costs(self, const int32_t* rows, intp_t count, double value,
-                           double* costs) noexcept nogil:
-        """The loss of predicting ``value`` for the first k of ``rows`` in
-        ``costs[k]``, k = 0 .. count (the cost of every left part of a node's
-        rows at one value). O(count)."""
+    cdef void row_costs(self, const int32_t* rows, intp_t count, double value,
+                        double* costs) noexcept nogil:
+        """The loss of predicting ``value`` for each of ``rows`` in
+        ``costs[row]`` (a node's rows at one of its bounds). O(count)."""
 
     cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
                                   const unsigned char* goes_left) noexcept nogil:
@@ -323,15 +322,14 @@ cdef class HingeCriterion(Criterion):
         weight[0] = total_weight
         return total
 
-    cdef void prefix_costs(self, const int32_t* rows, intp_t count, double value,
-                           double* costs) noexcept nogil:
+    cdef void row_costs(self, const int32_t* rows, intp_t count, double value,
+                        double* costs) noexcept nogil:
         cdef intp_t k
         cdef const Interval* interval
-        costs[0] = 0.0
         for k in range(count):
             check_index(rows[k], self.n_samples)
             interval = &self.intervals[rows[k]]
-            costs[k + 1] = costs[k] + interval.weight * tagged_interval_loss(
+            costs[rows[k]] = interval.weight * tagged_interval_loss(
                 self.loss, interval.lower_position, interval.upper_position, value)
 
     cdef void gradients(self, double* gradient, double* curvature,

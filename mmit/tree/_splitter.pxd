@@ -130,8 +130,11 @@ cdef class ExactSplitter(Splitter):
     cdef double* backward_value         # and its prediction
     cdef double* missing_cost           # sweeps that start with the missing rows
     cdef double* missing_value          # and their predictions
-    cdef double* lower_costs            # a bounded node: loss of its first k present
-    cdef double* upper_costs            # rows at its lower / upper bound (prefix sums)
+    cdef double* lower_losses           # a bounded node: per row, its loss at the
+    cdef double* upper_losses           # node's lower / upper bound
+    cdef double* lower_costs            # the loss of its first k rows in a feature's
+    cdef double* upper_costs            # order at each bound (prefix sums)
+    cdef bint costs_ready               # the prefix sums are the feature's
     cdef int32_t* category_rows         # a node's present rows, categories reordered
     cdef CategoryGroup* groups          # the node's categories, as ordered
     cdef object _buffers                # ndarrays holding the working memory
@@ -143,8 +146,7 @@ cdef class ExactSplitter(Splitter):
                     intp_t n_present, bint has_missing, bint missing_go_to_left,
                     double left_cost, double left_value, double right_cost,
                     double right_value) noexcept nogil
-    cdef void bound_costs(self, const NodeRecord* node, const int32_t* rows,
-                          intp_t n_present) noexcept nogil
+    cdef void bound_costs(self, const NodeRecord* node, const int32_t* rows) noexcept nogil
     cdef void consider(self, SplitRecord* best, double total, double tolerance,
                        intp_t feature, const double* column, const int32_t* rows,
                        intp_t k, intp_t n_present, bint has_missing,

@@ -58,8 +58,9 @@ carries bounds ``[lower, upper]`` on the values of its subtree (the
 root's are infinite). A part's value is its optimum clipped to the
 bounds: the loss of a part is convex in its value, so the clipped optimum
 is its minimum on the bounded range, and its cost there is the sum of its
-rows' losses at the bound (prefix sums over the node's rows in feature
-order, one pass per finite bound): the split search stays exact. A split
+rows' losses at the bound (each row's loss at the node's finite bounds
+once per node, their prefix sums in a feature's order when one of its
+splits first needs them): the split search stays exact. A split
 on a constrained feature is admissible only when the children's values
 follow its direction (left <= right for +1); otherwise the constrained
 optimum of the two parts is one shared value, the node's own, which
@@ -71,6 +72,12 @@ bounds on unchanged. Rows missing the feature go with the side chosen
 for them and take its values: the constraint orders the present values
 only ("present versus missing" splits are not ordered). A part without a
 finite bound (no loss anywhere) takes the other part's value.
+
+Interaction constraints (the groups of features that may interact, as
+bitsets: ``restrict_interactions``). Every node carries the set of the
+groups that hold every feature split on above it (all of them at the
+root); a split search skips the features outside those groups, and a
+split on feature j leaves its children the node's groups that hold j.
 """
 
 from libc.math cimport INFINITY, NAN, isfinite, isnan
@@ -263,7 +270,7 @@ cdef class Splitter:
         """Grow monotone trees: ``monotonic[j]`` (-1, 0, +1) is feature j's
         direction (module doc)."""
         check_same_length("monotonic", monotonic, "features", self.n_features)
-        self._constraints = monotonic
+        self._constraints = (self._constraints, monotonic)
         self.monotonic = &monotonic[0] if self.n_features > 0 else NULL
         return 0
 
@@ -449,8 +456,9 @@ cdef class ExactSplitter(Splitter):
                        (max(n, 1) if categorical else 1) * sizeof(CategoryGroup), np.uint8)
         self._buffers = (samples, keys, dropped, feature_rows, change, sweeps,
                          category_rows, groups)
-        self.lower_costs = NULL
-        self.upper_costs = NULL
+        self.lower_losses = self.upper_losses = NULL
+        self.lower_costs = self.upper_costs = NULL
+        self.costs_ready = False
 
         cdef int32_t[:, ::1] samples_view = samples
         cdef uint64_t[::1] keys_view = keys
@@ -494,30 +502,32 @@ cdef class ExactSplitter(Splitter):
         return 0
 
     cdef int constrain(self, const signed char[::1] monotonic) except -1:
-        """Also the prefix sums of a bounded node's losses at its bounds."""
+        """Also the losses of a bounded node's rows at its bounds."""
         Splitter.constrain(self, monotonic)
-        bound_costs = np.empty((2, self.n_samples + 1))
+        bound_costs = np.empty((4, self.n_samples + 1))
         cdef double[:, ::1] bound_costs_view = bound_costs
         self._buffers = (*self._buffers, bound_costs)
-        self.lower_costs = &bound_costs_view[0, 0]
-        self.upper_costs = &bound_costs_view[1, 0]
+        self.lower_losses = &bound_costs_view[0, 0]
+        self.upper_losses = &bound_costs_view[1, 0]
+        self.lower_costs = &bound_costs_view[2, 0]
+        self.upper_costs = &bound_costs_view[3, 0]
         return 0
 
-    cdef void bound_costs(self, const NodeRecord* node, const int32_t* rows,
-                          intp_t n_present) noexcept nogil:
-        """Monotone trees: the loss of the node's first k rows (present rows in
-        feature order, then missing ones) at each finite bound of the node, and
-        no value yet in the sweeps' outputs (NaN: a part without a finite
-        bound keeps it)."""
+    cdef void bound_costs(self, const NodeRecord* node, const int32_t* rows) noexcept nogil:
+        """Monotone trees: the loss of the node's first k rows in the order of
+        ``rows`` (present rows in feature order, then missing ones) at each
+        finite bound of the node, from its rows' losses there (``find_split``).
+        Made when a split of the feature first needs them."""
         cdef intp_t m = node.end - node.start, k
-        for k in range(n_present + 1):
-            self.forward_value[k] = NAN
-            self.backward_value[k] = NAN
-            self.missing_value[k] = NAN
-        if isfinite(node.lower):
-            self.criterion.prefix_costs(rows, m, node.lower, self.lower_costs)
-        if isfinite(node.upper):
-            self.criterion.prefix_costs(rows, m, node.upper, self.upper_costs)
+        cdef bint lower = isfinite(node.lower), upper = isfinite(node.upper)
+        self.lower_costs[0] = self.upper_costs[0] = 0.0
+        for k in range(m):
+            check_index(rows[k], self.n_samples)
+            if lower:
+                self.lower_costs[k + 1] = self.lower_costs[k] + self.lower_losses[rows[k]]
+            if upper:
+                self.upper_costs[k + 1] = self.upper_costs[k] + self.upper_losses[rows[k]]
+        self.costs_ready = True
 
     cdef void offer(self, const NodeRecord* node, SplitRecord* best, double tolerance,
                     intp_t feature, const double* column, const int32_t* rows, intp_t k,
@@ -537,6 +547,13 @@ cdef class ExactSplitter(Splitter):
                           k, n_present, has_missing, missing_go_to_left, left_value,
                           right_value)
             return
+        # clipping only adds cost: a split no better unclipped cannot win
+        if not (left_cost + right_cost < best.cost - tolerance):
+            return
+        if not self.costs_ready and (
+                left_value < node.lower or right_value < node.lower
+                or left_value > node.upper or right_value > node.upper):
+            self.bound_costs(node, rows)
         missing_at_lower = missing_at_upper = 0.0
         if left_value < node.lower or right_value < node.lower:
             missing_at_lower = self.lower_costs[m] - self.lower_costs[n_present]
@@ -657,7 +674,12 @@ cdef class ExactSplitter(Splitter):
         if not (any_change or n_missing > 0):
             return
         if self.monotonic != NULL:
-            self.bound_costs(node, rows, n_present)
+            # no value yet (NaN: a part without a finite bound keeps it)
+            for k in range(n_present + 1):
+                self.forward_value[k] = NAN
+                self.backward_value[k] = NAN
+                self.missing_value[k] = NAN
+            self.costs_ready = False
         # cost of every left part [0, k) forwards, of every right part
         # [k, n_present) backwards
         self.criterion.reset()
@@ -802,6 +824,13 @@ cdef class ExactSplitter(Splitter):
         self.categories_start = self.category_words.size()
         split.categories = -1
         split.cost = INFINITY
+        if self.monotonic != NULL:  # each row's loss at the node's finite bounds
+            if isfinite(node.lower):
+                self.criterion.row_costs(self.node_rows + node.start, node.end - node.start,
+                                         node.lower, self.lower_losses)
+            if isfinite(node.upper):
+                self.criterion.row_costs(self.node_rows + node.start, node.end - node.start,
+                                         node.upper, self.upper_losses)
         while n_drawn < self.n_features:
             if n_visited >= self.max_features and split.cost < INFINITY:
                 break
