@@ -1,5 +1,5 @@
 """Toy problems and helpers shared by the tests: random interval problems
-(and a hypothesis strategy of them), a tree's leaf cost, a data folder
+(and hypothesis strategies of them), a tree's leaf cost, a data folder
 written as CSV files."""
 
 import numpy as np
@@ -42,6 +42,24 @@ def grid_intervals(draw, n, grid, kinds=("interval", "exact", "left", "right", "
         lower.append(a)
         upper.append(b)
     return np.array(lower), np.array(upper)
+
+
+@st.composite
+def small_split_rows(draw, max_rows, kinds=("interval", "exact", "left", "right", "none")):
+    """``(X, lower, upper, weight)`` of 2 to ``max_rows`` rows for split
+    searches against an oracle: 1 to 3 features on a coarse grid (ties),
+    NaN among them, intervals of ``kinds`` (:func:`grid_intervals`), weights
+    of which 0 (at least one positive)."""
+    n = draw(st.integers(2, max_rows))
+    p = draw(st.integers(1, 3))
+    X = np.array(draw(st.lists(st.lists(
+        st.one_of(st.integers(0, 3).map(float), st.just(np.nan)), min_size=p, max_size=p),
+        min_size=n, max_size=n)))
+    lower, upper = draw(grid_intervals(n, st.integers(-4, 4).map(lambda k: k / 2), kinds))
+    weight = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=n,
+                                    max_size=n)))
+    weight[draw(st.integers(0, n - 1))] = 1.0
+    return X, lower, upper, weight
 
 
 def write_folder(path, X, y=None, folds=None):

@@ -15,6 +15,7 @@ import pytest
 from brute_force import conventional_minimiser, minimum, objective
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from problems import small_split_rows
 
 from mmit import (
     MMIT,
@@ -112,24 +113,10 @@ def node_bounds(tree, monotonic):
 def constrained_problems(draw):
     """Few rows on a coarse grid (ties), NaN in X, censored targets, weights,
     a direction per feature."""
-    n = draw(st.integers(2, 12))
-    p = draw(st.integers(1, 3))
-    X = np.array(draw(st.lists(st.lists(
-        st.one_of(st.integers(0, 3).map(float), st.just(np.nan)), min_size=p, max_size=p),
-        min_size=n, max_size=n)))
-    grid = st.integers(-4, 4).map(lambda k: k / 2)
-    lower, upper = [], []
-    for _ in range(n):
-        a, b = sorted([draw(grid), draw(grid)])
-        kind = draw(st.sampled_from(["interval", "exact", "left", "right", "none"]))
-        lower.append(-INF if kind in ("left", "none") else a)
-        upper.append(INF if kind in ("right", "none") else (a if kind == "exact" else b))
-    weight = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=n,
-                                    max_size=n)))
-    weight[draw(st.integers(0, n - 1))] = 1.0
-    monotonic = np.array(draw(st.lists(st.sampled_from([-1, 0, 1]), min_size=p,
-                                       max_size=p)), dtype=np.int8)
-    return (X, np.array(lower), np.array(upper), weight, draw(st.sampled_from(LOSSES)),
+    X, lower, upper, weight = draw(small_split_rows(12))
+    monotonic = np.array(draw(st.lists(st.sampled_from([-1, 0, 1]), min_size=X.shape[1],
+                                       max_size=X.shape[1])), dtype=np.int8)
+    return (X, lower, upper, weight, draw(st.sampled_from(LOSSES)),
             draw(st.sampled_from([0.0, 0.5])), monotonic)
 
 

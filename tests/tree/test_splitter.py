@@ -15,6 +15,7 @@ import pytest
 from brute_force import minimum
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from problems import small_split_rows
 
 from mmit._loss._loss import LOSSES as LOSS_ENTRIES
 from mmit.tree._builder import TreeBuilder
@@ -67,22 +68,9 @@ def oracle_splits(X, lower, upper, weight, loss, margin, min_samples_leaf):
 @st.composite
 def split_problems(draw):
     """Few rows on a coarse grid (ties), NaN in X, censored targets, weights."""
-    n = draw(st.integers(2, 10))
-    p = draw(st.integers(1, 3))
-    X = np.array(draw(st.lists(st.lists(
-        st.one_of(st.integers(0, 3).map(float), st.just(np.nan)), min_size=p, max_size=p),
-        min_size=n, max_size=n)))
-    grid = st.integers(-4, 4).map(lambda k: k / 2)
-    lower, upper = [], []
-    for _ in range(n):
-        a, b = sorted([draw(grid), draw(grid)])
-        kind = draw(st.sampled_from(["interval", "exact", "left", "right"]))
-        lower.append(-INF if kind == "left" else a)
-        upper.append(INF if kind == "right" else (a if kind == "exact" else b))
-    weight = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=n,
-                                    max_size=n)))
-    weight[draw(st.integers(0, n - 1))] = 1.0  # at least one positive weight
-    return (X, np.array(lower), np.array(upper), weight, draw(st.sampled_from(LOSSES)),
+    X, lower, upper, weight = draw(small_split_rows(
+        10, kinds=("interval", "exact", "left", "right")))
+    return (X, lower, upper, weight, draw(st.sampled_from(LOSSES)),
             draw(st.sampled_from([0.0, 0.5])), draw(st.sampled_from([1, 2])))
 
 
