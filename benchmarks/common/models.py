@@ -29,10 +29,13 @@ class AFTBooster(IntervalRegressorMixin, BaseEstimator):
     span from a few hundredths to a few units, and a fixed scale of 1 is far
     too wide for most of them. The rounds stop early on the AFT negative
     log-likelihood of a fifth of the training rows held out (patience 30).
+    ``monotonic_cst``: -1, 0 or 1 per feature (XGBoost's monotone
+    constraints; CatBoost's are not used here).
     """
 
     def __init__(self, distribution="normal", scale=0.3, max_depth=4, n_estimators=1000,
-                 learning_rate=0.05, early_stopping_rounds=30):
+                 learning_rate=0.05, early_stopping_rounds=30, monotonic_cst=None):
+        self.monotonic_cst = monotonic_cst
         self.distribution = distribution
         self.scale = scale
         self.max_depth = max_depth
@@ -69,6 +72,9 @@ class XGBoostAFT(AFTBooster):
                   "aft_loss_distribution_scale": scale,
                   "max_depth": self.max_depth, "learning_rate": self.learning_rate,
                   "tree_method": "hist", "nthread": 1, "verbosity": 0}
+        if self.monotonic_cst is not None:
+            params["monotone_constraints"] = "(" + ",".join(
+                str(int(sign)) for sign in self.monotonic_cst) + ")"
         self.booster_ = xgboost.train(
             params, self.matrix(X, y), num_boost_round=self.n_estimators,
             evals=[(self.matrix(X_held_out, y_held_out), "validation")],
