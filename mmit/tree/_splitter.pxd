@@ -3,6 +3,7 @@
 # features drawn, and the partition of a node between its children. See
 # _splitter.pyx.
 
+cimport cython
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 
@@ -113,6 +114,7 @@ cdef class Splitter:
                                  double code) noexcept nogil
 
 
+@cython.final
 cdef class ExactSplitter(Splitter):
     # the split search on the values: presorted or sorted-on-demand rows and
     # the criterion's sweeps
@@ -141,11 +143,18 @@ cdef class ExactSplitter(Splitter):
 
     cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
                                       intp_t* n_present) noexcept nogil
-    cdef void offer(self, const NodeRecord* node, SplitRecord* best, double tolerance,
-                    intp_t feature, const double* column, const int32_t* rows, intp_t k,
-                    intp_t n_present, bint has_missing, bint missing_go_to_left,
-                    double left_cost, double left_value, double right_cost,
-                    double right_value) noexcept nogil
+    cdef inline void offer(self, const NodeRecord* node, SplitRecord* best,
+                           double tolerance, intp_t feature, const double* column,
+                           const int32_t* rows, intp_t k, intp_t n_present,
+                           bint has_missing, bint missing_go_to_left, double left_cost,
+                           double left_value, double right_cost,
+                           double right_value) noexcept nogil
+    cdef void offer_bounded(self, const NodeRecord* node, SplitRecord* best,
+                            double tolerance, intp_t feature, const double* column,
+                            const int32_t* rows, intp_t k, intp_t n_present,
+                            bint has_missing, bint missing_go_to_left, double left_cost,
+                            double left_value, double right_cost,
+                            double right_value) noexcept nogil
     cdef void bound_costs(self, const NodeRecord* node, const int32_t* rows) noexcept nogil
     cdef void consider(self, SplitRecord* best, double total, double tolerance,
                        intp_t feature, const double* column, const int32_t* rows,

@@ -80,6 +80,7 @@ root); a split search skips the features outside those groups, and a
 split on feature j leaves its children the node's groups that hold j.
 """
 
+cimport cython
 from libc.math cimport INFINITY, NAN, isfinite, isnan
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
@@ -417,6 +418,7 @@ cdef class Splitter:
         return (words[k >> 5] >> (k & 31)) & 1
 
 
+@cython.final
 cdef class ExactSplitter(Splitter):
     """The split search on the values of the features (see the module doc).
 
@@ -529,24 +531,36 @@ cdef class ExactSplitter(Splitter):
                 self.upper_costs[k + 1] = self.upper_costs[k] + self.upper_losses[rows[k]]
         self.costs_ready = True
 
-    cdef void offer(self, const NodeRecord* node, SplitRecord* best, double tolerance,
-                    intp_t feature, const double* column, const int32_t* rows, intp_t k,
-                    intp_t n_present, bint has_missing, bint missing_go_to_left,
-                    double left_cost, double left_value, double right_cost,
-                    double right_value) noexcept nogil:
+    cdef inline void offer(self, const NodeRecord* node, SplitRecord* best,
+                           double tolerance, intp_t feature, const double* column,
+                           const int32_t* rows, intp_t k, intp_t n_present,
+                           bint has_missing, bint missing_go_to_left, double left_cost,
+                           double left_value, double right_cost,
+                           double right_value) noexcept nogil:
         """``consider`` the split of the present rows before position ``k``
         (the missing ones, if any, on the side given) whose parts have these
-        optima; in a monotone tree, at their values clipped to the node's
-        bounds (the costs there), if the values follow the feature's
-        direction (module doc)."""
-        cdef intp_t m = node.end - node.start
-        cdef double missing_at_lower, missing_at_upper
-        cdef signed char sign
+        optima; in a monotone tree, as ``offer_bounded`` does."""
         if self.monotonic == NULL:
             self.consider(best, left_cost + right_cost, tolerance, feature, column, rows,
                           k, n_present, has_missing, missing_go_to_left, left_value,
                           right_value)
-            return
+        else:
+            self.offer_bounded(node, best, tolerance, feature, column, rows, k, n_present,
+                               has_missing, missing_go_to_left, left_cost, left_value,
+                               right_cost, right_value)
+
+    cdef void offer_bounded(self, const NodeRecord* node, SplitRecord* best,
+                            double tolerance, intp_t feature, const double* column,
+                            const int32_t* rows, intp_t k, intp_t n_present,
+                            bint has_missing, bint missing_go_to_left, double left_cost,
+                            double left_value, double right_cost,
+                            double right_value) noexcept nogil:
+        """``offer`` in a monotone tree: the parts at their values clipped to
+        the node's bounds (the costs there), if the values follow the
+        feature's direction (module doc)."""
+        cdef intp_t m = node.end - node.start
+        cdef double missing_at_lower, missing_at_upper
+        cdef signed char sign
         # clipping only adds cost: a split no better unclipped cannot win
         if not (left_cost + right_cost < best.cost - tolerance):
             return
