@@ -236,7 +236,7 @@ def _describe(model, writer):
     return {
         "estimator": name,
         "params": {key: _json_value(key, value)
-                   for key, value in model.get_params(deep=False).items()
+                   for key, value in params.items()
                    if key not in members},
         "n_features_in": int(model.n_features_in_),
         "feature_names_in": None if names is None else [str(f) for f in names],

@@ -318,3 +318,14 @@ def test_the_stack_refuses_members_it_cannot_constrain():
     with pytest.raises(ValueError, match="'scaled' is a pipeline"):
         IntervalStackingRegressor([("scaled", make_pipeline(StandardScaler(), MMIT()))],
                                   monotonic_cst=[1, 0]).fit(X, exact)
+
+
+def test_shap_values_of_constrained_models_add_up():
+    from mmit import shap_values
+    X, y = interval_data(200, 3, 7)
+    for name in ("boost_hist", "forest"):
+        model = ESTIMATORS[name]().set_params(monotonic_cst=[1, -1, 0]).fit(X, y)
+        explanation = shap_values(model, X[:20])
+        np.testing.assert_allclose(
+            explanation.values.sum(axis=1) + explanation.base_values, model.predict(X[:20]),
+            rtol=1e-9, atol=1e-9)
