@@ -26,6 +26,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_array, validate_data
@@ -207,12 +208,20 @@ def validate_features(estimator, X, *, reset, ensure_all_finite="allow-nan",
         Further arguments of ``validate_data`` (``ensure_min_samples``,
         ``order``).
 
+    A ``scipy.sparse`` X is taken by the estimators whose tags say so
+    (``input_tags.sparse``), numeric only: the fit gets it as compressed
+    columns (CSC, the layout the trees' split search reads), predictions as
+    a dense array (the walks down trees and the linear models read rows).
+
     Returns
     -------
     X : ndarray of shape (n_samples, n_features), dtype float64
+        Or a CSC matrix (a sparse X, in fit).
     """
     check_params = {"dtype": np.float64, "ensure_all_finite": ensure_all_finite,
                     **check_params}
+    if sp.issparse(X):
+        return _sparse_features(estimator, X, reset, check_params)
     if not takes_categorical_features(estimator):
         return validate_data(estimator, X, reset=reset, **check_params)
     if isinstance(X, Encoded):  # codes of the categories it carries: kept as they are
@@ -262,6 +271,26 @@ def _check_no_duplicates(declared):
     repeated = sorted({item for item in declared if declared.count(item) > 1}, key=str)
     if repeated:
         raise ValueError(f"categorical_features names {repeated} more than once.")
+
+
+def _sparse_features(estimator, X, reset, check_params):
+    """``validate_features`` of a sparse X (see there)."""
+    takes_sparse = estimator.__sklearn_tags__().input_tags.sparse
+    if takes_sparse and takes_categorical_features(estimator) and reset:
+        if estimator.categorical_features not in (None, "from_dtype"):
+            raise TypeError(
+                f"{type(estimator).__name__} takes sparse X with numeric features "
+                "only: categorical_features cannot be declared for a sparse matrix "
+                "(give the categorical features in a dense array or a data frame).")
+        estimator.is_categorical_ = estimator.categories_ = None
+    order = check_params.pop("order", None)
+    # without the tag, validate_data refuses sparse X with scikit-learn's message
+    X = validate_data(estimator, X, reset=reset,
+                      accept_sparse=("csc" if reset else "csr") if takes_sparse else False,
+                      **check_params)
+    if reset:
+        return X
+    return X.toarray(order=order or "C")
 
 
 def _as_2d(estimator, X):

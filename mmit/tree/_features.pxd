@@ -2,7 +2,7 @@
 # reads, with each feature's rows presorted once, or binned once. See
 # _features.pyx.
 
-from libc.stdint cimport int32_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from .._utils._typedefs cimport intp_t
 
@@ -11,10 +11,14 @@ cdef class Features:
     cdef readonly intp_t n_samples             # rows of X
     cdef readonly intp_t n_features            # columns of X
     cdef readonly bint presorted               # whether `order` is filled
-    cdef const double[::1, :] X                # features, column-major (NaN: missing)
+    cdef readonly bint sparse                  # X held as compressed columns (CSC)
+    cdef const double[::1, :] X                # dense: column-major features (NaN: missing)
+    cdef const int64_t[::1] indptr             # sparse: column j's stored values are
+    cdef const int32_t[::1] indices            # data[indptr[j]:indptr[j + 1]], in rows
+    cdef const double[::1] data                # indices[...] (increasing); others are 0
     cdef const int32_t[:, ::1] order           # order[j]: rows by X[:, j], NaN last
-    cdef const unsigned char[::1] has_missing  # per feature: any NaN in the column
     cdef readonly const int32_t[::1] n_categories  # per feature: categories (0: numeric)
+    cdef object _matrix                        # X as kept (ndarray or CSC matrix)
     cdef object _rows                          # X in row-major order, made on first use
 
 

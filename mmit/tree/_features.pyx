@@ -7,6 +7,11 @@ their large nodes' rows presorted (``presort_min_rows`` in ``_splitter``),
 every feature is sorted once here (:func:`presort`): the rows by increasing
 value, ties by row, missing values last, the order of a stable argsort.
 
+Sparse features (a ``scipy.sparse`` matrix) are kept as compressed columns
+(CSC: each column's stored values and their rows, the other values 0) and
+never densified nor presorted: the exact split search reads a node's
+values of a feature from them (``_splitter``).
+
 A categorical feature holds category codes: the integers ``0 .. K - 1``
 of its ``K`` categories (``n_categories``), NaN for a missing value; its
 order is the order of the codes, each category's rows together.
@@ -15,6 +20,7 @@ order is the order of the codes, each category's rows together.
 from libc.stdint cimport int32_t, uint64_t
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._utils._checks import check_row_count
 
@@ -68,7 +74,8 @@ def checked_categories(X, n_categories):
     if np.any(n_categories < 0) or np.any(n_categories > np.iinfo(np.int32).max):
         raise ValueError("n_categories must be in [0, 2**31 - 1].")
     for j in np.flatnonzero(n_categories):
-        codes = X[:, j][~np.isnan(X[:, j])]
+        codes = stored_values(X, j)
+        codes = codes[~np.isnan(codes)]
         if codes.size and (codes.min() < 0 or codes.max() >= n_categories[j]
                            or np.any(codes != np.floor(codes))):
             raise ValueError(f"categorical feature {j} must hold integer codes in "
@@ -76,48 +83,75 @@ def checked_categories(X, n_categories):
     return np.ascontiguousarray(n_categories, dtype=np.int32)
 
 
+def stored_values(X, j):
+    """The values of column j of X that it stores: all of a dense X's, the
+    explicit ones of a sparse X (the others are 0)."""
+    if sp.issparse(X):
+        column = X[:, [j]].tocsc()
+        return column.data
+    return X[:, j]
+
+
+def compressed_columns(X):
+    """A sparse X as float64 compressed columns with sorted, unique rows
+    per column (the layout ``Features`` reads)."""
+    X = sp.csc_matrix(X, dtype=np.float64, copy=False)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()  # sorts each column's rows too
+    return X
+
+
 cdef class Features:
     """Training features, possibly presorted, shared read-only by all trees.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), float64
+    X : ndarray or sparse matrix of shape (n_samples, n_features), float64
         Validated features: finite or NaN (missing); a categorical feature's
-        category codes.
+        category codes. A sparse matrix is kept as compressed columns.
     presorted : bool
         Sort every feature now (see :func:`presort`), for trees whose large
-        nodes keep their rows presorted.
+        nodes keep their rows presorted (ignored for sparse X).
     n_categories : array-like of int of shape (n_features,), default=None
         Categories of each categorical feature, 0 for a numeric one (None:
         every feature numeric).
     """
 
     def __cinit__(self, X, bint presorted, n_categories=None):
-        X = np.asfortranarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {X.shape}.")
+        self.sparse = sp.issparse(X)
+        if self.sparse:
+            X = compressed_columns(X)
+            presorted = False
+            self.indptr = X.indptr.astype(np.int64)
+            self.indices = X.indices.astype(np.int32, copy=False)
+            self.data = X.data
+        else:
+            X = np.asfortranarray(X, dtype=np.float64)
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-D, got shape {X.shape}.")
+            self.X = X
         check_row_count(X.shape[0])
         self.n_categories = checked_categories(X, n_categories)
-        self.X = X
         self.n_samples = X.shape[0]
         self.n_features = X.shape[1]
         self.presorted = presorted
         self.order = presort(X) if presorted else np.empty((0, 0), dtype=np.int32)
-        self.has_missing = np.isnan(X).any(axis=0).view(np.uint8)
+        self._matrix = X
 
     @property
     def rows(self):
         """The features in row-major order (made once, read-only), for walks
         down the trees grown on them."""
         if self._rows is None:
-            rows = np.ascontiguousarray(self.X)
+            rows = (self._matrix.toarray(order="C") if self.sparse
+                    else np.ascontiguousarray(self._matrix))
             rows.flags.writeable = False
             self._rows = rows
         return self._rows
 
     def __reduce__(self):
-        return (Features, (np.asarray(self.X), self.presorted,
-                           np.asarray(self.n_categories)))
+        return (Features, (self._matrix, self.presorted, np.asarray(self.n_categories)))
 
 
 cdef class BinnedFeatures:

@@ -120,7 +120,14 @@ cdef class ExactSplitter(Splitter):
     # the criterion's sweeps
     cdef Features features              # the data (kept alive)
     cdef intp_t presort_min_rows        # a node this large keeps its children presorted
-    cdef const double* X                # column-major features
+    cdef const double* X                # column-major features (NULL: sparse)
+    cdef const int64_t* indptr          # sparse features: compressed columns
+    cdef const int32_t* indices         # (see _features)
+    cdef const double* data
+    cdef double* values                 # sparse: at the node's rows, the values of the
+    #                                     feature read last (read_sparse)
+    cdef unsigned char* kinds           # sparse: per position in the node: zero,
+    #                                     stored nonzero, or missing
     cdef int32_t* samples               # per feature: n_active rows, node-partitioned
     cdef uint64_t* keys                 # sort keys of an unsorted node's present values
     cdef int32_t* dropped               # bits of their values the keys drop, by position
@@ -143,6 +150,12 @@ cdef class ExactSplitter(Splitter):
 
     cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
                                       intp_t* n_present) noexcept nogil
+    cdef inline const double* column_of(self, intp_t feature) noexcept nogil
+    cdef intp_t read_sparse(self, const NodeRecord* node, intp_t feature, bint keyed,
+                            intp_t* n_negative, intp_t* n_missing, double* low,
+                            double* high) noexcept nogil
+    cdef const int32_t* sparse_order(self, const NodeRecord* node, intp_t feature,
+                                     intp_t* n_present) noexcept nogil
     cdef inline void offer(self, const NodeRecord* node, SplitRecord* best,
                            double tolerance, intp_t feature, const double* column,
                            const int32_t* rows, intp_t k, intp_t n_present,

@@ -36,6 +36,15 @@ A node keeps its children presorted while it has at least
 below that its subtree sorts on demand. Both ways order the rows by
 (value, row index), so they give the same tree.
 
+Sparse features (compressed columns, see ``_features``) are never
+densified: a node reads the stored values of a feature at its rows (both
+lists are increasing: a merge, or a binary search per row when the column
+holds many more values than the node has rows), sorts only the nonzero
+ones and places its zero rows, in row order, between the negative and the
+positive values: the order of the dense sort, so a sparse fit grows the
+dense fit's tree. O(m + s log s) per evaluated feature for s stored
+values at the node's m rows, plus the read.
+
 Categorical features (codes ``0 .. K - 1``, see ``_features``). A split
 sends a set of categories left. The node's categories are ordered by the
 optimal constant of their rows (the solver's minimum, ties by code) and
@@ -101,6 +110,15 @@ from ._tree cimport Tree
 # Splits whose costs differ by less than this (relative to the node's cost)
 # are ties; a split must lower the node's cost by more than this.
 cdef double SPLIT_RTOL = 1e-10
+# a node reads a sparse column by a merge of the two row lists while the
+# column holds at most this many values per row of the node, else by a
+# binary search per row
+cdef intp_t MERGE_MAX_RATIO = 8
+
+cdef enum:
+    ZERO = 0        # a sparse value's kind at a node position: 0 (not stored,
+    STORED = 1      # or stored as 0), stored nonzero,
+    MISSING = 2     # or NaN
 
 
 cdef inline uint32_t random_below(uint32_t* state, uint32_t bound) noexcept nogil:
@@ -456,8 +474,10 @@ cdef class ExactSplitter(Splitter):
                               max(n, 1) if categorical else 1, np.int32)
         groups = empty(buffers, "exact.groups",
                        (max(n, 1) if categorical else 1) * sizeof(CategoryGroup), np.uint8)
+        values = empty(buffers, "exact.values", max(n, 1) if features.sparse else 1)
+        kinds = empty(buffers, "exact.kinds", max(n, 1) if features.sparse else 1, np.uint8)
         self._buffers = (samples, keys, dropped, feature_rows, change, sweeps,
-                         category_rows, groups)
+                         category_rows, groups, values, kinds, features)
         self.lower_losses = self.upper_losses = NULL
         self.lower_costs = self.upper_costs = NULL
         self.costs_ready = False
@@ -470,6 +490,8 @@ cdef class ExactSplitter(Splitter):
         cdef double[:, ::1] sweeps_view = sweeps
         cdef int32_t[::1] category_rows_view = category_rows
         cdef unsigned char[::1] groups_view = groups
+        cdef double[::1] values_view = values
+        cdef unsigned char[::1] kinds_view = kinds
         cdef int32_t row
         if presorted:
             with nogil:
@@ -483,7 +505,17 @@ cdef class ExactSplitter(Splitter):
                             k += 1
         self.features = features
         self.presort_min_rows = presort_min_rows
-        self.X = &features.X[0, 0] if n > 0 and p > 0 else NULL
+        self.X = self.data = NULL
+        self.indptr = NULL
+        self.indices = NULL
+        if features.sparse:
+            self.indptr = &features.indptr[0]
+            self.indices = &features.indices[0] if features.indices.shape[0] else NULL
+            self.data = &features.data[0] if features.data.shape[0] else NULL
+        elif n > 0 and p > 0:
+            self.X = &features.X[0, 0]
+        self.values = &values_view[0]
+        self.kinds = &kinds_view[0]
         self.samples = &samples_view[0, 0] if presorted and m > 0 else NULL
         self.keys = &keys_view[0]
         self.dropped = &dropped_view[0]
@@ -601,11 +633,14 @@ cdef class ExactSplitter(Splitter):
         ``n_present``. NULL when the feature cannot split the node (one
         present value and nothing missing, or nothing present)."""
         cdef intp_t m = node.end - node.start, count, t
-        cdef const double* column = self.X + feature * self.n_samples
+        cdef const double* column
         cdef const int32_t* rows
         cdef int32_t* sorted_rows
         cdef uint64_t index_mask, bits
         cdef double x, low = INFINITY, high = -INFINITY
+        if self.X == NULL:
+            return self.sparse_order(node, feature, n_present)
+        column = self.X + feature * self.n_samples
         if node.presorted:
             rows = self.samples + feature * self.n_active + node.start
             count = m
@@ -643,6 +678,110 @@ cdef class ExactSplitter(Splitter):
             sorted_rows[t] = rows[key_index(self.keys[t], index_mask)]
         return sorted_rows
 
+    cdef inline const double* column_of(self, intp_t feature) noexcept nogil:
+        """The values of ``feature`` indexed by row: the column of dense
+        features; for sparse ones, valid at the rows of the node whose
+        values of this feature were read last (``read_sparse``)."""
+        if self.X == NULL:
+            return self.values
+        return self.X + feature * self.n_samples
+
+    cdef intp_t read_sparse(self, const NodeRecord* node, intp_t feature, bint keyed,
+                            intp_t* n_negative, intp_t* n_missing, double* low,
+                            double* high) noexcept nogil:
+        """Read the sparse ``feature`` at the node's rows: ``values[row]`` and
+        ``kinds[position]`` for each; when ``keyed``, the sort keys of the
+        nonzero values (by position, as ``feature_order``). Returns the
+        number of nonzero values; counts the negative and missing ones and
+        the range of the nonzero ones."""
+        cdef intp_t m = node.end - node.start, t, count = 0
+        cdef int64_t at = self.indptr[feature], end = self.indptr[feature + 1], lo, hi, mid
+        cdef const int32_t* rows = self.node_rows + node.start
+        cdef uint64_t index_mask = index_mask_for(m), bits
+        cdef int32_t row
+        cdef double x
+        cdef bint merge = end - at <= MERGE_MAX_RATIO * m
+        n_negative[0] = n_missing[0] = 0
+        low[0] = INFINITY
+        high[0] = -INFINITY
+        for t in range(m):
+            check_index(rows[t], self.n_samples)
+            self.values[rows[t]] = 0.0
+            self.kinds[t] = ZERO
+        for t in range(m):
+            if at >= end:
+                break
+            row = rows[t]
+            if merge:
+                while at < end and self.indices[at] < row:
+                    at += 1
+            else:  # the first stored row >= row
+                lo = at
+                hi = end
+                while lo < hi:
+                    mid = lo + (hi - lo) // 2
+                    if self.indices[mid] < row:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                at = lo
+            if at >= end or self.indices[at] != row:
+                continue
+            x = self.data[at]
+            at += 1
+            self.values[row] = x
+            if isnan(x):
+                self.kinds[t] = MISSING
+                n_missing[0] += 1
+            elif x != 0.0:
+                self.kinds[t] = STORED
+                n_negative[0] += x < 0.0
+                low[0] = x if x < low[0] else low[0]
+                high[0] = x if x > high[0] else high[0]
+                if keyed:
+                    bits = sortable_bits(x)
+                    self.keys[count] = pack_key(bits, t, index_mask)
+                    self.dropped[t] = dropped_bits(bits, index_mask)
+                count += 1
+        return count
+
+    cdef const int32_t* sparse_order(self, const NodeRecord* node, intp_t feature,
+                                     intp_t* n_present) noexcept nogil:
+        """``feature_order`` of a sparse feature: the nonzero values sorted,
+        the zero rows (in row order) between the negative and the positive
+        ones, the missing rows last (module doc)."""
+        cdef intp_t m = node.end - node.start, count, t, at = 0
+        cdef intp_t n_negative, n_missing, n_zero
+        cdef const int32_t* rows = self.node_rows + node.start
+        cdef int32_t* sorted_rows = self.feature_rows
+        cdef uint64_t index_mask = index_mask_for(m)
+        cdef double low, high
+        count = self.read_sparse(node, feature, True, &n_negative, &n_missing, &low, &high)
+        n_zero = m - count - n_missing
+        if n_zero > 0:
+            low = min(low, 0.0)
+            high = max(high, 0.0)
+        n_present[0] = m - n_missing
+        if n_present[0] == 0 or (n_missing == 0 and low >= high):
+            return NULL
+        sort_keys(self.keys, count)
+        order_keys(self.keys, count, index_mask, self.dropped, m)
+        for t in range(n_negative):
+            sorted_rows[at] = rows[key_index(self.keys[t], index_mask)]
+            at += 1
+        for t in range(m):
+            if self.kinds[t] == ZERO:
+                sorted_rows[at] = rows[t]
+                at += 1
+        for t in range(n_negative, count):
+            sorted_rows[at] = rows[key_index(self.keys[t], index_mask)]
+            at += 1
+        for t in range(m):
+            if self.kinds[t] == MISSING:
+                sorted_rows[at] = rows[t]
+                at += 1
+        return sorted_rows
+
     cdef void consider(self, SplitRecord* best, double total, double tolerance,
                        intp_t feature, const double* column, const int32_t* rows,
                        intp_t k, intp_t n_present, bint has_missing,
@@ -673,7 +812,7 @@ cdef class ExactSplitter(Splitter):
         ``tolerance``. O(m) with 2 sweeps, 4 with missing rows."""
         cdef intp_t m = node.end - node.start, n_missing = m - n_present, k
         cdef intp_t min_leaf = self.min_samples_leaf
-        cdef const double* column = self.X + feature * self.n_samples
+        cdef const double* column = self.column_of(feature)
         cdef const int32_t* missing_rows = rows + n_present
         cdef unsigned char* change = self.change
         cdef double bound, missing_alone, missing_alone_value = node.value
@@ -752,7 +891,7 @@ cdef class ExactSplitter(Splitter):
         the categories' optimal constants (module doc). O(m + K log K) and
         the sweeps of two orders."""
         cdef intp_t m = node.end - node.start, k, g, n_groups = 0, at
-        cdef const double* column = self.X + feature * self.n_samples
+        cdef const double* column = self.column_of(feature)
         cdef CategoryGroup* groups = self.groups
         cdef double before = best.cost, cost, penalty
         cdef SplitRecord trial
@@ -804,7 +943,7 @@ cdef class ExactSplitter(Splitter):
         """Make the best split, just found on categorical ``feature`` by a scan
         of ``rows`` (present rows in a category order), a split of sets: the
         categories of the rows before ``best.boundary`` go left."""
-        cdef const double* column = self.X + feature * self.n_samples
+        cdef const double* column = self.column_of(feature)
         cdef double low = INFINITY, high = -INFINITY
         cdef intp_t k, n_words, code
         cdef int64_t first
@@ -870,11 +1009,15 @@ cdef class ExactSplitter(Splitter):
         """Partition the node's rows and targets, add its children to the tree
         and describe them in ``left`` and ``right``. O(m) per presorted list
         kept, O(m log m) when the children start sorting on demand."""
-        cdef intp_t m = node.end - node.start, k, j, n_left = 0
-        cdef const double* column = self.X + split.feature * self.n_samples
+        cdef intp_t m = node.end - node.start, k, j, n_left = 0, n_negative, n_missing
+        cdef const double* column
         cdef int32_t* rows = self.node_rows + node.start
         cdef bint keep_presorted = node.presorted and m >= self.presort_min_rows
-        cdef double x
+        cdef double x, low, high
+        if self.X == NULL:
+            self.read_sparse(node, split.feature, False, &n_negative, &n_missing, &low,
+                             &high)
+        column = self.column_of(split.feature)
         for k in range(m):
             check_index(rows[k], self.n_samples)
             x = column[rows[k]]
