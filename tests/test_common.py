@@ -31,11 +31,12 @@ ESTIMATORS = [MMIT(), MMIT(max_depth=3, leaf_model="linear"), MMITForest(n_estim
 def expected_failed_checks(estimator):
     if isinstance(estimator, (MMITForest, MMITForestCV)):
         return {
-            "check_sample_weight_equivalence_on_dense_data": (
+            f"check_sample_weight_equivalence_on_{layout}_data": (
                 "bagging draws its bootstrap samples over rows: an integer weight "
                 "and the same row repeated are equivalent in distribution, not "
                 "draw for draw (as for scikit-learn's forests)"
-            ),
+            )
+            for layout in ("dense", "sparse")
         }
     return {}
 

@@ -28,6 +28,8 @@ class IntervalRegressorMixin(RegressorMixin):
         tags.regressor_tags.poor_score = True
         # NaN in X marks a missing value
         tags.input_tags.allow_nan = True
+        # scipy.sparse X (numeric features; see validate_features)
+        tags.input_tags.sparse = True
         return tags
 
     def _validate_X_predict(self, X):

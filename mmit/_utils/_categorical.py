@@ -220,6 +220,8 @@ def validate_features(estimator, X, *, reset, ensure_all_finite="allow-nan",
     """
     check_params = {"dtype": np.float64, "ensure_all_finite": ensure_all_finite,
                     **check_params}
+    if isinstance(X, Encoded) and sp.issparse(X.X):
+        X = X.X  # every feature numeric
     if sp.issparse(X):
         return _sparse_features(estimator, X, reset, check_params)
     if not takes_categorical_features(estimator):
@@ -483,7 +485,11 @@ def numeric_values(estimator, X, passed, reset):
     """X as float64 (NaN for missing values), checked as scikit-learn's
     ``validate_data`` checks it for ``estimator``, its columns of ``passed``
     (a mask, or None) NaN: they are passed through as they are (the
-    non-numeric columns of a data frame, which a model behind encodes)."""
+    non-numeric columns of a data frame, which a model behind encodes). A
+    sparse X comes back as compressed columns (CSC)."""
+    if sp.issparse(X):
+        return validate_data(estimator, X, reset=reset, dtype=np.float64,
+                             ensure_all_finite="allow-nan", accept_sparse="csc")
     if passed is None:
         return validate_data(estimator, X, reset=reset, dtype=np.float64,
                              ensure_all_finite="allow-nan")

@@ -16,6 +16,7 @@ of the rows it was grown on (all rows without ``subsample``).
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
@@ -30,6 +31,7 @@ from .._utils._categorical import (
 )
 from .._utils._constraints import INTERACTION_CST_CONSTRAINT, interaction_groups
 from .._utils._docstrings import fill_doc
+from .._utils._sparse import dense_rows
 from .._utils._validation import bounds_spread, validate_training_data
 from ..tree._binning import bin_features
 from ..tree._classes import MMIT
@@ -307,7 +309,8 @@ default=None
         """
         previous = fitted_encoding(self)
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
-        X = np.ascontiguousarray(X)  # rows walk the trees
+        if not sp.issparse(X):
+            X = np.ascontiguousarray(X)  # rows walk the trees
         # the held-out rows depend on random_state only: the same across warm starts
         random_state = check_random_state(self.random_state)
         held_out = self._validation_rows(X.shape[0], random_state)
@@ -320,7 +323,7 @@ default=None
             weight_train = sample_weight[train]
         else:  # no copies
             X_train, lower_train, upper_train, weight_train = X, lower, upper, sample_weight
-        X_held = X[held_out]
+        X_held = dense_rows(X, held_out)
         continuing = self._continues(previous)
         if not continuing:
             self.margin_ = (AUTO_MARGIN_SCALE
@@ -357,7 +360,8 @@ default=None
         for _ in self.estimators_:
             self._draw_stage(random_state, X_train.shape[0])
         trees = self.additive_trees_
-        train_prediction = trees.predict(X_train, self.n_jobs)
+        train_prediction = (trees.predict(dense_rows(X_train), self.n_jobs) if trees.trees
+                            else np.full(X_train.shape[0], trees.constant))
         held_prediction = trees.predict(X_held, self.n_jobs)
         if continuing:  # the scores so far end with those of the predictions
             train_scores = list(self.train_score_)
@@ -408,11 +412,11 @@ default=None
         the values its build gave the rows it was grown on (``row_values``;
         without them, a walk down the tree), a walk for the others."""
         if row_values is None:
-            prediction += self.learning_rate * tree.tree_.predict(X)
+            prediction += self.learning_rate * tree.tree_.predict(dense_rows(X))
             return
         others = np.flatnonzero(weight == 0)
         if others.size:
-            row_values[others] = tree.tree_.predict(X[others])
+            row_values[others] = tree.tree_.predict(dense_rows(X, others))
         row_values *= self.learning_rate
         prediction += row_values
 

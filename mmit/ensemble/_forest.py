@@ -4,6 +4,7 @@ import warnings
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
@@ -304,7 +305,10 @@ LocationDistribution or None, default="auto"
         # the distributions are made on the first request (a forest never asked
         # for one does not pay for them), from copies of the rows, the bounds
         # and the weights (the caller's arrays may change after the fit)
-        X = np.ascontiguousarray(X) if distribution is None else np.array(X, order="C")
+        if sp.issparse(X):  # rows for walks (dense_rows)
+            X = X.tocsr(copy=distribution is not None)
+        else:
+            X = np.ascontiguousarray(X) if distribution is None else np.array(X, order="C")
         out_of_bag = (out_of_bag_predictions(self, X, sample_weight) if self.oob_score
                       else None)
         if self.oob_score:

@@ -41,11 +41,13 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._categorical import encoded
+from .._utils._sparse import row_blocks
 from ..tree._additive import tree_leaves
 from ..tree._growing import MAX_SEED, TREE_PARAMETER_CONSTRAINTS
 from ._bagging import out_of_bag_predictions, tree_samples
@@ -171,8 +173,9 @@ def leaf_samples(forest, X, lower, upper, sample_weight):
     every tree of the fitted ``forest``, with their intervals
     (:class:`LeafSamples`)."""
     leaves = np.empty((X.shape[0], len(forest.estimators_)), dtype=np.int32)
-    for t, tree in enumerate(forest.estimators_):
-        leaves[:, t] = tree.tree_.apply(X)
+    for rows, block in row_blocks(X):
+        for t, tree in enumerate(forest.estimators_):
+            leaves[rows, t] = tree.tree_.apply(block)
     return samples_in_leaves(forest, leaves, lower, upper, sample_weight)
 
 
@@ -414,11 +417,11 @@ DISTRIBUTIONS = {"spread": SpreadDistribution(), "location": LocationDistributio
 @dataclass(frozen=True)
 class TrainingRows:
     """What a forest's fit keeps to make its distributions on request:
-    validated ``X`` (a copy, float64, C-contiguous), the bounds, the
+    validated ``X`` (a copy, float64: C-contiguous, or a CSR matrix), the bounds, the
     sample weights, the draws per bootstrap sample (None without bootstrap)
     and the out-of-bag predictions when the fit made them."""
 
-    X: np.ndarray
+    X: np.ndarray | sp.csr_matrix
     lower: np.ndarray
     upper: np.ndarray
     sample_weight: np.ndarray

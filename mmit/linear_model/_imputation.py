@@ -10,6 +10,7 @@ arrays, which model files store.
 """
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
@@ -31,7 +32,8 @@ class MeanImputer(TransformerMixin, BaseEstimator):
     are passed through as they are, missing values included, for the model
     behind to encode; the output is then a data frame (the indicators named
     ``missingindicator_<name>``, or every column numbered when the names
-    are not all strings).
+    are not all strings). A ``scipy.sparse`` X (its stored NaN missing, its
+    other entries 0) gives a sparse output (CSR).
 
     Attributes
     ----------
@@ -58,6 +60,7 @@ class MeanImputer(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -79,6 +82,15 @@ class MeanImputer(TransformerMixin, BaseEstimator):
         passed = non_numeric_columns(X)
         X = numeric_values(self, X, passed, reset=True)
         weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
+        if sp.issparse(X):
+            missing, values = _sparse_parts(X)
+            present_weight = weight.sum() - missing.T @ weight
+            totals = values.T @ weight
+            with np.errstate(invalid="ignore", divide="ignore"):
+                self.fill_values_ = np.where(present_weight > 0, totals / present_weight,
+                                             0.0)
+            self.indicator_features_ = np.flatnonzero(missing.T @ (weight > 0))
+            return self
         missing = np.isnan(X)
         if passed is not None:
             missing[:, passed] = False  # passed through: no indicator
@@ -129,6 +141,11 @@ class MeanImputer(TransformerMixin, BaseEstimator):
             raise ValueError("X's non-numeric columns differ from those seen in fit: "
                              "give every column the kind it had in fit.")
         numeric = numeric_values(self, X, found, reset=False)
+        if sp.issparse(numeric):
+            missing, values = _sparse_parts(numeric.tocsr())
+            values.data = np.where(missing.data, self.fill_values_[values.indices],
+                                   values.data)
+            return sp.hstack([values, missing[:, self.indicator_features_]], format="csr")
         missing = np.isnan(numeric)
         filled = np.where(missing, self.fill_values_, numeric)
         indicators = missing[:, self.indicator_features_].astype(np.float64)
@@ -172,3 +189,15 @@ class MeanImputer(TransformerMixin, BaseEstimator):
         else:
             out.columns = range(out.shape[1])
         return out
+
+
+def _sparse_parts(X):
+    """A sparse X's missing values (1.0 where it stores NaN, a matrix of its
+    layout) and its values with NaN stored as 0."""
+    nan = np.isnan(X.data)
+    missing = X.copy()
+    missing.data = nan.astype(np.float64)
+    values = X.copy()
+    values.data = np.where(nan, 0.0, X.data)
+    return missing, values
+

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
@@ -217,6 +218,8 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
         (``coef_names_`` set)."""
         X, lower, upper, sample_weight = validate_training_data(
             self, X, y, sample_weight, allow_nan=False)
+        if sp.issparse(X):
+            X = X.toarray(order="C")  # the Newton solver reads dense rows
         self.coef_names_ = coef_names(self)
         return one_hot(X, fitted_encoding(self)[1]), lower, upper, sample_weight
 

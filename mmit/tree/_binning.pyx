@@ -14,7 +14,9 @@ feature); a categorical feature's codes are its bins (at most ``max_bins``
 categories, as scikit-learn's histogram gradient boosting takes). The codes
 of all rows come from a compiled pass, blocks of rows shared
 between threads, each value placed by a branch-free binary search of its
-feature's edges (8 steps): O(n p) in all.
+feature's edges (8 steps): O(n p) in all. A sparse X (compressed
+columns) is binned a column at a time, its zeros' bin written for every
+row and its stored values placed over it: the dense X's codes.
 """
 
 from cython.parallel cimport prange
@@ -22,8 +24,9 @@ from libc.math cimport isnan
 from libc.stdint cimport uint8_t
 
 import numpy as np
+import scipy.sparse as sp
 
-from ._features import BinnedFeatures, checked_categories
+from ._features import BinnedFeatures, checked_categories, compressed_columns
 
 from ._features cimport MISSING_BIN as MISSING_CODE
 from .._utils._parallel cimport PARALLEL_MIN_WORK, threads_for
@@ -63,7 +66,7 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
     sample_weight : ndarray of shape (n_samples,), default=None
         Non-negative weights (ones if None).
     max_bins : int, default=255
@@ -84,6 +87,8 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
     if not 2 <= max_bins <= MISSING_BIN:
         raise ValueError(f"max_bins must be in [2, 255], got {max_bins}.")
     n_samples, n_features = X.shape
+    if sp.issparse(X):
+        X = compressed_columns(X)
     n_categories = checked_categories(X, n_categories)
     too_many = np.flatnonzero(n_categories > max_bins)
     if too_many.size:
@@ -104,12 +109,34 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
             edges = np.arange(n_categories[j], dtype=np.float64) + 0.5
             edges[-1] = np.inf
         else:
-            edges = bin_thresholds(X[sample, j], weight[sample], max_bins)
+            edges = bin_thresholds(column(X, j)[sample], weight[sample], max_bins)
         thresholds[j, :edges.size] = edges
         n_bins[j] = edges.size
     codes = np.empty((n_samples, n_features), dtype=np.uint8)
-    place_values(np.ascontiguousarray(X), thresholds, codes, max(int(n_threads), 1))
+    if sp.issparse(X):
+        place_sparse_values(X, thresholds, codes)
+    else:
+        place_values(np.ascontiguousarray(X), thresholds, codes, max(int(n_threads), 1))
     return BinnedFeatures(codes, thresholds, n_bins, n_categories)
+
+
+def column(X, j):
+    """Feature j of X (dense or compressed columns) as a dense array."""
+    if sp.issparse(X):
+        return X[:, [j]].toarray().ravel()
+    return X[:, j]
+
+
+def place_sparse_values(X, thresholds, codes):
+    """``place_values`` of compressed columns: each feature's bin of 0 for
+    every row, then its stored values' bins (the same search, as
+    ``numpy.searchsorted``: the number of edges below the value)."""
+    codes[:] = [np.searchsorted(edges, 0.0) for edges in thresholds]
+    for j in range(X.shape[1]):
+        stored = slice(X.indptr[j], X.indptr[j + 1])
+        values = X.data[stored]
+        codes[X.indices[stored], j] = np.where(
+            np.isnan(values), MISSING_CODE, np.searchsorted(thresholds[j], values))
 
 
 cdef enum:

@@ -167,11 +167,6 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
     ):
         set_init_parameters(self, locals())
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

@@ -22,6 +22,7 @@ from .._utils._categorical import (
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
 from .._utils._search import IntervalSearch
+from .._utils._sparse import dense_rows
 from .._utils._validation import check_margin, default_margins, validate_training_data
 from ._classes import MMIT
 from ._criterion import HingeTargets
@@ -305,10 +306,9 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty, monotonic_cst
             for loss, margin, leaves in groups)
         fold_features = [prepare_features(X[train], self.max_features, categories)
                          for train, _ in splits]
-        X_contiguous = np.ascontiguousarray(X)
         folds = [result for group in parallel(
             delayed(_fold_scores)(
-                fold_features[k], lower[train], upper[train], X_contiguous[test],
+                fold_features[k], lower[train], upper[train], dense_rows(X, test),
                 target[test], params, loss, margin, leaves, sample_weight[train], seed,
                 [ccp_alphas for _, _, ccp_alphas, _ in full_groups[g]], self.scoring)
             for k, (train, test) in enumerate(splits)
