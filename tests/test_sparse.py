@@ -1,0 +1,188 @@
+"""Sparse input: every estimator fitted on a scipy.sparse X makes the model
+its dense fit makes (the trees' split search reads compressed columns)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+
+from mmit import (
+    IntervalLinearRegression,
+    IntervalLinearRegressionCV,
+    IntervalStackingRegressor,
+    MeanImputer,
+    MMIT,
+    MMITBoost,
+    MMITCV,
+    MMITForest,
+    MMITForestCV,
+    SurvivalRegressor,
+    load_model,
+    save_model,
+    shap_values,
+)
+from mmit._utils._sparse import ROWS_PER_BLOCK, dense_rows, row_blocks
+from mmit.tree._binning import bin_features
+from problems import grid_intervals
+
+# stored values: zeros (+0.0 and -0.0, stored explicitly), values on a
+# coarse grid (ties), NaN (a missing value)
+STORED = st.one_of(st.just(0.0), st.just(-0.0), st.just(np.nan),
+                   st.integers(-3, 3).map(lambda k: k / 2))
+FORMATS = ["csr", "csc", "coo", "csr_array", "csc_array"]
+
+
+def as_format(coo, layout):
+    matrix = sp.coo_array(coo) if layout.endswith("_array") else coo
+    return matrix.asformat(layout.removesuffix("_array"))
+
+
+@st.composite
+def sparse_problems(draw, max_rows=40):
+    """``(dense, sparse, lower, upper)``: a sparse X (some entries stored,
+    explicit zeros and NaN among them, a duplicate stored as two summands)
+    in one of ``FORMATS`` and the dense X it equals."""
+    n = draw(st.integers(2, max_rows))
+    p = draw(st.integers(1, 4))
+    stored = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, p - 1), STORED),
+                           max_size=n * p, unique_by=lambda entry: entry[:2]))
+    rows = [row for row, _, _ in stored]
+    columns = [column for _, column, _ in stored]
+    values = [value for _, _, value in stored]
+    if stored and draw(st.booleans()):  # a value stored as two summands
+        row, column, value = stored[0]
+        if np.isfinite(value):
+            values[0] = value - 1.0
+            rows.append(row)
+            columns.append(column)
+            values.append(1.0)
+    coo = sp.coo_matrix((values, (rows, columns)), shape=(n, p))
+    dense = coo.toarray()
+    lower, upper = draw(grid_intervals(n, st.integers(-4, 4).map(lambda k: k / 2)))
+    return dense, as_format(coo, draw(st.sampled_from(FORMATS))), lower, upper
+
+
+def same_tree(a, b):
+    for field in ("children_left", "children_right", "feature", "threshold", "value",
+                  "missing_go_to_left", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+
+
+@settings(max_examples=150, deadline=None)
+@given(problem=sparse_problems(), seed=st.integers(1, 1000),
+       max_features=st.sampled_from([None, 0.5]), min_samples_leaf=st.integers(1, 3),
+       signs=st.lists(st.sampled_from([-1, 0, 1]), min_size=4, max_size=4))
+def test_a_tree_grown_on_sparse_features_is_the_dense_fit_s_tree(
+        problem, seed, max_features, min_samples_leaf, signs):
+    dense, sparse, lower, upper = problem
+    y = np.column_stack([lower, upper])
+    for monotonic_cst in (None, signs[:dense.shape[1]]):
+        params = dict(max_features=max_features, min_samples_leaf=min_samples_leaf,
+                      monotonic_cst=monotonic_cst, random_state=seed)
+        expected = MMIT(**params).fit(dense, y)
+        fitted = MMIT(**params).fit(sparse, y)
+        same_tree(fitted.tree_, expected.tree_)
+        np.testing.assert_array_equal(fitted.predict(sparse), expected.predict(dense))
+
+
+@settings(max_examples=100, deadline=None)
+@given(problem=sparse_problems(), max_bins=st.integers(2, 6))
+def test_binning_sparse_features_gives_the_dense_codes(problem, max_bins):
+    dense, sparse, _, _ = problem
+    weight = np.linspace(0.5, 1.5, dense.shape[0])
+    expected = bin_features(dense, weight, max_bins)
+    binned = bin_features(sparse, weight, max_bins)
+    np.testing.assert_array_equal(binned.codes, expected.codes)
+    np.testing.assert_array_equal(binned.thresholds, expected.thresholds)
+    np.testing.assert_array_equal(binned.n_bins, expected.n_bins)
+
+
+def sparse_data(n=240, p=8, density=0.3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, p, density=density, random_state=rng, format="csr")
+    X.data = np.round(4 * X.data - 2, 1)
+    dense = X.toarray()
+    center = 2 * dense[:, 0] + dense[:, 1]
+    lower = center - rng.exponential(0.3, n)
+    upper = np.where(rng.random(n) < 0.3, np.inf, center + rng.exponential(0.3, n))
+    return X, dense, np.column_stack([lower, upper])
+
+
+ESTIMATORS = [
+    MMIT(max_depth=4, random_state=0),
+    MMIT(max_depth=2, leaf_model="linear", random_state=0),
+    MMITCV(cv=3, random_state=0),
+    MMITForest(n_estimators=10, random_state=0),
+    MMITForestCV({"min_samples_leaf": [1, 5]}, n_estimators=10, random_state=0),
+    MMITBoost(n_estimators=10, random_state=0),
+    MMITBoost(n_estimators=10, splitter="hist", random_state=0),
+    MMITBoost(n_estimators=30, early_stopping=True, subsample=0.7, random_state=0),
+    IntervalLinearRegression(),
+    IntervalLinearRegressionCV(cv=3),
+    IntervalStackingRegressor(random_state=0),
+    SurvivalRegressor(random_state=0),
+]
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+def test_a_sparse_fit_predicts_as_the_dense_fit(estimator, layout):
+    X, dense, y = sparse_data()
+    X = X.asformat(layout)
+    if isinstance(estimator, SurvivalRegressor):
+        y = np.exp(y)  # times
+    expected = clone(estimator).fit(dense, y)
+    fitted = clone(estimator).fit(X, y)
+    np.testing.assert_array_equal(fitted.predict(X), expected.predict(dense))
+    np.testing.assert_array_equal(fitted.predict(dense), expected.predict(dense))
+
+
+def test_a_sparse_fit_s_distributions_shap_values_and_model_file(tmp_path):
+    X, dense, y = sparse_data()
+    expected = MMITForest(n_estimators=10, random_state=0).fit(dense, y)
+    fitted = MMITForest(n_estimators=10, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(fitted.predict_quantiles(X[:20], [0.1, 0.9]),
+                                  expected.predict_quantiles(dense[:20], [0.1, 0.9]))
+    np.testing.assert_array_equal(shap_values(fitted, X[:10]).values,
+                                  shap_values(expected, dense[:10]).values)
+    save_model(fitted, tmp_path / "forest.json")
+    np.testing.assert_array_equal(load_model(tmp_path / "forest.json").predict(X),
+                                  expected.predict(dense))
+
+
+def test_mean_imputer_keeps_sparse_input_sparse():
+    X, dense, _ = sparse_data()
+    X = X.tolil()
+    X[3, 1] = X[7, 4] = np.nan
+    X = X.tocsr()
+    dense = X.toarray()
+    weight = np.linspace(0.5, 2.0, X.shape[0])
+    expected = MeanImputer().fit(dense, sample_weight=weight)
+    imputer = MeanImputer().fit(X, sample_weight=weight)
+    np.testing.assert_allclose(imputer.fill_values_, expected.fill_values_, rtol=1e-12)
+    np.testing.assert_array_equal(imputer.indicator_features_, [1, 4])
+    transformed = imputer.transform(X)
+    assert sp.issparse(transformed)
+    np.testing.assert_allclose(transformed.toarray(), expected.transform(dense),
+                               rtol=1e-12)
+
+
+def test_row_blocks_densify_a_block_of_rows_at_a_time():
+    X = sp.random(2 * ROWS_PER_BLOCK + 5, 3, density=0.01, random_state=0, format="csc")
+    blocks = list(row_blocks(X))
+    assert [rows.stop - rows.start for rows, _ in blocks] == [ROWS_PER_BLOCK,
+                                                              ROWS_PER_BLOCK, 5]
+    np.testing.assert_array_equal(np.vstack([block for _, block in blocks]), X.toarray())
+    assert all(block.flags.c_contiguous for _, block in blocks)
+    dense = X.toarray(order="C")
+    [(rows, block)] = row_blocks(dense)
+    assert rows == slice(0, dense.shape[0]) and np.shares_memory(block, dense)
+    np.testing.assert_array_equal(dense_rows(X, [4, 2]), dense[[4, 2]])
+
+
+def test_categorical_features_cannot_be_declared_for_sparse_x():
+    X, _, y = sparse_data()
+    with pytest.raises(TypeError, match="categorical_features cannot be declared"):
+        MMIT(categorical_features=[0]).fit(X, y)
