@@ -6,16 +6,17 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from problems import grid_intervals
 from sklearn.base import clone
 
 from mmit import (
+    MMIT,
+    MMITCV,
     IntervalLinearRegression,
     IntervalLinearRegressionCV,
     IntervalStackingRegressor,
     MeanImputer,
-    MMIT,
     MMITBoost,
-    MMITCV,
     MMITForest,
     MMITForestCV,
     SurvivalRegressor,
@@ -25,7 +26,6 @@ from mmit import (
 )
 from mmit._utils._sparse import ROWS_PER_BLOCK, dense_rows, row_blocks
 from mmit.tree._binning import bin_features
-from problems import grid_intervals
 
 # stored values: zeros (+0.0 and -0.0, stored explicitly), values on a
 # coarse grid (ties), NaN (a missing value)

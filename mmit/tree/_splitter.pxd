@@ -125,9 +125,9 @@ cdef class ExactSplitter(Splitter):
     cdef const int32_t* indices         # (see _features)
     cdef const double* data
     cdef double* values                 # sparse: at the node's rows, the values of the
-    #                                     feature read last (read_sparse)
-    cdef unsigned char* kinds           # sparse: per position in the node: zero,
-    #                                     stored nonzero, or missing
+    #                                     feature read last (sparse_order, load_sparse)
+    cdef int32_t* found_positions       # sparse: the node positions and the indices
+    cdef int64_t* found_entries         # in data of the feature's stored values
     cdef int32_t* samples               # per feature: n_active rows, node-partitioned
     cdef uint64_t* keys                 # sort keys of an unsorted node's present values
     cdef int32_t* dropped               # bits of their values the keys drop, by position
@@ -151,9 +151,8 @@ cdef class ExactSplitter(Splitter):
     cdef const int32_t* feature_order(self, const NodeRecord* node, intp_t feature,
                                       intp_t* n_present) noexcept nogil
     cdef inline const double* column_of(self, intp_t feature) noexcept nogil
-    cdef intp_t read_sparse(self, const NodeRecord* node, intp_t feature, bint keyed,
-                            intp_t* n_negative, intp_t* n_missing, double* low,
-                            double* high) noexcept nogil
+    cdef intp_t find_stored(self, const NodeRecord* node, intp_t feature) noexcept nogil
+    cdef void load_sparse(self, const NodeRecord* node, intp_t feature) noexcept nogil
     cdef const int32_t* sparse_order(self, const NodeRecord* node, intp_t feature,
                                      intp_t* n_present) noexcept nogil
     cdef inline void offer(self, const NodeRecord* node, SplitRecord* best,

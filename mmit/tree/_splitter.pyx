@@ -37,13 +37,13 @@ below that its subtree sorts on demand. Both ways order the rows by
 (value, row index), so they give the same tree.
 
 Sparse features (compressed columns, see ``_features``) are never
-densified: a node reads the stored values of a feature at its rows (both
-lists are increasing: a merge, or a binary search per row when the column
-holds many more values than the node has rows), sorts only the nonzero
-ones and places its zero rows, in row order, between the negative and the
-positive values: the order of the dense sort, so a sparse fit grows the
-dense fit's tree. O(m + s log s) per evaluated feature for s stored
-values at the node's m rows, plus the read.
+densified: a node finds the stored values of a feature at its rows (both
+row lists are increasing: a merge or binary searches, the cheapest),
+skips the feature when they are all 0, and otherwise sorts only the
+nonzero ones and places its zero rows, in row order, between the negative
+and the positive values: the order of the dense sort, so a sparse fit
+grows the dense fit's tree. O(m + s log s) per evaluated feature for s
+nonzero values at the node's m rows, plus the search.
 
 Categorical features (codes ``0 .. K - 1``, see ``_features``). A split
 sends a set of categories left. The node's categories are ordered by the
@@ -90,7 +90,7 @@ split on feature j leaves its children the node's groups that hold j.
 """
 
 cimport cython
-from libc.math cimport INFINITY, NAN, isfinite, isnan
+from libc.math cimport INFINITY, NAN, isfinite, isnan, log2
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
 
@@ -110,15 +110,6 @@ from ._tree cimport Tree
 # Splits whose costs differ by less than this (relative to the node's cost)
 # are ties; a split must lower the node's cost by more than this.
 cdef double SPLIT_RTOL = 1e-10
-# a node reads a sparse column by a merge of the two row lists while the
-# column holds at most this many values per row of the node, else by a
-# binary search per row
-cdef intp_t MERGE_MAX_RATIO = 8
-
-cdef enum:
-    ZERO = 0        # a sparse value's kind at a node position: 0 (not stored,
-    STORED = 1      # or stored as 0), stored nonzero,
-    MISSING = 2     # or NaN
 
 
 cdef inline uint32_t random_below(uint32_t* state, uint32_t bound) noexcept nogil:
@@ -475,9 +466,13 @@ cdef class ExactSplitter(Splitter):
         groups = empty(buffers, "exact.groups",
                        (max(n, 1) if categorical else 1) * sizeof(CategoryGroup), np.uint8)
         values = empty(buffers, "exact.values", max(n, 1) if features.sparse else 1)
-        kinds = empty(buffers, "exact.kinds", max(n, 1) if features.sparse else 1, np.uint8)
+        found_positions = empty(buffers, "exact.found_positions",
+                                max(n, 1) if features.sparse else 1, np.int32)
+        found_entries = empty(buffers, "exact.found_entries",
+                              max(n, 1) if features.sparse else 1, np.int64)
         self._buffers = (samples, keys, dropped, feature_rows, change, sweeps,
-                         category_rows, groups, values, kinds, features)
+                         category_rows, groups, values, found_positions,
+                         found_entries, features)
         self.lower_losses = self.upper_losses = NULL
         self.lower_costs = self.upper_costs = NULL
         self.costs_ready = False
@@ -491,7 +486,8 @@ cdef class ExactSplitter(Splitter):
         cdef int32_t[::1] category_rows_view = category_rows
         cdef unsigned char[::1] groups_view = groups
         cdef double[::1] values_view = values
-        cdef unsigned char[::1] kinds_view = kinds
+        cdef int32_t[::1] found_positions_view = found_positions
+        cdef int64_t[::1] found_entries_view = found_entries
         cdef int32_t row
         if presorted:
             with nogil:
@@ -515,7 +511,8 @@ cdef class ExactSplitter(Splitter):
         elif n > 0 and p > 0:
             self.X = &features.X[0, 0]
         self.values = &values_view[0]
-        self.kinds = &kinds_view[0]
+        self.found_positions = &found_positions_view[0]
+        self.found_entries = &found_entries_view[0]
         self.samples = &samples_view[0, 0] if presorted and m > 0 else NULL
         self.keys = &keys_view[0]
         self.dropped = &dropped_view[0]
@@ -681,104 +678,137 @@ cdef class ExactSplitter(Splitter):
     cdef inline const double* column_of(self, intp_t feature) noexcept nogil:
         """The values of ``feature`` indexed by row: the column of dense
         features; for sparse ones, valid at the rows of the node whose
-        values of this feature were read last (``read_sparse``)."""
+        values of this feature were read last (``sparse_order``, ``load_sparse``)."""
         if self.X == NULL:
             return self.values
         return self.X + feature * self.n_samples
 
-    cdef intp_t read_sparse(self, const NodeRecord* node, intp_t feature, bint keyed,
-                            intp_t* n_negative, intp_t* n_missing, double* low,
-                            double* high) noexcept nogil:
-        """Read the sparse ``feature`` at the node's rows: ``values[row]`` and
-        ``kinds[position]`` for each; when ``keyed``, the sort keys of the
-        nonzero values (by position, as ``feature_order``). Returns the
-        number of nonzero values; counts the negative and missing ones and
-        the range of the nonzero ones."""
-        cdef intp_t m = node.end - node.start, t, count = 0
-        cdef int64_t at = self.indptr[feature], end = self.indptr[feature + 1], lo, hi, mid
+    cdef intp_t find_stored(self, const NodeRecord* node, intp_t feature) noexcept nogil:
+        """The stored values of the sparse ``feature`` at the node's rows:
+        their positions in the node and their indices in ``data``
+        (``found_positions``, ``found_entries``, in row order); returns how
+        many. Both row lists are increasing: the cheapest of a merge
+        (O(m + s) for s stored values in the column), a binary search of
+        each node row among the stored ones (O(m log s)) and of each stored
+        row among the node's (O(s log m))."""
+        cdef intp_t m = node.end - node.start, t, count = 0, lo, hi, mid
+        cdef int64_t at = self.indptr[feature], end = self.indptr[feature + 1], a, b, c
         cdef const int32_t* rows = self.node_rows + node.start
-        cdef uint64_t index_mask = index_mask_for(m), bits
+        cdef double stored = <double>(end - at)
+        cdef double merge_cost = m + stored
+        cdef double row_search_cost = m * log2(stored + 1.0)
+        cdef double entry_search_cost = stored * log2(m + 1.0)
         cdef int32_t row
-        cdef double x
-        cdef bint merge = end - at <= MERGE_MAX_RATIO * m
-        n_negative[0] = n_missing[0] = 0
-        low[0] = INFINITY
-        high[0] = -INFINITY
-        for t in range(m):
-            check_index(rows[t], self.n_samples)
-            self.values[rows[t]] = 0.0
-            self.kinds[t] = ZERO
+        if end == at or m == 0:
+            return 0
+        if entry_search_cost < merge_cost and entry_search_cost < row_search_cost:
+            lo = 0
+            while at < end and lo < m:
+                row = self.indices[at]
+                hi = m  # the first node position whose row is >= row
+                while lo < hi:
+                    mid = lo + (hi - lo) // 2
+                    if rows[mid] < row:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo < m and rows[lo] == row:
+                    self.found_positions[count] = <int32_t>lo
+                    self.found_entries[count] = at
+                    count += 1
+                at += 1
+            return count
         for t in range(m):
             if at >= end:
                 break
             row = rows[t]
-            if merge:
+            if merge_cost <= row_search_cost:
                 while at < end and self.indices[at] < row:
                     at += 1
             else:  # the first stored row >= row
-                lo = at
-                hi = end
-                while lo < hi:
-                    mid = lo + (hi - lo) // 2
-                    if self.indices[mid] < row:
-                        lo = mid + 1
+                a = at
+                b = end
+                while a < b:
+                    c = a + (b - a) // 2
+                    if self.indices[c] < row:
+                        a = c + 1
                     else:
-                        hi = mid
-                at = lo
-            if at >= end or self.indices[at] != row:
-                continue
-            x = self.data[at]
-            at += 1
-            self.values[row] = x
-            if isnan(x):
-                self.kinds[t] = MISSING
-                n_missing[0] += 1
-            elif x != 0.0:
-                self.kinds[t] = STORED
-                n_negative[0] += x < 0.0
-                low[0] = x if x < low[0] else low[0]
-                high[0] = x if x > high[0] else high[0]
-                if keyed:
-                    bits = sortable_bits(x)
-                    self.keys[count] = pack_key(bits, t, index_mask)
-                    self.dropped[t] = dropped_bits(bits, index_mask)
+                        b = c
+                at = a
+            if at < end and self.indices[at] == row:
+                self.found_positions[count] = <int32_t>t
+                self.found_entries[count] = at
                 count += 1
+                at += 1
         return count
+
+    cdef void load_sparse(self, const NodeRecord* node, intp_t feature) noexcept nogil:
+        """``values[row]`` for each of the node's rows: the sparse
+        ``feature``'s value (``column_of``)."""
+        cdef intp_t m = node.end - node.start, t, k
+        cdef intp_t n_found = self.find_stored(node, feature)
+        cdef const int32_t* rows = self.node_rows + node.start
+        for t in range(m):
+            check_index(rows[t], self.n_samples)
+            self.values[rows[t]] = 0.0
+        for k in range(n_found):
+            self.values[rows[self.found_positions[k]]] = self.data[self.found_entries[k]]
 
     cdef const int32_t* sparse_order(self, const NodeRecord* node, intp_t feature,
                                      intp_t* n_present) noexcept nogil:
         """``feature_order`` of a sparse feature: the nonzero values sorted,
         the zero rows (in row order) between the negative and the positive
-        ones, the missing rows last (module doc)."""
-        cdef intp_t m = node.end - node.start, count, t, at = 0
-        cdef intp_t n_negative, n_missing, n_zero
+        ones, the missing rows last (module doc); the node's values in
+        ``values``, unless every one is 0 (NULL at once)."""
+        cdef intp_t m = node.end - node.start, t, k, count = 0, at = 0
+        cdef intp_t n_found = self.find_stored(node, feature), n_negative = 0
+        cdef intp_t n_missing = 0
         cdef const int32_t* rows = self.node_rows + node.start
         cdef int32_t* sorted_rows = self.feature_rows
-        cdef uint64_t index_mask = index_mask_for(m)
-        cdef double low, high
-        count = self.read_sparse(node, feature, True, &n_negative, &n_missing, &low, &high)
-        n_zero = m - count - n_missing
-        if n_zero > 0:
+        cdef uint64_t index_mask = index_mask_for(m), bits
+        cdef double x, low = INFINITY, high = -INFINITY
+        for k in range(n_found):
+            x = self.data[self.found_entries[k]]
+            t = self.found_positions[k]
+            if isnan(x):
+                n_missing += 1
+            elif x != 0.0:
+                n_negative += x < 0.0
+                low = x if x < low else low
+                high = x if x > high else high
+                bits = sortable_bits(x)
+                self.keys[count] = pack_key(bits, t, index_mask)
+                self.dropped[t] = dropped_bits(bits, index_mask)
+                count += 1
+        n_present[0] = m - n_missing
+        if count < n_present[0]:  # some zeros
             low = min(low, 0.0)
             high = max(high, 0.0)
-        n_present[0] = m - n_missing
         if n_present[0] == 0 or (n_missing == 0 and low >= high):
             return NULL
         sort_keys(self.keys, count)
         order_keys(self.keys, count, index_mask, self.dropped, m)
-        for t in range(n_negative):
-            sorted_rows[at] = rows[key_index(self.keys[t], index_mask)]
+        for k in range(n_negative):
+            sorted_rows[at] = rows[key_index(self.keys[k], index_mask)]
             at += 1
+        # the zero rows, in row order, and every row's value
+        k = 0
         for t in range(m):
-            if self.kinds[t] == ZERO:
+            check_index(rows[t], self.n_samples)
+            x = 0.0
+            if k < n_found and self.found_positions[k] == t:
+                x = self.data[self.found_entries[k]]
+                k += 1
+            self.values[rows[t]] = x
+            if x == 0.0:
                 sorted_rows[at] = rows[t]
                 at += 1
-        for t in range(n_negative, count):
-            sorted_rows[at] = rows[key_index(self.keys[t], index_mask)]
+        for k in range(n_negative, count):
+            sorted_rows[at] = rows[key_index(self.keys[k], index_mask)]
             at += 1
-        for t in range(m):
-            if self.kinds[t] == MISSING:
-                sorted_rows[at] = rows[t]
+        for k in range(n_found):
+            if isnan(self.data[self.found_entries[k]]):
+                sorted_rows[at] = rows[self.found_positions[k]]
                 at += 1
         return sorted_rows
 
@@ -1009,14 +1039,13 @@ cdef class ExactSplitter(Splitter):
         """Partition the node's rows and targets, add its children to the tree
         and describe them in ``left`` and ``right``. O(m) per presorted list
         kept, O(m log m) when the children start sorting on demand."""
-        cdef intp_t m = node.end - node.start, k, j, n_left = 0, n_negative, n_missing
+        cdef intp_t m = node.end - node.start, k, j, n_left = 0
         cdef const double* column
         cdef int32_t* rows = self.node_rows + node.start
         cdef bint keep_presorted = node.presorted and m >= self.presort_min_rows
-        cdef double x, low, high
+        cdef double x
         if self.X == NULL:
-            self.read_sparse(node, split.feature, False, &n_negative, &n_missing, &low,
-                             &high)
+            self.load_sparse(node, split.feature)
         column = self.column_of(split.feature)
         for k in range(m):
             check_index(rows[k], self.n_samples)

@@ -1,0 +1,137 @@
+"""Sparse input: fit time and memory of a scipy.sparse X against the same X
+dense, for every kind of model.
+
+Simulated interval data: ``--n-rows`` rows, ``--n-features`` features of
+which a fraction ``--density`` is nonzero (uniform on [-2, 2], the others
+0), the signal the sum of the first ten features times 3, plus normal
+noise (sd 0.1), widened into an interval of width 1, 30% of the labels
+right-censored. Each fit runs in its own process, once per layout (a CSC
+matrix, or the dense array it equals), so that its peak memory is its
+own: the table gives the fit time, the peak resident memory of the fit
+above the process's memory before it (which holds the data, the sparse
+matrix or the dense array), the sizes of the two inputs, and the ratios
+sparse over dense. The models fitted on the two layouts are the same
+(the tests check it); each child checks that its predictions of 100 rows
+are those of the other layout (printed as ``same``).
+
+Usage: python benchmarks/studies/sparse.py [--n-rows 20000]
+       [--n-features 500 2000] [--density 0.01] [--models NAME ...]
+       [--csv PATH]
+"""
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from mmit import MMIT, IntervalLinearRegression, MMITBoost, MMITForest
+
+MODELS = {
+    "MMIT(max_depth=8)": lambda: MMIT(max_depth=8, random_state=0),
+    "MMIT()": lambda: MMIT(random_state=0),
+    "MMITForest(n_estimators=20)": lambda: MMITForest(n_estimators=20, n_jobs=2,
+                                                      random_state=0, distribution=None),
+    "MMITBoost(20 stages)": lambda: MMITBoost(n_estimators=20, random_state=0),
+    "MMITBoost(hist, 100 stages)": lambda: MMITBoost(splitter="hist", n_jobs=2,
+                                                     random_state=0),
+    "IntervalLinearRegression()": lambda: IntervalLinearRegression(),
+}
+
+
+def simulated(n_rows, n_features, density, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n_rows, n_features, density=density, random_state=rng, format="csc",
+                  data_rvs=lambda size: rng.uniform(-2.0, 2.0, size))
+    signal = 3.0 * np.asarray(X[:, :10].sum(axis=1)).ravel() + rng.normal(0, 0.1, n_rows)
+    upper = np.where(rng.random(n_rows) < 0.3, np.inf, signal + 0.5)
+    return X, np.column_stack([signal - 0.5, upper])
+
+
+def resident_bytes(field):
+    """``VmRSS`` (now) or ``VmHWM`` (the peak since the last reset) of this
+    process, in bytes (Linux)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def reset_peak():
+    """Make the peak resident memory the current one (Linux: clear_refs 5)."""
+    with open("/proc/self/clear_refs", "w") as clear_refs:
+        clear_refs.write("5")
+
+
+def child(model, layout, n_rows, n_features, density):
+    """Fit one model on one layout; print time, memory and a hash of its
+    predictions as JSON."""
+    X, y = simulated(n_rows, n_features, density)
+    if layout == "dense":
+        X = X.toarray(order="C")
+    reset_peak()
+    before = resident_bytes("VmRSS")
+    start = time.perf_counter()
+    fitted = MODELS[model]().fit(X, y)
+    seconds = time.perf_counter() - start
+    peak = resident_bytes("VmHWM")
+    prediction = fitted.predict(X[:100])
+    print(json.dumps({"seconds": seconds, "fit_bytes": max(peak - before, 0),
+                      "hash": hashlib.sha1(prediction.tobytes()).hexdigest()}))
+
+
+def run(model, layout, args, n_features):
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", model, layout, str(args.n_rows),
+         str(n_features), str(args.density)], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n-rows", type=int, default=20000)
+    parser.add_argument("--n-features", type=int, nargs="+", default=[500, 2000])
+    parser.add_argument("--density", type=float, default=0.01)
+    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    parser.add_argument("--csv", default=None)
+    parser.add_argument("--child", nargs=5, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        model, layout, n_rows, n_features, density = args.child
+        child(model, layout, int(n_rows), int(n_features), float(density))
+        return
+    rows = []
+    header = ("model", "features", "nonzeros", "dense X MB", "sparse X MB", "dense s",
+              "sparse s", "time ratio", "dense fit MB", "sparse fit MB", "memory ratio",
+              "same")
+    print(" | ".join(header))
+    for n_features in args.n_features:
+        X, _ = simulated(args.n_rows, n_features, args.density)
+        dense_mb = args.n_rows * n_features * 8 / 2**20
+        sparse_mb = (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20
+        for model in args.models:
+            dense = run(model, "dense", args, n_features)
+            sparse = run(model, "sparse", args, n_features)
+            row = (model, n_features, X.nnz, f"{dense_mb:.1f}", f"{sparse_mb:.1f}",
+                   f"{dense['seconds']:.2f}", f"{sparse['seconds']:.2f}",
+                   f"{sparse['seconds'] / dense['seconds']:.2f}",
+                   f"{dense['fit_bytes'] / 2**20:.1f}",
+                   f"{sparse['fit_bytes'] / 2**20:.1f}",
+                   f"{sparse['fit_bytes'] / max(dense['fit_bytes'], 1):.2f}",
+                   "yes" if dense["hash"] == sparse["hash"] else "NO")
+            rows.append(row)
+            print(" | ".join(map(str, row)), flush=True)
+    if args.csv:
+        with open(args.csv, "w") as file:
+            file.write(",".join(header) + "\n")
+            for row in rows:
+                file.write(",".join(map(str, row)) + "\n")
+
+
+if __name__ == "__main__":
+    main()
