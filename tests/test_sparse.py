@@ -1,5 +1,6 @@
 """Sparse input: every estimator fitted on a scipy.sparse X makes the model
-its dense fit makes (the trees' split search reads compressed columns)."""
+its dense fit makes (the trees' split search reads compressed columns, the
+linear models' solver makes the standardised rows of the stored values)."""
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from mmit import (
     shap_values,
 )
 from mmit._utils._sparse import ROWS_PER_BLOCK, dense_rows, row_blocks
+from mmit.linear_model._newton import StandardisedFeatures, elastic_net_path, transpose_dot
 from mmit.tree._binning import bin_features
 
 # stored values: zeros (+0.0 and -0.0, stored explicitly), values on a
@@ -126,6 +128,9 @@ ESTIMATORS = [
 ]
 
 
+LINEAR = (IntervalLinearRegression, IntervalLinearRegressionCV, IntervalStackingRegressor)
+
+
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
 @pytest.mark.parametrize("layout", ["csr", "csc"])
 def test_a_sparse_fit_predicts_as_the_dense_fit(estimator, layout):
@@ -135,6 +140,12 @@ def test_a_sparse_fit_predicts_as_the_dense_fit(estimator, layout):
         y = np.exp(y)  # times
     expected = clone(estimator).fit(dense, y)
     fitted = clone(estimator).fit(X, y)
+    if isinstance(estimator, LINEAR):
+        # the solver reads the same standardised rows, its means and scales
+        # summed in another order: equal to rounding
+        np.testing.assert_allclose(fitted.predict(X), expected.predict(dense),
+                                   rtol=1e-9, atol=1e-9)
+        return
     np.testing.assert_array_equal(fitted.predict(X), expected.predict(dense))
     np.testing.assert_array_equal(fitted.predict(dense), expected.predict(dense))
 
@@ -186,3 +197,40 @@ def test_categorical_features_cannot_be_declared_for_sparse_x():
     X, _, y = sparse_data()
     with pytest.raises(TypeError, match="categorical_features cannot be declared"):
         MMIT(categorical_features=[0]).fit(X, y)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), density=st.sampled_from([0.05, 0.3, 1.0]),
+       l1_ratio=st.sampled_from([0.0, 0.5, 1.0]))
+def test_the_elastic_net_path_on_sparse_rows_is_the_dense_path(seed, density, l1_ratio):
+    rng = np.random.default_rng(seed)
+    n, p = 60, 5
+    X = sp.random(n, p, density=density, random_state=rng, format="csr")
+    X.data = np.round(4 * X.data - 2, 1)
+    weight = rng.uniform(0.5, 1.5, n)
+    weight /= weight.sum()
+    center = X @ rng.normal(size=p)
+    lower = np.where(rng.random(n) < 0.2, -np.inf, center - 0.5)
+    upper = np.where(rng.random(n) < 0.2, np.inf, center + 0.5)
+    features = StandardisedFeatures(X, weight)
+    Z = np.ascontiguousarray((X.toarray() - features.mean) * (1.0 / features.scale))
+    sparse_rows = features.Z
+    gradient = rng.normal(size=n)
+    np.testing.assert_allclose(transpose_dot(sparse_rows, gradient), Z.T @ gradient,
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(sparse_rows.row_squares(), (Z * Z).sum(axis=1),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(sparse_rows.weighted_column_squares(weight),
+                               weight @ (Z * Z), rtol=1e-12, atol=1e-12)
+    # the dense features' mean and scale, from the dense X
+    dense = StandardisedFeatures(X.toarray(), weight)
+    np.testing.assert_allclose(features.mean, dense.mean, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(features.scale, dense.scale, rtol=1e-12)
+    alphas = np.array([0.5, 0.1, 0.01])
+    expected = elastic_net_path(Z, lower, upper, weight, alphas, l1_ratio, 1e-10, 10_000,
+                                0.0)
+    found = elastic_net_path(sparse_rows, lower, upper, weight, alphas, l1_ratio, 1e-10,
+                             10_000, 0.0)
+    np.testing.assert_allclose(found[0], expected[0], rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(found[1], expected[1], rtol=1e-8, atol=1e-8)
+    np.testing.assert_array_equal(found[3], expected[3])

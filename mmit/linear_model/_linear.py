@@ -28,7 +28,13 @@ from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraint
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
 from .._utils._validation import bounds_spread, check_margin, validate_training_data
-from ._newton import NEWTON_LOSS, StandardisedFeatures, elastic_net_path, newton_scale
+from ._newton import (
+    NEWTON_LOSS,
+    StandardisedFeatures,
+    elastic_net_path,
+    newton_scale,
+    transpose_dot,
+)
 
 
 class StandardisedProblem:
@@ -55,7 +61,8 @@ class StandardisedProblem:
         steepest descent a coefficient leaving 0 offers, in a direction its
         sign constraint allows."""
         Z = self.features.Z
-        gradient = Z.T @ self.objective.gradient(np.full(Z.shape[0], self.constant))
+        gradient = transpose_dot(Z, self.objective.gradient(np.full(Z.shape[0],
+                                                                    self.constant)))
         descent = (np.abs(gradient) if self.signs is None
                    else np.where(self.signs == 0, np.abs(gradient), -self.signs * gradient))
         # raised by a relative 1e-9: the solver's gradient is summed in another
@@ -150,13 +157,30 @@ def feature_range(X, sample_weight):
     weight (the rows a fit sees)."""
     positive = sample_weight > 0
     rows = X if positive.all() else X[positive]
+    if sp.issparse(rows):  # its zeros included
+        return (rows.min(axis=0).toarray().ravel(), rows.max(axis=0).toarray().ravel())
     return rows.min(axis=0), rows.max(axis=0)
 
 
 def feature_mean(X, sample_weight):
     """The weighted training mean of each feature (rows of positive weight:
     within the training range, so unchanged by clipping)."""
+    if sp.issparse(X):
+        return X.T @ sample_weight / sample_weight.sum()
     return np.average(X, axis=0, weights=sample_weight)
+
+
+def clipped(X, low, high):
+    """``X`` clipped to ``[low, high]`` per feature: a sparse X stays sparse
+    when every range holds 0 (its stored values clipped), else is
+    densified."""
+    if sp.issparse(X):
+        if np.all((low <= 0.0) & (high >= 0.0)):
+            X = sp.csr_matrix(X, copy=True)
+            X.data = np.clip(X.data, low[X.indices], high[X.indices])
+            return X
+        X = X.toarray()
+    return np.clip(X, low, high)
 
 
 #: the fitted arrays and values of a linear model a model file holds
@@ -218,8 +242,6 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
         (``coef_names_`` set)."""
         X, lower, upper, sample_weight = validate_training_data(
             self, X, y, sample_weight, allow_nan=False)
-        if sp.issparse(X):
-            X = X.toarray(order="C")  # the Newton solver reads dense rows
         self.coef_names_ = coef_names(self)
         return one_hot(X, fitted_encoding(self)[1]), lower, upper, sample_weight
 
@@ -421,13 +443,13 @@ def _fold_paths(X, lower, upper, weight, train, test, margins, alphas, l1_ratio,
     memory at a time."""
     X_train, X_test = X[train], X[test]
     if clip_features:
-        X_test = np.clip(X_test, *feature_range(X_train, weight[train]))
+        X_test = clipped(X_test, *feature_range(X_train, weight[train]))
     features = StandardisedFeatures(X_train, weight[train], overwrite_X=True)
     for margin, margin_alphas in zip(margins, alphas, strict=True):
         problem = StandardisedProblem(features, lower[train], upper[train], margin,
                                       weight[train], signs=signs)
         coefs, intercepts, _, missed = problem.path(margin_alphas, l1_ratio, tol, max_iter)
-        predictions = coefs @ X_test.T
+        predictions = (X_test @ coefs.T).T if sp.issparse(X_test) else coefs @ X_test.T
         predictions += intercepts[:, np.newaxis]
         yield predictions, missed
 

@@ -34,10 +34,14 @@ ways of solving the local model:
   screening the rows a step may move across a breakpoint (see below).
 
 The features are standardised first (:class:`StandardisedFeatures`, shared
-by both). The kernels here are compiled for the squared hinge (its
-curvature defines ``G``); any differentiable loss of the registry is a
-multiple of it beyond the breakpoints, minimised on scaled weights
-(:func:`newton_scale`, where a caller's loss entry is checked).
+by both). A sparse X is never densified: its standardised rows
+(:class:`SparseStandardised`) are made one at a time, when the path's
+solver reads a row, from X's stored values and each column's mean and
+scale (O(p) per row, as reading a dense row). The kernels here are
+compiled for the squared hinge (its curvature defines ``G``); any
+differentiable loss of the registry is a multiple of it beyond the
+breakpoints, minimised on scaled weights (:func:`newton_scale`, where a
+caller's loss entry is checked).
 
 The elastic-net path, on standardised features ``Z`` and weights summing
 to 1, minimises::
@@ -70,12 +74,15 @@ from libcpp.queue cimport priority_queue
 from libcpp.utility cimport pair
 
 import numpy as np
+import scipy.sparse as sp
 
 from scipy.linalg.cython_blas cimport daxpy, ddot, dsyrk
 from scipy.linalg.cython_lapack cimport dposv
 
 from .._loss._loss cimport SquaredHinge, hinge_change, hinge_curvature, hinge_slope
 from .._loss._loss cimport interval_loss
+from libc.stdint cimport int32_t, int64_t
+
 from .._utils._typedefs cimport check_index, intp_t
 
 from .._loss._loss import LOSSES
@@ -129,7 +136,8 @@ class StandardisedFeatures:
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        A sparse X has no missing value.
     sample_weight : ndarray of shape (n_samples,)
         Non-negative weights, not all 0.
     overwrite_X : bool, default=False
@@ -142,11 +150,27 @@ class StandardisedFeatures:
     scale : ndarray of shape (n_features,)
         Their weighted standard deviations (1 where it is 0).
     Z : ndarray of shape (n_samples, n_features), C-ordered
-        ``(X - mean) / scale`` (NaN where X is).
+        ``(X - mean) / scale`` (NaN where X is); a :class:`SparseStandardised`
+        for a sparse X.
     """
 
     def __init__(self, X, sample_weight, overwrite_X=False):
         weight = sample_weight / sample_weight.sum()
+        if sp.issparse(X):
+            X = sp.csr_matrix(X, dtype=np.float64)
+            mean = X.T @ weight
+            # sum_i w_i (x_ij - mean_j)^2: the stored values', and the zeros'
+            centred = X.copy()
+            centred.data = (X.data - mean[X.indices]) ** 2
+            present = X.copy()
+            present.data = np.ones_like(X.data)
+            variance = centred.T @ weight + (1.0 - present.T @ weight) * mean**2
+            scale = np.sqrt(np.maximum(variance, 0.0))
+            scale[~(scale > 0.0)] = 1.0
+            self.mean = mean
+            self.scale = scale
+            self.Z = SparseStandardised(X, mean, scale)
+            return
         mean = weight @ X
         # a column with a missing value (a NaN mean here) is weighted by the
         # rows that have it
@@ -176,6 +200,54 @@ class StandardisedFeatures:
         """Coefficients and intercept for the unstandardised features."""
         coef = coef / self.scale
         return coef, intercept - coef @ self.mean
+
+
+class SparseStandardised:
+    """``(X - mean) / scale`` of a sparse X, its rows made when read (the
+    path's solver), never all at once.
+
+    Parameters
+    ----------
+    X : sparse matrix of shape (n_samples, n_features)
+    mean, scale : ndarray of shape (n_features,)
+    """
+
+    def __init__(self, X, mean, scale):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X.sum_duplicates()  # sorted, unique columns per row
+        self.X = X
+        self.mean = np.ascontiguousarray(mean, dtype=np.float64)
+        self.inverse_scale = 1.0 / np.ascontiguousarray(scale, dtype=np.float64)
+        # each feature's standardised 0
+        self.zero = -self.mean * self.inverse_scale
+        self.shape = X.shape
+
+    def transpose_dot(self, vector):
+        """``Z.T @ vector``."""
+        return (self.X.T @ vector - self.mean * vector.sum()) * self.inverse_scale
+
+    def row_squares(self):
+        """``sum_j Z[i, j] ** 2`` of each row."""
+        squares = self.X.copy()
+        standardised = (self.X.data - self.mean[self.X.indices]) * self.inverse_scale[
+            self.X.indices]
+        squares.data = standardised**2 - self.zero[self.X.indices] ** 2
+        return (self.zero @ self.zero) + np.asarray(squares.sum(axis=1)).ravel()
+
+    def weighted_column_squares(self, weight):
+        """``sum_i weight_i Z[i, j] ** 2`` of each column."""
+        squares = self.X.copy()
+        standardised = (self.X.data - self.mean[self.X.indices]) * self.inverse_scale[
+            self.X.indices]
+        squares.data = standardised**2 - self.zero[self.X.indices] ** 2
+        return squares.T @ weight + weight.sum() * self.zero**2
+
+
+def transpose_dot(Z, vector):
+    """``Z.T @ vector`` of standardised features (dense, or sparse)."""
+    if isinstance(Z, SparseStandardised):
+        return Z.transpose_dot(vector)
+    return Z.T @ vector
 
 
 def _ratio(numerator, denominator):
@@ -583,16 +655,52 @@ cdef class GramNewton:
     cdef intp_t sweeps                   # coordinate-descent sweeps, in all
     cdef const signed char* signs        # per feature: its coefficient's sign
     cdef object signs_array              # (-1, 0: free, +1; NULL: none), kept alive
+    cdef bint sparse                     # Z a SparseStandardised: rows made when read
+    cdef const int64_t* sparse_indptr    # its X's rows (CSR)
+    cdef const int32_t* sparse_indices
+    cdef const double* sparse_data
+    cdef const double* sparse_mean       # its columns' means, inverse scales and
+    cdef const double* sparse_inverse_scale
+    cdef const double* sparse_zero       # standardised zeros
+    cdef double[::1] row_values          # the row read last (sparse)
 
-    def __cinit__(self, const double[:, ::1] Z, const double[::1] lower,
-                  const double[::1] upper, const double[::1] weight, double intercept,
+    def __cinit__(self, Z, const double[::1] lower, const double[::1] upper,
+                  const double[::1] weight, double intercept,
                   const signed char[::1] signs=None):
-        """``Z`` of at least one row and column; ``signs``: each coefficient
-        kept >= 0 (+1), <= 0 (-1) or free (0), None: all free."""
-        self.problem_arrays = (Z, lower, upper, weight)
+        """``Z`` (an ndarray, row-major, or a :class:`SparseStandardised`) of at
+        least one row and column; ``signs``: each coefficient kept >= 0
+        (+1), <= 0 (-1) or free (0), None: all free."""
+        cdef const double[:, ::1] dense
+        cdef const int64_t[::1] indptr
+        cdef const int32_t[::1] indices
+        cdef const double[::1] data, mean, inverse_scale, zero
+        weight_array = np.asarray(weight)
+        self.sparse = isinstance(Z, SparseStandardised)
+        if self.sparse:
+            indptr = Z.X.indptr.astype(np.int64)
+            indices = Z.X.indices.astype(np.int32, copy=False)
+            data = Z.X.data
+            mean, inverse_scale, zero = Z.mean, Z.inverse_scale, Z.zero
+            self.sparse_indptr = &indptr[0]
+            self.sparse_indices = &indices[0] if indices.shape[0] else NULL
+            self.sparse_data = &data[0] if data.shape[0] else NULL
+            self.sparse_mean = &mean[0]
+            self.sparse_inverse_scale = &inverse_scale[0]
+            self.sparse_zero = &zero[0]
+            self.row_values = np.zeros(Z.shape[1])
+            self.problem.rows = NULL
+            self.problem_arrays = (Z, indptr, indices, lower, upper, weight)
+            row_squares = Z.row_squares()
+            column_squares = Z.weighted_column_squares(weight_array)
+        else:
+            dense = Z
+            self.problem.rows = &dense[0, 0]
+            self.problem_arrays = (Z, lower, upper, weight)
+            Z_array = np.asarray(Z)
+            row_squares = np.einsum("ij,ij->i", Z_array, Z_array)
+            column_squares = np.einsum("i,ij,ij->j", weight_array, Z_array, Z_array)
         self.signs_array = signs
         self.signs = &signs[0] if signs is not None else NULL
-        self.problem.rows = &Z[0, 0]
         self.problem.lower = &lower[0]
         self.problem.upper = &upper[0]
         self.problem.weight = &weight[0]
@@ -627,10 +735,8 @@ cdef class GramNewton:
         self.old_q = np.zeros(self.p1)
         self.full_q = np.zeros(self.p1)
         self.sweeps = 0
-        Z_array, weight_array = np.asarray(Z), np.asarray(weight)
-        self.row_norm = np.sqrt(1.0 + np.einsum("ij,ij->i", Z_array, Z_array))
-        self.column_curvature = 2.0 * np.concatenate(
-            ([weight_array.sum()], np.einsum("i,ij,ij->j", weight_array, Z_array, Z_array)))
+        self.row_norm = np.sqrt(1.0 + row_squares)
+        self.column_curvature = 2.0 * np.concatenate(([weight_array.sum()], column_squares))
         cdef intp_t i
         with nogil:
             for i in range(self.n):
@@ -638,7 +744,20 @@ cdef class GramNewton:
             self.flush_block()
 
     cdef inline const double* row(self, intp_t i) noexcept nogil:
-        return problem_row(&self.problem, i)
+        """Row i of Z: in the problem's rows, or made from a sparse X's
+        (valid until the next row is read)."""
+        cdef int64_t k
+        cdef intp_t j
+        if not self.sparse:
+            return problem_row(&self.problem, i)
+        check_index(i, self.n)
+        memcpy(&self.row_values[0], self.sparse_zero, (self.p1 - 1) * sizeof(double))
+        for k in range(self.sparse_indptr[i], self.sparse_indptr[i + 1]):
+            j = self.sparse_indices[k]
+            check_index(j, self.p1 - 1)
+            self.row_values[j] = ((self.sparse_data[k] - self.sparse_mean[j])
+                                  * self.sparse_inverse_scale[j])
+        return &self.row_values[0]
 
     cdef inline double descent(self, intp_t feature, double gradient) noexcept nogil:
         """``descent_at_zero`` of a feature's coefficient under its sign
@@ -707,19 +826,19 @@ cdef class GramNewton:
             self.q[j] += q_change * row[j - 1]
         # (both hinges crossed the other way: G does not change)
         if weight_change > 0.0:
-            self.gather(&self.added[0, self.n_added], i, sqrt(weight_change))
+            self.gather(&self.added[0, self.n_added], row, sqrt(weight_change))
             self.n_added = self.n_added + 1
         elif weight_change < 0.0:
-            self.gather(&self.removed[0, self.n_removed], i, sqrt(-weight_change))
+            self.gather(&self.removed[0, self.n_removed], row, sqrt(-weight_change))
             self.n_removed = self.n_removed + 1
         if self.n_added == FLIP_BLOCK or self.n_removed == FLIP_BLOCK:
             self.flush_block()
         return 1
 
-    cdef inline void gather(self, double* column, intp_t i, double factor) noexcept nogil:
-        """``column`` (a block's, p1 long) = factor * zt_i."""
+    cdef inline void gather(self, double* column, const double* row,
+                            double factor) noexcept nogil:
+        """``column`` (a block's, p1 long) = factor * zt_i, ``row`` z_i."""
         cdef intp_t j
-        cdef const double* row = self.row(i)
         column[0] = factor
         for j in range(1, self.p1):
             column[j] = factor * row[j - 1]
@@ -1101,7 +1220,7 @@ cdef class GramNewton:
         return result
 
 
-def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
+def elastic_net_path(Z, const double[::1] lower,
                      const double[::1] upper, const double[::1] weight,
                      const double[::1] alphas, double l1_ratio, double tol,
                      intp_t max_sweeps, double intercept, signs=None):
@@ -1109,7 +1228,7 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
 
     Parameters
     ----------
-    Z : ndarray of shape (n_samples, n_features), row-major
+    Z : ndarray of shape (n_samples, n_features), row-major, or SparseStandardised
         Standardised features.
     lower, upper : ndarray of shape (n_samples,)
         Breakpoints of the hinges.
@@ -1144,6 +1263,10 @@ def elastic_net_path(const double[:, ::1] Z, const double[::1] lower,
         Coordinate-descent sweeps, in all.
     converged : ndarray of shape (n_alphas,), bool
     """
+    if not isinstance(Z, SparseStandardised):
+        Z = np.asarray(Z)
+        if Z.dtype != np.float64 or not Z.flags.c_contiguous or Z.ndim != 2:
+            raise ValueError("Z must be a 2-D, C-contiguous float64 array.")
     cdef intp_t n = Z.shape[0], p = Z.shape[1], n_alphas = alphas.shape[0]
     if lower.shape[0] != n or upper.shape[0] != n or weight.shape[0] != n:
         raise ValueError("Z, lower, upper and weight must have the same number of rows.")

@@ -121,9 +121,12 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
 
 
 def column(X, j):
-    """Feature j of X (dense or compressed columns) as a dense array."""
+    """Feature j of X (dense, or compressed columns) as a dense array."""
     if sp.issparse(X):
-        return X[:, [j]].toarray().ravel()
+        values = np.zeros(X.shape[0])
+        stored = slice(X.indptr[j], X.indptr[j + 1])
+        values[X.indices[stored]] = X.data[stored]
+        return values
     return X[:, j]
 
 
