@@ -124,8 +124,10 @@ cdef class ExactSplitter(Splitter):
     cdef const int64_t* indptr          # sparse features: compressed columns
     cdef const int32_t* indices         # (see _features)
     cdef const double* data
-    cdef double* values                 # sparse: at the node's rows, the values of the
-    #                                     feature read last (sparse_order, load_sparse)
+    cdef double* values                 # sparse: per row, the value of the feature read
+    #                                     last (sparse_order, load_sparse): 0 but at
+    cdef int32_t* written_rows          # the rows of its stored values
+    cdef intp_t n_written
     cdef int32_t* found_positions       # sparse: the node positions and the indices
     cdef int64_t* found_entries         # in data of the feature's stored values
     cdef int32_t* samples               # per feature: n_active rows, node-partitioned
@@ -152,6 +154,7 @@ cdef class ExactSplitter(Splitter):
                                       intp_t* n_present) noexcept nogil
     cdef inline const double* column_of(self, intp_t feature) noexcept nogil
     cdef intp_t find_stored(self, const NodeRecord* node, intp_t feature) noexcept nogil
+    cdef intp_t read_stored(self, const NodeRecord* node, intp_t feature) noexcept nogil
     cdef void load_sparse(self, const NodeRecord* node, intp_t feature) noexcept nogil
     cdef const int32_t* sparse_order(self, const NodeRecord* node, intp_t feature,
                                      intp_t* n_present) noexcept nogil

@@ -93,6 +93,7 @@ cimport cython
 from libc.math cimport INFINITY, NAN, isfinite, isnan, log2
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -466,12 +467,15 @@ cdef class ExactSplitter(Splitter):
         groups = empty(buffers, "exact.groups",
                        (max(n, 1) if categorical else 1) * sizeof(CategoryGroup), np.uint8)
         values = empty(buffers, "exact.values", max(n, 1) if features.sparse else 1)
+        values[:] = 0.0  # 0 at every row until a feature is read
+        written_rows = empty(buffers, "exact.written_rows",
+                             max(n, 1) if features.sparse else 1, np.int32)
         found_positions = empty(buffers, "exact.found_positions",
                                 max(n, 1) if features.sparse else 1, np.int32)
         found_entries = empty(buffers, "exact.found_entries",
                               max(n, 1) if features.sparse else 1, np.int64)
         self._buffers = (samples, keys, dropped, feature_rows, change, sweeps,
-                         category_rows, groups, values, found_positions,
+                         category_rows, groups, values, written_rows, found_positions,
                          found_entries, features)
         self.lower_losses = self.upper_losses = NULL
         self.lower_costs = self.upper_costs = NULL
@@ -487,6 +491,7 @@ cdef class ExactSplitter(Splitter):
         cdef unsigned char[::1] groups_view = groups
         cdef double[::1] values_view = values
         cdef int32_t[::1] found_positions_view = found_positions
+        cdef int32_t[::1] written_rows_view = written_rows
         cdef int64_t[::1] found_entries_view = found_entries
         cdef int32_t row
         if presorted:
@@ -512,6 +517,8 @@ cdef class ExactSplitter(Splitter):
             self.X = &features.X[0, 0]
         self.values = &values_view[0]
         self.found_positions = &found_positions_view[0]
+        self.written_rows = &written_rows_view[0]
+        self.n_written = 0
         self.found_entries = &found_entries_view[0]
         self.samples = &samples_view[0, 0] if presorted and m > 0 else NULL
         self.keys = &keys_view[0]
@@ -742,26 +749,37 @@ cdef class ExactSplitter(Splitter):
                 at += 1
         return count
 
+    cdef intp_t read_stored(self, const NodeRecord* node, intp_t feature) noexcept nogil:
+        """``find_stored``, and ``values`` 0 at every row but those of the
+        stored values found, which hold them (the previous read's rows are
+        set back to 0: O(stored values), not O(m)). Returns how many."""
+        cdef intp_t k, n_found
+        cdef int32_t row
+        for k in range(self.n_written):
+            self.values[self.written_rows[k]] = 0.0
+        n_found = self.find_stored(node, feature)
+        for k in range(n_found):
+            row = self.node_rows[node.start + self.found_positions[k]]
+            check_index(row, self.n_samples)
+            self.values[row] = self.data[self.found_entries[k]]
+            self.written_rows[k] = row
+        self.n_written = n_found
+        return n_found
+
     cdef void load_sparse(self, const NodeRecord* node, intp_t feature) noexcept nogil:
         """``values[row]`` for each of the node's rows: the sparse
         ``feature``'s value (``column_of``)."""
-        cdef intp_t m = node.end - node.start, t, k
-        cdef intp_t n_found = self.find_stored(node, feature)
-        cdef const int32_t* rows = self.node_rows + node.start
-        for t in range(m):
-            check_index(rows[t], self.n_samples)
-            self.values[rows[t]] = 0.0
-        for k in range(n_found):
-            self.values[rows[self.found_positions[k]]] = self.data[self.found_entries[k]]
+        self.read_stored(node, feature)
 
     cdef const int32_t* sparse_order(self, const NodeRecord* node, intp_t feature,
                                      intp_t* n_present) noexcept nogil:
         """``feature_order`` of a sparse feature: the nonzero values sorted,
         the zero rows (in row order) between the negative and the positive
         ones, the missing rows last (module doc); the node's values in
-        ``values``, unless every one is 0 (NULL at once)."""
-        cdef intp_t m = node.end - node.start, t, k, count = 0, at = 0
-        cdef intp_t n_found = self.find_stored(node, feature), n_negative = 0
+        ``values``. NULL when the feature cannot split the node (every
+        value 0, among others)."""
+        cdef intp_t m = node.end - node.start, t, k, count = 0, at = 0, previous = 0
+        cdef intp_t n_found = self.read_stored(node, feature), n_negative = 0
         cdef intp_t n_missing = 0
         cdef const int32_t* rows = self.node_rows + node.start
         cdef int32_t* sorted_rows = self.feature_rows
@@ -791,18 +809,18 @@ cdef class ExactSplitter(Splitter):
         for k in range(n_negative):
             sorted_rows[at] = rows[key_index(self.keys[k], index_mask)]
             at += 1
-        # the zero rows, in row order, and every row's value
-        k = 0
-        for t in range(m):
-            check_index(rows[t], self.n_samples)
-            x = 0.0
-            if k < n_found and self.found_positions[k] == t:
-                x = self.data[self.found_entries[k]]
-                k += 1
-            self.values[rows[t]] = x
-            if x == 0.0:
+        # the zero rows in row order: the runs between stored values, and the
+        # values stored as 0
+        for k in range(n_found):
+            t = self.found_positions[k]
+            memcpy(sorted_rows + at, rows + previous, (t - previous) * sizeof(int32_t))
+            at += t - previous
+            if self.data[self.found_entries[k]] == 0.0:
                 sorted_rows[at] = rows[t]
                 at += 1
+            previous = t + 1
+        memcpy(sorted_rows + at, rows + previous, (m - previous) * sizeof(int32_t))
+        at += m - previous
         for k in range(n_negative, count):
             sorted_rows[at] = rows[key_index(self.keys[k], index_mask)]
             at += 1
