@@ -234,3 +234,26 @@ def test_the_elastic_net_path_on_sparse_rows_is_the_dense_path(seed, density, l1
     np.testing.assert_allclose(found[0], expected[0], rtol=1e-8, atol=1e-8)
     np.testing.assert_allclose(found[1], expected[1], rtol=1e-8, atol=1e-8)
     np.testing.assert_array_equal(found[3], expected[3])
+
+
+def test_predictions_of_many_sparse_rows_are_made_a_block_at_a_time():
+    X, dense, y = sparse_data()
+    rng = np.random.default_rng(1)
+    many = sp.random(ROWS_PER_BLOCK + 700, X.shape[1], density=0.3, random_state=rng,
+                     format="csc")
+    many_dense = many.toarray()
+    forest = MMITForest(n_estimators=5, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(forest.predict(many), forest.predict(many_dense))
+    np.testing.assert_array_equal(forest.predict_quantiles(many, [0.2, 0.8]),
+                                  forest.predict_quantiles(many_dense, [0.2, 0.8]))
+    tree = MMIT(max_depth=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(tree.apply(many), tree.apply(many_dense))
+    linear = IntervalLinearRegression().fit(X, y)
+    np.testing.assert_array_equal(linear.predict(many), linear.predict(many_dense))
+    survival = SurvivalRegressor(MMITForest(n_estimators=5, random_state=0)).fit(
+        X, np.exp(y))
+    np.testing.assert_array_equal(survival.predict(many), survival.predict(many_dense))
+    curves = survival.predict_survival_function(many)
+    assert curves.shape == (many.shape[0],)
+    np.testing.assert_array_equal(curves[-1].y,
+                                  survival.predict_survival_function(many_dense[-1:])[0].y)

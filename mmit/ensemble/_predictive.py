@@ -47,7 +47,7 @@ from sklearn.utils._param_validation import Interval, validate_parameter_constra
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._categorical import encoded
-from .._utils._sparse import row_blocks
+from .._utils._sparse import by_row_blocks, row_blocks
 from ..tree._additive import tree_leaves
 from ..tree._growing import MAX_SEED, TREE_PARAMETER_CONSTRAINTS
 from ._bagging import out_of_bag_predictions, tree_samples
@@ -546,6 +546,7 @@ class PredictiveDistributionMixin:
         return distribution.readout(X, location, points, quantiles,
                                     effective_n_jobs(self.n_jobs))
 
+    @by_row_blocks
     def predict_restricted_mean(self, X, times, *, log=False):
         """Restricted mean survival times: the area from 0 to ``times[-1]``
         under the survival step function that :meth:`predict_survival` gives
@@ -592,6 +593,7 @@ class PredictiveDistributionMixin:
         return times[-1] - distribution.cdf_sums(X, location, thresholds, np.diff(times),
                                                  effective_n_jobs(self.n_jobs))
 
+    @by_row_blocks
     def predict_quantiles(self, X, quantiles=(0.1, 0.5, 0.9)):
         """Quantiles of each sample's predictive distribution.
 
@@ -627,6 +629,7 @@ class PredictiveDistributionMixin:
         """
         return self._readout(X, check_levels(quantiles), True)
 
+    @by_row_blocks
     def predict_interval(self, X, coverage=0.9):
         """A central prediction interval of each sample: the quantiles at
         ``(1 - coverage) / 2`` and ``(1 + coverage) / 2``.
@@ -644,6 +647,7 @@ class PredictiveDistributionMixin:
         """
         return self._readout(X, interval_levels(coverage), True)
 
+    @by_row_blocks
     def predict_cdf(self, X, thresholds):
         """P(value <= threshold) under each sample's predictive distribution.
 
@@ -663,6 +667,7 @@ class PredictiveDistributionMixin:
         """
         return self._readout(X, check_thresholds(thresholds), False)
 
+    @by_row_blocks
     def predict_survival(self, X, times, *, log=False):
         """Survival curves: P(time > t) under each sample's predictive
         distribution, for a model fitted on the targets of

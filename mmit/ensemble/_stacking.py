@@ -22,6 +22,7 @@ from .._utils._categorical import is_dataframe, non_numeric_columns, validate_fe
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
+from .._utils._sparse import by_row_blocks
 from .._utils._validation import validate_training_data
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegressionCV
@@ -612,6 +613,7 @@ default=None
                       file=sys.stderr, flush=True)
         return report
 
+    @by_row_blocks
     def predict(self, X):
         """The weighted sum of the members' predictions.
 

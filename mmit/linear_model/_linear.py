@@ -27,6 +27,7 @@ from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encodi
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_scores
+from .._utils._sparse import by_row_blocks
 from .._utils._validation import bounds_spread, check_margin, validate_training_data
 from ._newton import (
     NEWTON_LOSS,
@@ -286,6 +287,7 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
         self.intercept_ = float(self.intercept_)
 
     @fill_doc
+    @by_row_blocks
     def predict(self, X):
         """Predicted value of each sample.
 

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_array, check_consistent_length, check
 from .._utils._base import set_init_parameters
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT
 from .._utils._docstrings import fill_doc
+from .._utils._sparse import by_row_blocks
 from ..ensemble._boosting import MMITBoost
 from ..ensemble._forest import MMITForest
 from ..ensemble._predictive import check_time_grid
@@ -414,6 +415,7 @@ default=None
             return np.unique(np.quantile(times, levels, method="inverted_cdf"))
         return check_time_grid(self.curve_times, self.log, "curve_times")
 
+    @by_row_blocks
     def predict(self, X):
         """Risk scores (higher: an earlier event), as scikit-survival's models
         give them: minus the restricted mean survival time or minus the
@@ -462,6 +464,7 @@ default=None
         check_is_fitted(self)
         return self.estimator_.predict_restricted_mean(X, self.curve_times_, log=self.log)
 
+    @by_row_blocks
     def predict_time(self, X):
         """Predicted times (the exponential of the predicted log times with
         ``log=True``).
@@ -480,6 +483,7 @@ default=None
 
     @available_if(_has_curves)
     @fill_doc
+    @by_row_blocks
     def predict_survival_function(self, X, return_array=False):
         """Survival functions: P(time > t) under each sample's predictive
         distribution, at ``curve_times_``.
@@ -500,6 +504,7 @@ default=None
 
     @available_if(_has_curves)
     @fill_doc
+    @by_row_blocks
     def predict_cumulative_hazard_function(self, X, return_array=False):
         """Cumulative hazard functions, ``-log`` of the survival functions
         (infinite where a survival function reaches 0), at
