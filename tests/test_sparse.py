@@ -194,9 +194,13 @@ def test_row_blocks_densify_a_block_of_rows_at_a_time():
 
 
 def test_categorical_features_cannot_be_declared_for_sparse_x():
-    X, _, y = sparse_data()
+    X, dense, y = sparse_data()
     with pytest.raises(TypeError, match="categorical_features cannot be declared"):
         MMIT(categorical_features=[0]).fit(X, y)
+    codes = np.abs(np.round(dense))  # integer labels
+    model = MMIT(categorical_features=[0], random_state=0).fit(codes, y)
+    with pytest.raises(TypeError, match="fitted with categorical features"):
+        model.predict(sp.csr_matrix(codes))
 
 
 @settings(max_examples=30, deadline=None)

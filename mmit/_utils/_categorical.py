@@ -285,6 +285,11 @@ def _sparse_features(estimator, X, reset, check_params):
                 "only: categorical_features cannot be declared for a sparse matrix "
                 "(give the categorical features in a dense array or a data frame).")
         estimator.is_categorical_ = estimator.categories_ = None
+    if not reset and fitted_encoding(estimator)[0] is not None:
+        raise TypeError(
+            f"{type(estimator).__name__} was fitted with categorical features: give "
+            "X as in fit (a dense array or a data frame of labels), not a sparse "
+            "matrix.")
     order = check_params.pop("order", None)
     # without the tag, validate_data refuses sparse X with scikit-learn's message
     X = validate_data(estimator, X, reset=reset,

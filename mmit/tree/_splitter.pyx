@@ -131,6 +131,16 @@ cdef inline double midpoint(double left_x, double right_x) noexcept nogil:
     return threshold
 
 
+cdef inline void key_value(uint64_t* keys, int32_t* dropped, double x, intp_t position,
+                           intp_t count, uint64_t index_mask) noexcept nogil:
+    """The sort key of the node's ``count``-th present value ``x``, at
+    ``position`` in the node (``keys[count]``), and the bits it drops
+    (``dropped[position]``)."""
+    cdef uint64_t bits = sortable_bits(x)
+    keys[count] = pack_key(bits, position, index_mask)
+    dropped[position] = dropped_bits(bits, index_mask)
+
+
 cdef class Splitter:
     """The split search and partitions of one tree build (abstract).
 
@@ -640,7 +650,7 @@ cdef class ExactSplitter(Splitter):
         cdef const double* column
         cdef const int32_t* rows
         cdef int32_t* sorted_rows
-        cdef uint64_t index_mask, bits
+        cdef uint64_t index_mask
         cdef double x, low = INFINITY, high = -INFINITY
         if self.X == NULL:
             return self.sparse_order(node, feature, n_present)
@@ -667,9 +677,7 @@ cdef class ExactSplitter(Splitter):
                 continue
             low = x if x < low else low
             high = x if x > high else high
-            bits = sortable_bits(x)
-            self.keys[count] = pack_key(bits, t, index_mask)
-            self.dropped[t] = dropped_bits(bits, index_mask)
+            key_value(self.keys, self.dropped, x, t, count, index_mask)
             count += 1
         n_present[0] = count
         if count == 0 or (count == m and low >= high):
@@ -783,7 +791,7 @@ cdef class ExactSplitter(Splitter):
         cdef intp_t n_missing = 0
         cdef const int32_t* rows = self.node_rows + node.start
         cdef int32_t* sorted_rows = self.feature_rows
-        cdef uint64_t index_mask = index_mask_for(m), bits
+        cdef uint64_t index_mask = index_mask_for(m)
         cdef double x, low = INFINITY, high = -INFINITY
         for k in range(n_found):
             x = self.data[self.found_entries[k]]
@@ -794,9 +802,7 @@ cdef class ExactSplitter(Splitter):
                 n_negative += x < 0.0
                 low = x if x < low else low
                 high = x if x > high else high
-                bits = sortable_bits(x)
-                self.keys[count] = pack_key(bits, t, index_mask)
-                self.dropped[t] = dropped_bits(bits, index_mask)
+                key_value(self.keys, self.dropped, x, t, count, index_mask)
                 count += 1
         n_present[0] = m - n_missing
         if count < n_present[0]:  # some zeros
