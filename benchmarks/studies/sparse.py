@@ -22,6 +22,7 @@ Usage: python benchmarks/studies/sparse.py [--n-rows 10000]
 """
 
 import argparse
+import csv
 import json
 import subprocess
 import sys
@@ -145,10 +146,10 @@ def main():
             rows.append(row)
             print(" | ".join(map(str, row)), flush=True)
     if args.csv:
-        with open(args.csv, "w") as file:
-            file.write(",".join(header) + "\n")
-            for row in rows:
-                file.write(",".join(map(str, row)) + "\n")
+        with open(args.csv, "w", newline="") as file:
+            writer = csv.writer(file)
+            writer.writerow(header)
+            writer.writerows(rows)
 
 
 if __name__ == "__main__":
