@@ -360,8 +360,7 @@ default=None
         for _ in self.estimators_:
             self._draw_stage(random_state, X_train.shape[0])
         trees = self.additive_trees_
-        train_prediction = (trees.predict(dense_rows(X_train), self.n_jobs) if trees.trees
-                            else np.full(X_train.shape[0], trees.constant))
+        train_prediction = trees.predict(X_train, self.n_jobs)
         held_prediction = trees.predict(X_held, self.n_jobs)
         if continuing:  # the scores so far end with those of the predictions
             train_scores = list(self.train_score_)

@@ -86,6 +86,7 @@ from libc.stdint cimport int32_t, int64_t
 from .._utils._typedefs cimport check_index, intp_t
 
 from .._loss._loss import LOSSES
+from .._utils._checks import canonical_sparse
 
 # the loss the kernels below are compiled for (a type: see _loss.pxd)
 cdef const SquaredHinge* SQUARED_HINGE = NULL
@@ -157,7 +158,7 @@ class StandardisedFeatures:
     def __init__(self, X, sample_weight, overwrite_X=False):
         weight = sample_weight / sample_weight.sum()
         if sp.issparse(X):
-            X = sp.csr_matrix(X, dtype=np.float64)
+            X = canonical_sparse(X, "csr")
             mean = X.T @ weight
             # sum_i w_i (x_ij - mean_j)^2: the stored values', and the zeros'
             centred = X.copy()
@@ -213,8 +214,7 @@ class SparseStandardised:
     """
 
     def __init__(self, X, mean, scale):
-        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-        X.sum_duplicates()  # sorted, unique columns per row
+        X = canonical_sparse(X, "csr")
         self.X = X
         self.mean = np.ascontiguousarray(mean, dtype=np.float64)
         self.inverse_scale = 1.0 / np.ascontiguousarray(scale, dtype=np.float64)
@@ -226,21 +226,23 @@ class SparseStandardised:
         """``Z.T @ vector``."""
         return (self.X.T @ vector - self.mean * vector.sum()) * self.inverse_scale
 
+    def _square_excess(self):
+        """``Z[i, j] ** 2`` minus the square of the feature's standardised 0,
+        at the stored entries (a matrix of X's layout; 0 elsewhere)."""
+        columns = self.X.indices
+        excess = self.X.copy()
+        excess.data = (((self.X.data - self.mean[columns]) * self.inverse_scale[columns])
+                       ** 2 - self.zero[columns] ** 2)
+        return excess
+
     def row_squares(self):
         """``sum_j Z[i, j] ** 2`` of each row."""
-        squares = self.X.copy()
-        standardised = (self.X.data - self.mean[self.X.indices]) * self.inverse_scale[
-            self.X.indices]
-        squares.data = standardised**2 - self.zero[self.X.indices] ** 2
-        return (self.zero @ self.zero) + np.asarray(squares.sum(axis=1)).ravel()
+        excess = np.asarray(self._square_excess().sum(axis=1)).ravel()
+        return (self.zero @ self.zero) + excess
 
     def weighted_column_squares(self, weight):
         """``sum_i weight_i Z[i, j] ** 2`` of each column."""
-        squares = self.X.copy()
-        standardised = (self.X.data - self.mean[self.X.indices]) * self.inverse_scale[
-            self.X.indices]
-        squares.data = standardised**2 - self.zero[self.X.indices] ** 2
-        return squares.T @ weight + weight.sum() * self.zero**2
+        return self._square_excess().T @ weight + weight.sum() * self.zero**2
 
 
 def transpose_dot(Z, vector):

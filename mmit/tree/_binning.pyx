@@ -26,7 +26,8 @@ from libc.stdint cimport uint8_t
 import numpy as np
 import scipy.sparse as sp
 
-from ._features import BinnedFeatures, checked_categories, compressed_columns
+from .._utils._checks import canonical_sparse
+from ._features import BinnedFeatures, checked_categories, stored_values
 
 from ._features cimport MISSING_BIN as MISSING_CODE
 from .._utils._parallel cimport PARALLEL_MIN_WORK, threads_for
@@ -88,7 +89,7 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
         raise ValueError(f"max_bins must be in [2, 255], got {max_bins}.")
     n_samples, n_features = X.shape
     if sp.issparse(X):
-        X = compressed_columns(X)
+        X = canonical_sparse(X, "csc")
     n_categories = checked_categories(X, n_categories)
     too_many = np.flatnonzero(n_categories > max_bins)
     if too_many.size:
@@ -124,8 +125,7 @@ def column(X, j):
     """Feature j of X (dense, or compressed columns) as a dense array."""
     if sp.issparse(X):
         values = np.zeros(X.shape[0])
-        stored = slice(X.indptr[j], X.indptr[j + 1])
-        values[X.indices[stored]] = X.data[stored]
+        values[X.indices[X.indptr[j]:X.indptr[j + 1]]] = stored_values(X, j)
         return values
     return X[:, j]
 

@@ -22,7 +22,7 @@ from libc.stdint cimport int32_t, uint64_t
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils._checks import check_row_count
+from .._utils._checks import canonical_sparse, check_row_count
 
 from .._utils._sorting cimport dropped_bits, index_mask_for, key_index, order_keys, pack_key
 from .._utils._sorting cimport sort_key_array, sortable_bits_nan_last
@@ -85,21 +85,10 @@ def checked_categories(X, n_categories):
 
 def stored_values(X, j):
     """The values of column j of X that it stores: all of a dense X's, the
-    explicit ones of a sparse X (the others are 0)."""
+    explicit ones of compressed columns (the others are 0)."""
     if sp.issparse(X):
-        column = X[:, [j]].tocsc()
-        return column.data
+        return X.data[X.indptr[j]:X.indptr[j + 1]]
     return X[:, j]
-
-
-def compressed_columns(X):
-    """A sparse X as float64 compressed columns with sorted, unique rows
-    per column (the layout ``Features`` reads)."""
-    X = sp.csc_matrix(X, dtype=np.float64, copy=False)
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()  # sorts each column's rows too
-    return X
 
 
 cdef class Features:
@@ -121,7 +110,7 @@ cdef class Features:
     def __cinit__(self, X, bint presorted, n_categories=None):
         self.sparse = sp.issparse(X)
         if self.sparse:
-            X = compressed_columns(X)
+            X = canonical_sparse(X, "csc")
             presorted = False
             self.indptr = X.indptr.astype(np.int64)
             self.indices = X.indices.astype(np.int32, copy=False)

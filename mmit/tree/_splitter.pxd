@@ -121,11 +121,11 @@ cdef class ExactSplitter(Splitter):
     cdef Features features              # the data (kept alive)
     cdef intp_t presort_min_rows        # a node this large keeps its children presorted
     cdef const double* X                # column-major features (NULL: sparse)
-    cdef const int64_t* indptr          # sparse features: compressed columns
+    cdef const int64_t* indptr          # sparse features (NULL: dense): compressed columns
     cdef const int32_t* indices         # (see _features)
     cdef const double* data
     cdef double* values                 # sparse: per row, the value of the feature read
-    #                                     last (sparse_order, load_sparse): 0 but at
+    #                                     last (read_stored): 0 but at
     cdef int32_t* written_rows          # the rows of its stored values
     cdef intp_t n_written
     cdef int32_t* found_positions       # sparse: the node positions and the indices
@@ -155,7 +155,6 @@ cdef class ExactSplitter(Splitter):
     cdef inline const double* column_of(self, intp_t feature) noexcept nogil
     cdef intp_t find_stored(self, const NodeRecord* node, intp_t feature) noexcept nogil
     cdef intp_t read_stored(self, const NodeRecord* node, intp_t feature) noexcept nogil
-    cdef void load_sparse(self, const NodeRecord* node, intp_t feature) noexcept nogil
     cdef const int32_t* sparse_order(self, const NodeRecord* node, intp_t feature,
                                      intp_t* n_present) noexcept nogil
     cdef inline void offer(self, const NodeRecord* node, SplitRecord* best,

@@ -652,7 +652,7 @@ cdef class ExactSplitter(Splitter):
         cdef int32_t* sorted_rows
         cdef uint64_t index_mask
         cdef double x, low = INFINITY, high = -INFINITY
-        if self.X == NULL:
+        if self.indptr != NULL:
             return self.sparse_order(node, feature, n_present)
         column = self.X + feature * self.n_samples
         if node.presorted:
@@ -693,8 +693,8 @@ cdef class ExactSplitter(Splitter):
     cdef inline const double* column_of(self, intp_t feature) noexcept nogil:
         """The values of ``feature`` indexed by row: the column of dense
         features; for sparse ones, valid at the rows of the node whose
-        values of this feature were read last (``sparse_order``, ``load_sparse``)."""
-        if self.X == NULL:
+        values of this feature were read last (``read_stored``)."""
+        if self.indptr != NULL:
             return self.values
         return self.X + feature * self.n_samples
 
@@ -773,11 +773,6 @@ cdef class ExactSplitter(Splitter):
             self.written_rows[k] = row
         self.n_written = n_found
         return n_found
-
-    cdef void load_sparse(self, const NodeRecord* node, intp_t feature) noexcept nogil:
-        """``values[row]`` for each of the node's rows: the sparse
-        ``feature``'s value (``column_of``)."""
-        self.read_stored(node, feature)
 
     cdef const int32_t* sparse_order(self, const NodeRecord* node, intp_t feature,
                                      intp_t* n_present) noexcept nogil:
@@ -1068,8 +1063,8 @@ cdef class ExactSplitter(Splitter):
         cdef int32_t* rows = self.node_rows + node.start
         cdef bint keep_presorted = node.presorted and m >= self.presort_min_rows
         cdef double x
-        if self.X == NULL:
-            self.load_sparse(node, split.feature)
+        if self.indptr != NULL:
+            self.read_stored(node, split.feature)
         column = self.column_of(split.feature)
         for k in range(m):
             check_index(rows[k], self.n_samples)
