@@ -31,5 +31,6 @@ cdef class TreeBuilder:
     cdef readonly double category_penalty   # the bar of ordered categorical splits
     cdef readonly object monotonic_cst      # int8 per feature: -1, 0, +1 (None: none)
     cdef readonly object interaction_groups  # uint64 bitsets per feature (None: none)
+    cdef readonly bint prunable             # monotone trees: every subtree monotone too
     cdef readonly object buffers            # Buffers: working arrays kept between builds
     cdef bint building                      # a build is running (one at a time)

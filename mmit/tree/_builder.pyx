@@ -11,7 +11,12 @@ with ``max_leaf_nodes``, best-first: the leaf whose best split lowers the
 cost most splits next (a binary max-heap of candidate leaves), until that
 many leaves. With ``monotonic_cst``, the splitter keeps every node's value
 within bounds that make the tree monotone in the constrained features
-(``_splitter``). A split must lower the node's cost by at least
+(``_splitter``). Those bounds come from the values of the leaves a node is
+compared with when it appears, so the order of growth matters: a monotone
+tree grows best-first (without a leaf limit unless ``max_leaf_nodes``), the
+coarse regions that bound others refined first (with categorical
+features, whose bounds are the splits' midpoints, growth is as without
+constraints). A split must lower the node's cost by at least
 ``min_cost_decrease`` times the total weight of the training rows. How
 much a split lowers the cost is the splitter's measure
 (``SplitRecord.improvement``): exact for the exact search, the Newton
@@ -24,7 +29,7 @@ one build to the next (``buffers``): a booster's stages reuse them.
 """
 
 from libc.math cimport INFINITY
-from libc.stdint cimport uint32_t
+from libc.stdint cimport PTRDIFF_MAX, uint32_t
 from libc.stdlib cimport free, realloc
 
 import numpy as np
@@ -35,7 +40,8 @@ from .._utils._buffers import Buffers
 from ._criterion cimport Criterion, HingeCriterion
 from ._features cimport BinnedFeatures, Features
 from ._histogram_splitter cimport HistogramSplitter
-from ._splitter cimport ExactSplitter, Splitter
+from ._splitter cimport (BOUNDS_LEAVES, BOUNDS_MIDPOINTS, BOUNDS_NODES, ExactSplitter,
+                         Splitter)
 from ._tree cimport Tree
 
 
@@ -91,11 +97,16 @@ cdef int grow_depth_first(Splitter splitter, const GrowthLimits* limits, Tree tr
     return 0
 
 
-cdef void examine(Splitter splitter, const GrowthLimits* limits, const NodeRecord* node,
-                  Frontier* leaf) noexcept nogil:
+cdef int examine(Splitter splitter, const GrowthLimits* limits, Tree tree,
+                 const NodeRecord* node, Frontier* leaf) except -1 nogil:
+    """The leaf's entry of the frontier: its bounds and value (monotone trees,
+    ``Splitter.bound_node``: set once, when the leaf appears) and its best
+    split."""
     leaf.node = node[0]
-    leaf.splittable = split_found(splitter, limits, node, &leaf.split)
+    splitter.bound_node(tree, &leaf.node)
+    leaf.splittable = split_found(splitter, limits, &leaf.node, &leaf.split)
     leaf.improvement = leaf.split.improvement if leaf.splittable else -INFINITY
+    return 0
 
 
 cdef int grow_best_first(Splitter splitter, const GrowthLimits* limits, Tree tree,
@@ -110,7 +121,7 @@ cdef int grow_best_first(Splitter splitter, const GrowthLimits* limits, Tree tre
     cdef intp_t k
     try:
         heap = <Frontier*> grow_buffer(heap, 1, &capacity, sizeof(Frontier))
-        examine(splitter, limits, root, &heap[0])
+        examine(splitter, limits, tree, root, &heap[0])
         size = 1
         while size > 0 and n_leaves < max_leaf_nodes:
             best = heap[0]
@@ -123,9 +134,9 @@ cdef int grow_best_first(Splitter splitter, const GrowthLimits* limits, Tree tre
             splitter.split_node(tree, &best.node, &best.split, &left, &right)
             n_leaves += 1
             heap = <Frontier*> grow_buffer(heap, size + 2, &capacity, sizeof(Frontier))
-            examine(splitter, limits, &left, &heap[size])
+            examine(splitter, limits, tree, &left, &heap[size])
             sift_up(heap, size)
-            examine(splitter, limits, &right, &heap[size + 1])
+            examine(splitter, limits, tree, &right, &heap[size + 1])
             sift_up(heap, size + 1)
             size += 2
         for k in range(size):  # the leaves left when the tree has enough
@@ -206,13 +217,17 @@ cdef class TreeBuilder:
         Interaction constraints: row j is the bitset of the groups holding
         feature j; a branch splits only on the features of the groups that
         hold every feature split on above it. None: no constraint.
+    prunable : bool, default=False
+        Monotone trees that will be pruned: every subtree of the tree is
+        monotone too (its nodes' bounds come from every node they are
+        comparable with, not only the leaves, see ``_splitter``).
     """
 
     def __cinit__(self, loss, intp_t max_depth, intp_t min_samples_split,
                   intp_t min_samples_leaf, intp_t max_features, intp_t max_leaf_nodes,
                   double min_cost_decrease, intp_t presort_min_rows,
                   double category_penalty=0.0, monotonic_cst=None,
-                  interaction_groups=None):
+                  interaction_groups=None, bint prunable=False):
         if not isinstance(loss, IntervalLoss):
             raise TypeError(f"loss must be an IntervalLoss, got {loss!r}.")
         if (max_depth < 0 or min_samples_split < 1 or min_samples_leaf < 1
@@ -239,6 +254,7 @@ cdef class TreeBuilder:
             if interaction_groups.ndim != 2 or interaction_groups.shape[1] == 0:
                 raise ValueError("interaction_groups must be a 2-D array of bitsets.")
         self.interaction_groups = interaction_groups
+        self.prunable = prunable
         self.buffers = Buffers()
         self.building = False
 
@@ -318,7 +334,12 @@ cdef class TreeBuilder:
             raise ValueError("no sample has a positive weight.")
         splitter.category_penalty = self.category_penalty
         if self.monotonic_cst is not None:
-            splitter.constrain(self.monotonic_cst)
+            # bounds from other nodes' values need ordered regions: with
+            # categorical features, from the splits' midpoints (``_splitter``)
+            splitter.constrain(
+                self.monotonic_cst,
+                BOUNDS_MIDPOINTS if np.asarray(features.n_categories).any()
+                else BOUNDS_NODES if self.prunable else BOUNDS_LEAVES)
         if self.interaction_groups is not None:
             splitter.restrict_interactions(self.interaction_groups)
         if row_values is not None and features.n_samples > 0:
@@ -336,6 +357,8 @@ cdef class TreeBuilder:
                                          root.weight, 0)
             if self.max_leaf_nodes > 0:
                 grow_best_first(splitter, &limits, tree, &root, self.max_leaf_nodes)
+            elif splitter.monotonic != NULL and splitter.bounds_from != BOUNDS_MIDPOINTS:
+                grow_best_first(splitter, &limits, tree, &root, PTRDIFF_MAX)
             else:
                 grow_depth_first(splitter, &limits, tree, &root)
         tree.resize(tree.node_count)

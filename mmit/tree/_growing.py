@@ -217,7 +217,7 @@ def resolve_sample_counts(params, n_samples):
     return split, leaf
 
 
-def tree_builder(params, n_samples, n_features, interaction_groups=None):
+def tree_builder(params, n_samples, n_features, interaction_groups=None, prunable=False):
     """The TreeBuilder of an MMIT's parameters, every one resolved once.
 
     Fractions of samples (``min_samples_split``, ``min_samples_leaf``) are
@@ -225,7 +225,9 @@ def tree_builder(params, n_samples, n_features, interaction_groups=None):
     rows of positive weight of a bootstrap sample); ``monotonic_cst`` is
     the fitted estimator's, resolved by :func:`resolve_constraints`;
     ``interaction_groups`` the bitsets of a booster's interaction
-    constraints (:func:`~mmit._utils._constraints.interaction_groups`).
+    constraints (:func:`~mmit._utils._constraints.interaction_groups`);
+    ``prunable``: the tree will be pruned (a monotone tree's subtrees must
+    be monotone too).
     """
     split, leaf = resolve_sample_counts(params, n_samples)
     max_depth = params["max_depth"]
@@ -243,6 +245,7 @@ def tree_builder(params, n_samples, n_features, interaction_groups=None):
         params["categorical_penalty"],
         params["monotonic_cst"],
         interaction_groups,
+        prunable,
     )
 
 
@@ -285,7 +288,8 @@ def grow_tree(params, data, sample_weight, seed, *, builder=None, row_values=Non
         raise ValueError(f"row_values are the predictions only with leaves that predict "
                          f"their values (not leaf_model={params['leaf_model']!r}) and "
                          "without pruning.")
-    tree = _build(params, data, sample_weight, seed, builder, row_values, n_threads)
+    tree = _build(params, data, sample_weight, seed, builder, row_values, n_threads,
+                  prunable=ccp_alpha > 0.0)
     # every node needs its model when pruning may make it a leaf
     return prune_at(leaf_model.fit(tree, data.features, data.targets, sample_weight,
                                    params["loss"], ccp_alpha > 0.0), ccp_alpha)
@@ -317,7 +321,7 @@ def grow_unpruned(params, leaf_params, data, sample_weight, seed):
         Time taken by the build and that leaf model's fit.
     """
     start = time.perf_counter()
-    grown = _build(params, data, sample_weight, seed)
+    grown = _build(params, data, sample_weight, seed, prunable=True)
     build_seconds = time.perf_counter() - start
     for leaf in leaf_params:
         start = time.perf_counter()
@@ -326,10 +330,11 @@ def grow_unpruned(params, leaf_params, data, sample_weight, seed):
         yield tree, build_seconds + time.perf_counter() - start
 
 
-def _build(params, data, sample_weight, seed, builder=None, row_values=None, n_threads=1):
+def _build(params, data, sample_weight, seed, builder=None, row_values=None, n_threads=1,
+           prunable=False):
     """The tree of constants of ``params`` (see :func:`grow_tree`)."""
     if builder is None:
-        builder = tree_builder(params, data.n_samples, data.n_features)
+        builder = tree_builder(params, data.n_samples, data.n_features, prunable=prunable)
     return builder.build(data.features, data.targets, sample_weight, seed, row_values,
                          n_threads)
 

@@ -63,24 +63,49 @@ costs compare with a relative tolerance so that rounding in the solver's
 running sums never decides between equal splits.
 
 Monotone constraints (``monotonic``: -1, 0 or +1 per feature). Every node
-carries bounds ``[lower, upper]`` on the values of its subtree (the
-root's are infinite). A part's value is its optimum clipped to the
-bounds: the loss of a part is convex in its value, so the clipped optimum
-is its minimum on the bounded range, and its cost there is the sum of its
-rows' losses at the bound (each row's loss at the node's finite bounds
-once per node, their prefix sums in a feature's order when one of its
-splits first needs them): the split search stays exact. A split
-on a constrained feature is admissible only when the children's values
+carries bounds ``[lower, upper]`` on its value, and its value is its
+optimum (``optimum``) clipped to them: the loss of a part is convex in its
+value, so the clipped optimum is its minimum on the bounded range. A split
+on a constrained feature is admissible only when the children's optima
 follow its direction (left <= right for +1); otherwise the constrained
-optimum of the two parts is one shared value, the node's own, which
-lowers nothing. The children of an admissible split on a constrained
-feature take the bounds of their parent cut at the midpoint of their two
-values (the left child's upper bound for +1), so every value of the left
-subtree is at most every value of the right one; other splits pass the
-bounds on unchanged. Rows missing the feature go with the side chosen
-for them and take its values: the constraint orders the present values
-only ("present versus missing" splits are not ordered). A part without a
-finite bound (no loss anywhere) takes the other part's value.
+optimum of the two parts is one shared value, the node's own, which lowers
+nothing. Rows missing the feature go with the side chosen for them and take
+its values: the constraint orders the present values only ("present versus
+missing" splits are not ordered). A part without a finite bound (no loss
+anywhere) takes the other part's value.
+
+Where the bounds come from (``bounds_from``, ``BOUNDS_*``):
+
+- The leaves (``BOUNDS_LEAVES``, without categorical features). The tree is
+  monotone when every two leaves whose regions (a range of present values
+  per feature, and whether missing values reach it) meet along every
+  feature but a constrained one j, and lie one below the other along j,
+  have values in j's direction: a point and the point above it along j lie
+  in two such leaves. So a leaf's bounds are the largest value of the
+  leaves below it and the smallest of those above (``bound_node``), read
+  by walks of the tree restricted to those regions (``extreme_value``:
+  each node's subtree keeps its smallest and largest leaf value, so
+  subtrees that cannot change the result are skipped). Every leaf takes a
+  value within its bounds as it appears, and keeps it, so the tree stays
+  monotone as it grows; the regions of a node's children meet fewer leaves than
+  its own: a child is only bounded by the leaves it is compared with, not
+  by those of its whole parent. The split search therefore scores splits
+  by their parts' optima (the direction of a constrained feature checked),
+  and each child takes its value within its own bounds when the builder
+  examines it, once, as it appears (``_builder``: best-first, so that the
+  coarse leaves that bound others are refined first).
+- Every node (``BOUNDS_NODES``, a tree that will be pruned): the same, the
+  internal nodes too, but the node's own ancestors. Any pruned subtree's
+  leaves are then ordered as its regions are: every subtree is monotone.
+- The midpoints (``BOUNDS_MIDPOINTS``, with categorical features, whose
+  regions are sets of categories). The children of an admissible split on
+  a constrained feature take the bounds of their parent cut at the
+  midpoint of their two values (the left child's upper bound for +1), so
+  every value of the left subtree is at most every value of the right
+  one; other splits pass the bounds on unchanged. The split search clips
+  the parts to the node's bounds (each row's loss at the node's finite
+  bounds once per node, their prefix sums in a feature's order when one of
+  its splits first needs them): it stays exact.
 
 Interaction constraints (the groups of features that may interact, as
 bitsets: ``restrict_interactions``). Every node carries the set of the
@@ -106,7 +131,7 @@ from ._partition cimport stable_partition
 from .._utils._typedefs cimport check_index
 from .._utils._sorting cimport dropped_bits, index_mask_for, key_index, order_keys, pack_key
 from .._utils._sorting cimport sort_keys, sortable_bits
-from ._tree cimport Tree
+from ._tree cimport TREE_LEAF, Node, Tree
 
 # Splits whose costs differ by less than this (relative to the node's cost)
 # are ties; a split must lower the node's cost by more than this.
@@ -287,13 +312,226 @@ cdef class Splitter:
                                               child.end - child.start, child.value,
                                               &child.weight)
 
-    cdef int constrain(self, const signed char[::1] monotonic) except -1:
+    cdef int constrain(self, const signed char[::1] monotonic, int bounds_from) except -1:
         """Grow monotone trees: ``monotonic[j]`` (-1, 0, +1) is feature j's
-        direction (module doc)."""
+        direction; ``bounds_from``: what the nodes' bounds come from
+        (``BOUNDS_*``, module doc)."""
         check_same_length("monotonic", monotonic, "features", self.n_features)
         self._constraints = (self._constraints, monotonic)
         self.monotonic = &monotonic[0] if self.n_features > 0 else NULL
+        self.bounds_from = bounds_from
+        self.region_lower.assign(self.n_features, -INFINITY)
+        self.region_upper.assign(self.n_features, INFINITY)
+        self.region_missing.assign(self.n_features, True)
+        self.walk_lower.assign(self.n_features, -INFINITY)
+        self.walk_upper.assign(self.n_features, INFINITY)
+        self.walk_missing.assign(self.n_features, True)
         return 0
+
+    cdef void load_region(self, Tree tree, intp_t node_id) noexcept nogil:
+        """Hold the node's region in ``region_*``: the sides of its
+        ancestors' splits it lies on (``clear_region`` undoes it)."""
+        cdef intp_t child = node_id, parent, f
+        cdef const Node* split
+        if <intp_t>self.on_path.size() < tree.node_count:
+            self.on_path.resize(tree.node_count, False)
+        self.region_path.push_back(node_id)
+        self.on_path[node_id] = True
+        if node_id == 0:  # the root
+            return
+        parent = self.parents[node_id]
+        while parent >= 0:
+            self.region_path.push_back(parent)
+            self.on_path[parent] = True
+            split = &tree.nodes[parent]
+            f = split.feature
+            self.region_features.push_back(f)
+            if split.left_child == child:
+                self.region_upper[f] = min(self.region_upper[f], split.threshold)
+                self.region_missing[f] = self.region_missing[f] and split.missing_go_to_left
+            else:
+                self.region_lower[f] = max(self.region_lower[f], split.threshold)
+                self.region_missing[f] = (self.region_missing[f]
+                                          and not split.missing_go_to_left)
+            child = parent
+            parent = self.parents[child]
+
+    cdef void clear_region(self) noexcept nogil:
+        """Back to the whole feature space."""
+        cdef intp_t f, k
+        for f in self.region_features:
+            self.region_lower[f] = -INFINITY
+            self.region_upper[f] = INFINITY
+            self.region_missing[f] = True
+        self.region_features.clear()
+        for k in self.region_path:
+            self.on_path[k] = False
+        self.region_path.clear()
+
+    cdef void region_bounds(self, Tree tree, double* lower, double* upper) noexcept nogil:
+        """The bounds the values of the region held in ``region_*`` must keep:
+        the values of the tree's leaves (or nodes) below and above it along a
+        constrained feature (module doc)."""
+        cdef intp_t j
+        cdef double own_lower, own_upper
+        cdef unsigned char own_missing
+        cdef signed char sign
+        lower[0] = -INFINITY
+        upper[0] = INFINITY
+        for j in range(self.n_features):
+            sign = self.monotonic[j]
+            own_lower = self.region_lower[j]
+            own_upper = self.region_upper[j]
+            own_missing = self.region_missing[j]
+            if sign == 0 or not own_lower < own_upper:
+                continue
+            # the leaves below the region along feature j (present values
+            # only; a walk needs a region that is empty along no feature)
+            self.region_missing[j] = False
+            if own_lower > -INFINITY:
+                self.region_lower[j] = -INFINITY
+                self.region_upper[j] = own_lower
+                if sign > 0:
+                    lower[0] = max(lower[0], self.extreme_value(tree, True))
+                else:
+                    upper[0] = min(upper[0], self.extreme_value(tree, False))
+            # and above it
+            if own_upper < INFINITY:
+                self.region_lower[j] = own_upper
+                self.region_upper[j] = INFINITY
+                if sign > 0:
+                    upper[0] = min(upper[0], self.extreme_value(tree, False))
+                else:
+                    lower[0] = max(lower[0], self.extreme_value(tree, True))
+            self.region_lower[j] = own_lower
+            self.region_upper[j] = own_upper
+            self.region_missing[j] = own_missing
+
+    cdef double extreme_value(self, Tree tree, bint largest) noexcept nogil:
+        """The largest (or smallest) value of the tree's leaves (all its nodes,
+        with ``BOUNDS_NODES``) but those of ``region_path`` whose regions meet
+        the region held in ``region_*`` (-inf, or +inf, when none do).
+
+        A walk from the root into the children whose regions meet it: the
+        walk holds the range of every feature in the region of the node it
+        is at (``walk_*``, restored on the way back), so that a child's
+        region meets it exactly, present values or missing ones, feature by
+        feature. Subtrees whose extremes cannot change the result are
+        skipped, the more promising child is visited first."""
+        cdef const Node* split
+        cdef WalkStep step
+        cdef double extreme = -INFINITY if largest else INFINITY
+        cdef double lower, upper, threshold
+        cdef bint missing, missing_left, to_left, to_right, left_first
+        cdef intp_t k, f
+        self.push_step(0, -1, 0.0, 0.0, False)
+        while self.walk_stack.size() > 0:
+            step = self.walk_stack.back()
+            self.walk_stack.pop_back()
+            if step.feature >= 0:
+                self.walk_lower[step.feature] = step.lower
+                self.walk_upper[step.feature] = step.upper
+                self.walk_missing[step.feature] = step.missing
+            k = step.node
+            if k < 0:  # back from a subtree
+                continue
+            split = &tree.nodes[k]
+            if (split.left_child == TREE_LEAF or self.bounds_from == BOUNDS_NODES) and (
+                    not self.on_path[k]):
+                extreme = (max(extreme, tree.values[k]) if largest
+                           else min(extreme, tree.values[k]))
+            if split.left_child == TREE_LEAF:
+                continue
+            # a subtree none of whose nodes can change the extreme is skipped
+            if (self.largest_below[k] <= extreme if largest
+                    else self.smallest_below[k] >= extreme):
+                continue
+            f = split.feature
+            threshold = split.threshold
+            missing_left = split.missing_go_to_left
+            lower = self.walk_lower[f]
+            upper = self.walk_upper[f]
+            missing = self.walk_missing[f]
+            to_left = self.meets(f, lower, min(upper, threshold), missing and missing_left)
+            to_right = self.meets(f, max(lower, threshold), upper,
+                                  missing and not missing_left)
+            self.push_step(-1, f, lower, upper, missing)  # back to it after its children
+            # the more promising child visited first (pushed last)
+            left_first = (
+                self.largest_below[split.left_child] > self.largest_below[split.right_child]
+                if largest else
+                self.smallest_below[split.left_child]
+                < self.smallest_below[split.right_child])
+            if to_right and left_first:
+                self.push_step(split.right_child, f, max(lower, threshold), upper,
+                               missing and not missing_left)
+            if to_left:
+                self.push_step(split.left_child, f, lower, min(upper, threshold),
+                               missing and missing_left)
+            if to_right and not left_first:
+                self.push_step(split.right_child, f, max(lower, threshold), upper,
+                               missing and not missing_left)
+        return extreme
+
+    cdef inline void push_step(self, intp_t node, intp_t feature, double lower,
+                               double upper, bint missing) noexcept nogil:
+        """Walk to ``node`` next (-1: back from a subtree), where ``feature``
+        (-1: none) has the range given."""
+        cdef WalkStep step
+        step.node = node
+        step.feature = feature
+        step.lower = lower
+        step.upper = upper
+        step.missing = missing
+        self.walk_stack.push_back(step)
+
+    cdef inline bint meets(self, intp_t feature, double lower, double upper,
+                           bint missing) noexcept nogil:
+        """Whether values of ``feature`` in (lower, upper] (and missing ones,
+        if ``missing``) meet the region held in ``region_*``."""
+        return (max(lower, self.region_lower[feature])
+                < min(upper, self.region_upper[feature])
+                or (missing and self.region_missing[feature]))
+
+    cdef int bound_node(self, Tree tree, NodeRecord* node) except -1 nogil:
+        """Monotone trees (unless ``BOUNDS_MIDPOINTS``): the node's bounds, from
+        the values of the other leaves of the tree grown so far that its
+        region is comparable with along a constrained feature, and its value
+        within them (module doc). O(depth + the nodes whose regions meet
+        those the node is compared with)."""
+        if (self.monotonic == NULL or self.bounds_from == BOUNDS_MIDPOINTS
+                or node.node_id == 0):
+            return 0
+        self.load_region(tree, node.node_id)
+        self.region_bounds(tree, &node.lower, &node.upper)
+        self.clear_region()
+        # its value: its optimum within the bounds, which may have moved
+        cdef double value = min(max(node.optimum, node.lower), node.upper)
+        if value != node.value:
+            self.revalue(node, value)
+            tree.values[node.node_id] = value
+            tree.nodes[node.node_id].cost = node.cost
+            self.update_extremes(tree, node.node_id)
+        return 0
+
+    cdef void update_extremes(self, Tree tree, intp_t node_id) noexcept nogil:
+        """The extremes of the subtrees holding a leaf whose value is new (or
+        a node that has just split), from it up to the root."""
+        cdef intp_t k = node_id, left, right
+        cdef double smallest, largest
+        while k >= 0:
+            left = tree.nodes[k].left_child
+            right = tree.nodes[k].right_child
+            smallest = largest = tree.values[k]
+            if left != TREE_LEAF:
+                if self.bounds_from == BOUNDS_LEAVES:
+                    smallest, largest = INFINITY, -INFINITY
+                smallest = min(smallest, self.smallest_below[left],
+                               self.smallest_below[right])
+                largest = max(largest, self.largest_below[left], self.largest_below[right])
+            self.smallest_below[k] = smallest
+            self.largest_below[k] = largest
+            k = self.parents[k] if k > 0 else -1
 
     cdef void revalue(self, NodeRecord* child, double value) noexcept nogil:
         """Give an evaluated child another value, at its exact cost there."""
@@ -356,6 +594,8 @@ cdef class Splitter:
             left.value = right.value
         elif right_free and not left_free:
             right.value = left.value
+        left.optimum = left.value
+        right.optimum = right.value
         self.revalue(left, min(max(left.value, node.lower), node.upper))
         self.revalue(right, min(max(right.value, node.lower), node.upper))
         if sign != 0 and sign * (right.value - left.value) < 0.0:
@@ -364,12 +604,18 @@ cdef class Splitter:
             self.revalue(right, node.value)
         left.lower = right.lower = node.lower
         left.upper = right.upper = node.upper
-        if sign != 0:
+        if sign != 0 and self.bounds_from == BOUNDS_MIDPOINTS:
             middle = left.value / 2.0 + right.value / 2.0
             if sign > 0:
                 left.upper = right.lower = middle
             else:
                 left.lower = right.upper = middle
+        elif sign > 0:
+            left.upper = min(left.upper, right.value)
+            right.lower = max(right.lower, left.value)
+        elif sign < 0:
+            left.lower = max(left.lower, right.value)
+            right.upper = min(right.upper, left.value)
 
     cdef int add_children(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
                           NodeRecord* left, NodeRecord* right) except -1 nogil:
@@ -394,6 +640,16 @@ cdef class Splitter:
                                      left.end - left.start, left.weight, left.depth)
         right.node_id = tree.add_node(node.node_id, False, right.value, right.cost,
                                       right.end - right.start, right.weight, right.depth)
+        if self.monotonic != NULL and self.bounds_from != BOUNDS_MIDPOINTS:
+            self.parents.resize(right.node_id + 1, -1)
+            self.parents[left.node_id] = self.parents[right.node_id] = node.node_id
+            self.smallest_below.resize(right.node_id + 1)
+            self.largest_below.resize(right.node_id + 1)
+            self.smallest_below[left.node_id] = left.value
+            self.largest_below[left.node_id] = left.value
+            self.smallest_below[right.node_id] = right.value
+            self.largest_below[right.node_id] = right.value
+            self.update_extremes(tree, node.node_id)
         # without missing rows in the node, NaN follows the heavier child
         missing_go_to_left = (split.missing_go_to_left if split.has_missing
                               else left.weight >= right.weight)
@@ -549,9 +805,9 @@ cdef class ExactSplitter(Splitter):
         root.presorted = self.samples != NULL
         return 0
 
-    cdef int constrain(self, const signed char[::1] monotonic) except -1:
+    cdef int constrain(self, const signed char[::1] monotonic, int bounds_from) except -1:
         """Also the losses of a bounded node's rows at its bounds."""
-        Splitter.constrain(self, monotonic)
+        Splitter.constrain(self, monotonic, bounds_from)
         bound_costs = np.empty((4, self.n_samples + 1))
         cdef double[:, ::1] bound_costs_view = bound_costs
         self._buffers = (*self._buffers, bound_costs)
@@ -585,15 +841,20 @@ cdef class ExactSplitter(Splitter):
                            double right_value) noexcept nogil:
         """``consider`` the split of the present rows before position ``k``
         (the missing ones, if any, on the side given) whose parts have these
-        optima; in a monotone tree, as ``offer_bounded`` does."""
-        if self.monotonic == NULL:
-            self.consider(best, left_cost + right_cost, tolerance, feature, column, rows,
-                          k, n_present, has_missing, missing_go_to_left, left_value,
-                          right_value)
-        else:
+        optima; in a monotone tree, if they follow the feature's direction
+        and, with midpoint bounds, as ``offer_bounded`` does (module doc)."""
+        cdef signed char sign
+        if self.monotonic != NULL and self.bounds_from == BOUNDS_MIDPOINTS:
             self.offer_bounded(node, best, tolerance, feature, column, rows, k, n_present,
                                has_missing, missing_go_to_left, left_cost, left_value,
                                right_cost, right_value)
+            return
+        # present versus missing rows is not ordered; NaN: a part free of loss
+        sign = self.sign_of(feature) if k < n_present else 0
+        if not (sign != 0 and sign * (right_value - left_value) < 0.0):
+            self.consider(best, left_cost + right_cost, tolerance, feature, column, rows,
+                          k, n_present, has_missing, missing_go_to_left, left_value,
+                          right_value)
 
     cdef void offer_bounded(self, const NodeRecord* node, SplitRecord* best,
                             double tolerance, intp_t feature, const double* column,
@@ -1026,7 +1287,8 @@ cdef class ExactSplitter(Splitter):
         self.categories_start = self.category_words.size()
         split.categories = -1
         split.cost = INFINITY
-        if self.monotonic != NULL:  # each row's loss at the node's finite bounds
+        if self.monotonic != NULL and self.bounds_from == BOUNDS_MIDPOINTS:
+            # each row's loss at the node's finite bounds
             if isfinite(node.lower):
                 self.criterion.row_costs(self.node_rows + node.start, node.end - node.start,
                                          node.lower, self.lower_losses)

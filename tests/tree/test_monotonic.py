@@ -2,12 +2,16 @@
 a brute-force oracle, monotone predictions of every tree estimator, the
 unconstrained trees unchanged, and the errors of bad constraints.
 
-The oracle (independent of the solver and the builder) recomputes every
-node's bounds from its ancestors' values (the midpoint of a constrained
-split's children), scores every split of the node with each part at its
-brute-force optimum clipped to the bounds, keeps the splits whose parts
-follow the feature's direction, and checks the node's split cost and every
-value against it.
+The oracle (independent of the solver and the builder) finds every node's
+region from its ancestors' splits (per feature, the range of present values
+and whether missing values reach it) and the pairs of leaves (of nodes, for
+a tree grown to be pruned) that lie one below the other along a constrained
+feature: their values must follow its direction. It scores every split of a
+node with each part at its brute-force optimum, keeps the splits whose
+parts follow the feature's direction, and checks the node's split against
+it; each leaf's value must be its rows' optimum, or, beyond the optimum, the
+value of a node below or above it (the leaf that bounded it when it
+appeared, which may have split since).
 """
 
 import numpy as np
@@ -15,7 +19,7 @@ import pytest
 from brute_force import conventional_minimiser, minimum, objective
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from problems import small_split_rows
+from problems import grid_intervals, small_split_rows
 
 from mmit import (
     MMIT,
@@ -36,14 +40,15 @@ INF = np.inf
 
 
 def grow(X, lower, upper, weight, loss, margin, monotonic, *, presorted, max_depth,
-         min_samples_leaf=1, seed=1):
+         min_samples_leaf=1, seed=1, prunable=False):
     builder = TreeBuilder(LOSS_ENTRIES[loss], max_depth, 2, min_samples_leaf, X.shape[1],
-                          -1, 0.0, 0 if presorted else 2**62, 0.0, monotonic)
+                          -1, 0.0, 0 if presorted else 2**62, 0.0, monotonic,
+                          prunable=prunable)
     return builder.build(Features(X, presorted), HingeTargets(lower, upper, margin),
                          weight, seed)
 
 
-def clipped_part(rows, lower, upper, weight, loss, margin, low, high):
+def clipped_part(rows, lower, upper, weight, loss, margin, low=-INF, high=INF):
     """The part's value (its conventional optimum clipped to [low, high];
     None without a finite bound) and its cost there."""
     best, left, right = minimum(lower[rows], upper[rows], margin, loss, weight[rows])
@@ -53,9 +58,9 @@ def clipped_part(rows, lower, upper, weight, loss, margin, low, high):
     return value, objective(value, lower[rows], upper[rows], margin, loss, weight[rows])
 
 
-def oracle_best(X, rows, lower, upper, weight, loss, margin, monotonic, low, high,
-                min_samples_leaf):
-    """The least cost of an admissible split of the node's ``rows``."""
+def oracle_best(X, rows, lower, upper, weight, loss, margin, monotonic, min_samples_leaf):
+    """The least cost of an admissible split of the node's ``rows``: its parts
+    at their optima, which follow the direction of a constrained feature."""
     best = INF
     for feature in range(X.shape[1]):
         x = X[:, feature]
@@ -72,10 +77,9 @@ def oracle_best(X, rows, lower, upper, weight, loss, margin, monotonic, low, hig
             right = rows & ~left
             if left.sum() < min_samples_leaf or right.sum() < min_samples_leaf:
                 continue
-            left_value, left_cost = clipped_part(left, lower, upper, weight, loss,
-                                                 margin, low, high)
+            left_value, left_cost = clipped_part(left, lower, upper, weight, loss, margin)
             right_value, right_cost = clipped_part(right, lower, upper, weight, loss,
-                                                   margin, low, high)
+                                                   margin)
             sign = monotonic[feature] if ordered else 0
             if (sign != 0 and left_value is not None and right_value is not None
                     and sign * (right_value - left_value) < 0):
@@ -90,23 +94,63 @@ def node_rows(tree, X, weight):
     return [path[:, node] & (weight > 0) for node in range(tree.node_count)]
 
 
-def node_bounds(tree, monotonic):
-    """Each node's bounds, from its ancestors' splits (module doc)."""
-    bounds = [(-INF, INF)] * tree.node_count
-    for node in range(tree.node_count):
+def node_regions(tree):
+    """Each node's region: per feature, present values in (low, high] and
+    whether missing values reach it (arrays of shape (n_features,))."""
+    n_features = tree.n_features
+    regions = [None] * tree.node_count
+    regions[0] = (np.full(n_features, -INF), np.full(n_features, INF),
+                  np.ones(n_features, bool))
+    for node in range(tree.node_count):  # parents come before their children
         left, right = tree.children_left[node], tree.children_right[node]
         if left < 0:
             continue
-        low, high = bounds[node]
-        bounds[left] = bounds[right] = (low, high)
-        sign = monotonic[tree.feature[node]]
-        if sign != 0 and np.isfinite(tree.threshold[node]):
-            middle = tree.value[left] / 2 + tree.value[right] / 2
-            if sign > 0:
-                bounds[left], bounds[right] = (low, middle), (middle, high)
-            else:
-                bounds[left], bounds[right] = (middle, high), (low, middle)
-    return bounds
+        low, high, missing = regions[node]
+        feature, threshold = tree.feature[node], tree.threshold[node]
+        missing_left = bool(tree.missing_go_to_left[node])
+        regions[left] = (low.copy(), high.copy(), missing.copy())
+        regions[right] = (low.copy(), high.copy(), missing.copy())
+        regions[left][1][feature] = min(high[feature], threshold)
+        regions[left][2][feature] = missing[feature] and missing_left
+        regions[right][0][feature] = max(low[feature], threshold)
+        regions[right][2][feature] = missing[feature] and not missing_left
+    return regions
+
+
+def below(a, b, feature):
+    """Whether region ``a`` lies below region ``b`` along ``feature``: they
+    meet along every other feature, and a's present values are below b's."""
+    low_a, high_a, missing_a = a
+    low_b, high_b, missing_b = b
+    meet = (np.maximum(low_a, low_b) < np.minimum(high_a, high_b)) | (missing_a & missing_b)
+    meet[feature] = True
+    return (meet.all() and low_a[feature] < high_a[feature]
+            and low_b[feature] < high_b[feature] and high_a[feature] <= low_b[feature])
+
+
+def comparable_values(tree, monotonic, node, others, regions):
+    """The values of ``others`` below and above ``node`` along a constrained
+    feature that bound its value from below and from above."""
+    lows, highs = [], []
+    for other in others:
+        for feature in np.flatnonzero(monotonic):
+            sign = monotonic[feature]
+            if below(regions[other], regions[node], feature):
+                (lows if sign > 0 else highs).append(tree.value[other])
+            if below(regions[node], regions[other], feature):
+                (highs if sign > 0 else lows).append(tree.value[other])
+    return lows, highs
+
+
+def ancestors(tree, node):
+    parents = {child: parent for parent in range(tree.node_count)
+               for child in (tree.children_left[parent], tree.children_right[parent])
+               if child >= 0}
+    found = set()
+    while node in parents:
+        node = parents[node]
+        found.add(node)
+    return found
 
 
 @st.composite
@@ -120,53 +164,79 @@ def constrained_problems(draw):
             draw(st.sampled_from([0.0, 0.5])), monotonic)
 
 
+@st.composite
+def deeper_constrained_problems(draw):
+    """More rows on a finer grid than ``constrained_problems``, two or three
+    features (NaN among them), every feature constrained or free: trees of
+    many leaves, some of them bounded by leaves of other branches."""
+    n = draw(st.integers(8, 30))
+    p = draw(st.integers(2, 3))
+    X = np.array(draw(st.lists(st.lists(
+        st.one_of(st.integers(0, 7).map(float), st.just(np.nan)), min_size=p, max_size=p),
+        min_size=n, max_size=n)))
+    lower, upper = draw(grid_intervals(n, st.integers(-8, 8).map(lambda k: k / 2),
+                                       ("interval", "exact", "left", "right")))
+    weight = np.ones(n)
+    monotonic = np.array(draw(st.lists(st.sampled_from([-1, 1, 1, 0]), min_size=p,
+                                       max_size=p)), dtype=np.int8)
+    return (X, lower, upper, weight, draw(st.sampled_from(LOSSES)),
+            draw(st.sampled_from([0.0, 0.5])), monotonic)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(constrained_problems(), st.booleans())
+@given(st.one_of(constrained_problems(), deeper_constrained_problems()), st.booleans())
 def test_constrained_splits_and_values_are_the_brute_force_optima(problem, presorted):
     X, lower, upper, weight, loss, margin, monotonic = problem
     tree = grow(X, lower, upper, weight, loss, margin, monotonic, presorted=presorted,
-                max_depth=3)
+                max_depth=4)
     rows = node_rows(tree, X, weight)
-    bounds = node_bounds(tree, monotonic)
+    regions = node_regions(tree)
+    leaves = np.flatnonzero(tree.children_left < 0)
     tolerance = 1e-9 * (1.0 + tree.cost[0])
     for node in range(tree.node_count):
-        low, high = bounds[node]
         value = tree.value[node]
-        assert low <= value <= high
-        # every node's value is its rows' optimum on its bounds, at its cost
-        best, left, _ = minimum(lower[rows[node]], upper[rows[node]], margin, loss,
-                                weight[rows[node]])
         assert tree.cost[node] == pytest.approx(objective(
             value, lower[rows[node]], upper[rows[node]], margin, loss, weight[rows[node]]),
             rel=1e-9, abs=1e-12)
-        if left is not None:
-            _, constrained = clipped_part(rows[node], lower, upper, weight, loss, margin,
-                                          low, high)
-            assert tree.cost[node] == pytest.approx(constrained, rel=1e-9, abs=1e-12)
         left_child, right_child = tree.children_left[node], tree.children_right[node]
         oracle = oracle_best(X, rows[node], lower, upper, weight, loss, margin, monotonic,
-                             low, high, 1)
+                             1)
         if left_child < 0:
-            if _depth(tree, node) < 3 and rows[node].sum() >= 2:
+            # monotone: within the values of the leaves below and above it
+            lows, highs = comparable_values(tree, monotonic, node, leaves, regions)
+            assert max(lows, default=-INF) <= value <= min(highs, default=INF)
+            # its optimum, or the value of a node bounding it on that side
+            optimum, _ = clipped_part(rows[node], lower, upper, weight, loss, margin)
+            others = [other for other in range(tree.node_count) if other != node
+                      and other not in ancestors(tree, node)]
+            lows, highs = comparable_values(tree, monotonic, node, others, regions)
+            if optimum is not None and value != pytest.approx(optimum, rel=1e-9, abs=1e-12):
+                assert value in (lows if value > optimum else highs)
+            if len(ancestors(tree, node)) < 4 and rows[node].sum() >= 2:
                 # a leaf of a node that could split: no admissible split lowers its cost
                 assert not oracle < tree.cost[node] - tolerance
             continue
-        assert tree.cost[left_child] + tree.cost[right_child] == pytest.approx(
-            oracle, abs=tolerance)
-        sign = monotonic[tree.feature[node]]
-        if sign != 0 and np.isfinite(tree.threshold[node]):
-            assert sign * (tree.value[right_child] - tree.value[left_child]) >= 0
+        # the split: the best admissible one, its parts at their optima
+        split_cost = sum(clipped_part(rows[child], lower, upper, weight, loss, margin)[1]
+                         for child in (left_child, right_child))
+        assert split_cost == pytest.approx(oracle, abs=tolerance)
 
 
-def _depth(tree, node):
-    depth = 0
-    parents = {child: parent for parent in range(tree.node_count)
-               for child in (tree.children_left[parent], tree.children_right[parent])
-               if child >= 0}
-    while node in parents:
-        node = parents[node]
-        depth += 1
-    return depth
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(constrained_problems(), deeper_constrained_problems()), st.booleans())
+def test_every_subtree_of_a_prunable_constrained_tree_is_monotone(problem, presorted):
+    """Grown to be pruned, any two nodes (but a node and its ancestors) one
+    below the other follow the direction: every pruned subtree is monotone."""
+    X, lower, upper, weight, loss, margin, monotonic = problem
+    tree = grow(X, lower, upper, weight, loss, margin, monotonic, presorted=presorted,
+                max_depth=4, prunable=True)
+    regions = node_regions(tree)
+    for node in range(tree.node_count):
+        related = ancestors(tree, node) | {node}
+        others = [other for other in range(tree.node_count)
+                  if other not in related and node not in ancestors(tree, other)]
+        lows, highs = comparable_values(tree, monotonic, node, others, regions)
+        assert max(lows, default=-INF) <= tree.value[node] <= min(highs, default=INF)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
