@@ -505,7 +505,7 @@ cdef class Splitter:
         self.load_region(tree, node.node_id)
         self.region_bounds(tree, &node.lower, &node.upper)
         self.clear_region()
-        # its value: its optimum within the bounds, which may have moved
+        # its value: its optimum within its own bounds (the node's were its parent's)
         cdef double value = min(max(node.optimum, node.lower), node.upper)
         if value != node.value:
             self.revalue(node, value)
@@ -610,12 +610,6 @@ cdef class Splitter:
                 left.upper = right.lower = middle
             else:
                 left.lower = right.upper = middle
-        elif sign > 0:
-            left.upper = min(left.upper, right.value)
-            right.lower = max(right.lower, left.value)
-        elif sign < 0:
-            left.lower = max(left.lower, right.value)
-            right.upper = min(right.upper, left.value)
 
     cdef int add_children(self, Tree tree, const NodeRecord* node, const SplitRecord* split,
                           NodeRecord* left, NodeRecord* right) except -1 nogil:
