@@ -57,14 +57,25 @@ monotonic_cst : array-like of int of shape (n_features,), dict or None, \
 default=None
     Monotone constraints, as in scikit-learn: per feature 1 (predictions
     increase with it), -1 (decrease) or 0 (free); a dict from feature
-    names (X a data frame) to those values leaves the others free. Each
-    node's value lies within bounds that its ancestors' splits on
-    constrained features set, and such a split is made only when its
-    children follow the direction (the leaves' values are the optima
-    clipped to those bounds). Rows missing a constrained feature take
+    names (X a data frame) to those values leaves the others free. A
+    split on a constrained feature is made only when its sides' optima
+    follow the direction, and each leaf's value is its optimum clipped to
+    the values of the leaves it is compared with (those whose regions
+    meet it along every other feature), so every pair of ordered leaves
+    keeps the order. Rows missing a constrained feature take
     the values of the side chosen for them: the constraint orders the
     present values. Categorical features cannot be constrained; linear
     leaves are refused. See :ref:`constraints` in the user guide.""",
+    "interaction_cst": """\
+interaction_cst : {"pairwise", "no_interactions"} or list of lists of int, \
+default=None
+    Interaction constraints, as in scikit-learn's
+    ``HistGradientBoostingRegressor``: the groups of features (their
+    indices) that may interact. A branch splits only on the features of
+    the groups that hold every feature split on above it, so that each
+    leaf's path uses the features of one group; the features in no group
+    form one more group. "pairwise": every pair; "no_interactions": each
+    feature alone. Linear leaves are refused (they read every feature).""",
     "linear_constraints": """\
 positive : bool, default=False
     Keep every coefficient non-negative, as scikit-learn's ``Lasso(positive=

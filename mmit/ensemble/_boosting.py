@@ -29,7 +29,6 @@ from .._utils._categorical import (
     fitted_encoding,
     n_categories,
 )
-from .._utils._constraints import INTERACTION_CST_CONSTRAINT, interaction_groups
 from .._utils._docstrings import fill_doc
 from .._utils._sparse import dense_rows
 from .._utils._validation import bounds_spread, validate_training_data
@@ -145,17 +144,10 @@ class MMITBoost(TreeEnsemble):
         ``splitter="hist"`` a split on a constrained feature is a candidate
         when the Newton steps of its sides follow the direction, and the
         leaves' exact values are clipped to their bounds.
-    interaction_cst : {"pairwise", "no_interactions"} or list of lists of int, \
-default=None
-        Interaction constraints, as in scikit-learn's
-        ``HistGradientBoostingRegressor``: the groups of features (their
-        indices) that may interact; a branch of a stage's tree splits only
-        on the features of the groups that hold every feature split on
-        above it, so that each tree, and the sum, is a sum of functions of
-        the groups' features. The features in no group form one more
-        group. "pairwise": every pair; "no_interactions": each feature
-        alone (an additive model).
-
+    %(interaction_cst)s
+        Each stage's tree is then a sum of functions of the groups'
+        features, and so is the boosted sum: "no_interactions" fits an
+        additive model.
     Attributes
     ----------
     estimators_ : list of MMIT
@@ -225,8 +217,8 @@ default=None
         "warm_start": ["boolean"],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "categorical_penalty": TREE_PARAMETER_CONSTRAINTS["categorical_penalty"],
-        "monotonic_cst": TREE_PARAMETER_CONSTRAINTS["monotonic_cst"],
-        "interaction_cst": INTERACTION_CST_CONSTRAINT,
+        **{name: TREE_PARAMETER_CONSTRAINTS[name] for name in ("monotonic_cst",
+                                                                "interaction_cst")},
     }
 
     def __init__(
@@ -269,7 +261,7 @@ default=None
             "max_depth": self.max_depth, "min_samples_leaf": self.min_samples_leaf,
             "max_features": self.max_features, "max_leaf_nodes": self.max_leaf_nodes,
             **leaf_params_of(self), "categorical_penalty": self.categorical_penalty,
-            "monotonic_cst": self.monotonic_cst})
+            "monotonic_cst": self.monotonic_cst, "interaction_cst": self.interaction_cst})
 
     def _sum_terms(self):
         """The shrunk sum: the baseline plus each stage at the learning rate."""
@@ -354,8 +346,7 @@ default=None
                                  n_categories=categories)
                     if self.splitter == "hist"
                     else prepare_features(X_train, self.max_features, categories))
-        builder = tree_builder(params, *X_train.shape, interaction_groups(
-            self.interaction_cst, X.shape[1]))
+        builder = tree_builder(params, *X_train.shape)
         # skip the draws of the stages already fitted: the same as fitting at once
         for _ in self.estimators_:
             self._draw_stage(random_state, X_train.shape[0])

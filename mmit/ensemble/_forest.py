@@ -97,13 +97,16 @@ class MMITForest(OutOfBagDistributionMixin, PredictiveDistributionMixin, TreeEns
         Notes on the defaults).
     margin, max_depth, min_samples_split, min_samples_leaf, \
 max_leaf_nodes, min_cost_decrease, ccp_alpha, leaf_model, leaf_shrinkage, \
-categorical_penalty, monotonic_cst
+categorical_penalty, monotonic_cst, interaction_cst
         Parameters of each tree, see :class:`MMIT`. Linear leaves need a
         limit on the trees' growth (say ``min_samples_leaf=20``): fully
         grown trees are refused with ``leaf_model="linear"``, their leaves'
         linear models being their constants. With ``monotonic_cst`` every
         tree is monotone, so is their mean (the predictive distributions
-        are not constrained).
+        are not constrained); with ``interaction_cst`` each tree is a
+        function of the groups holding its root's feature, and their mean
+        a sum of functions of the groups ("no_interactions": an additive
+        model).
     max_features : int, float, {"sqrt", "log2"} or None, default=1.0
         Features evaluated per node (a float is a fraction of them); 1.0 and
         None evaluate all.
@@ -245,6 +248,7 @@ LocationDistribution or None, default="auto"
         categorical_features="from_dtype",
         categorical_penalty=CATEGORICAL_PENALTY,
         monotonic_cst=None,
+        interaction_cst=None,
     ):
         set_init_parameters(self, locals())
 

@@ -14,7 +14,11 @@ from sklearn.utils._param_validation import Interval
 
 from .._utils._base import set_init_parameters
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, encoded
-from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
+from .._utils._constraints import (
+    INTERACTION_CST_CONSTRAINT,
+    MONOTONIC_CST_CONSTRAINT,
+    monotonic_constraints,
+)
 from .._utils._docstrings import fill_doc
 from .._utils._scores import distance_outside
 from .._utils._search import IntervalSearch
@@ -98,6 +102,8 @@ class MMITForestCV(ChosenForestDistributionMixin, IntervalSearch):
     monotonic_cst : array-like of int, dict or None, default=None
         Monotone constraints of every candidate's trees (see
         :class:`MMIT`); constant leaves only.
+    %(interaction_cst)s
+        The same for every candidate's trees (see :class:`MMITForest`).
 
     Attributes
     ----------
@@ -144,11 +150,13 @@ class MMITForestCV(ChosenForestDistributionMixin, IntervalSearch):
         "verbose": ["verbose"],
         "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
         "monotonic_cst": MONOTONIC_CST_CONSTRAINT,
+        "interaction_cst": INTERACTION_CST_CONSTRAINT,
     }
 
     def __init__(self, param_grid=None, *, n_estimators=100, max_samples=None,
                  n_jobs=None, random_state=None, verbose=0,
-                 categorical_features="from_dtype", monotonic_cst=None):
+                 categorical_features="from_dtype", monotonic_cst=None,
+                 interaction_cst=None):
         set_init_parameters(self, locals())
 
     def _candidates(self, lower, upper):
@@ -199,7 +207,8 @@ class MMITForestCV(ChosenForestDistributionMixin, IntervalSearch):
         seed = draw_seed(check_random_state(self.random_state))
         # the constraints by position: the candidates fit X as encoded
         common = {"n_estimators": self.n_estimators, "max_samples": self.max_samples,
-                  "monotonic_cst": monotonic_constraints(self), "n_jobs": 1}
+                  "monotonic_cst": monotonic_constraints(self),
+                  "interaction_cst": self.interaction_cst, "n_jobs": 1}
         # the candidates take X as encoded here, with its categories
         results = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
             delayed(_out_of_bag_errors)({**common, **params}, encoded(self, X), y,

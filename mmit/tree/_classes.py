@@ -92,6 +92,11 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
     %(categorical_features)s
     %(categorical_penalty)s
     %(monotonic_cst)s
+    %(interaction_cst)s
+        Every path starts at the root: a tree is a function of the features
+        of the groups holding its root's feature (that feature alone with
+        "no_interactions"), and an ensemble of such trees a sum of
+        functions of the groups.
     random_state : int, RandomState instance or None, default=None
         Draws the order in which features are tried, which breaks ties
         between equally good splits: a fixed seed gives a fixed tree.
@@ -164,6 +169,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         categorical_features="from_dtype",
         categorical_penalty=CATEGORICAL_PENALTY,
         monotonic_cst=None,
+        interaction_cst=None,
         random_state=None,
     ):
         set_init_parameters(self, locals())

@@ -28,7 +28,12 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from .._loss._loss import LOSSES
-from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
+from .._utils._constraints import (
+    INTERACTION_CST_CONSTRAINT,
+    MONOTONIC_CST_CONSTRAINT,
+    interaction_groups,
+    monotonic_constraints,
+)
 from ._builder import TreeBuilder
 from ._criterion import HingeTargets
 from ._features import Features
@@ -80,6 +85,7 @@ TREE_PARAMETER_CONSTRAINTS = {
     "leaf_model": [StrOptions(set(LEAF_MODELS))],
     **{name: parameter.constraint for name, parameter in LEAF_PARAMETERS.items()},
     "monotonic_cst": MONOTONIC_CST_CONSTRAINT,
+    "interaction_cst": INTERACTION_CST_CONSTRAINT,
     "random_state": ["random_state"],
 }
 
@@ -119,22 +125,30 @@ def check_leaf_model_growth(params, n_samples):
 
 def resolve_constraints(estimator, params, leaf_models=None):
     """``params`` (an MMIT's, as the estimator's fit grows its trees) with
-    the fitted ``estimator``'s ``monotonic_cst`` resolved: the int8 array
-    the builder takes, or None
-    (:func:`~mmit._utils._constraints.monotonic_constraints`).
+    the fitted ``estimator``'s constraints resolved as the builder takes
+    them: ``monotonic_cst`` the int8 array, or None
+    (:func:`~mmit._utils._constraints.monotonic_constraints`), and
+    ``interaction_cst`` (``params``'s) the bitsets of the groups, or None
+    (:func:`~mmit._utils._constraints.interaction_groups`).
 
     Leaf models other than constants (``leaf_models``, default
     ``params["leaf_model"]``) are refused with a constraint: a linear
     leaf's slopes are not constrained, so the tree would not be monotone
-    within its leaves."""
+    within its leaves, and they read every feature, so a leaf would make
+    its path's features interact with all the others."""
     constraints = monotonic_constraints(estimator)
+    groups = interaction_groups(params["interaction_cst"], estimator.n_features_in_)
     leaf_models = [params["leaf_model"]] if leaf_models is None else list(leaf_models)
-    if constraints is not None and set(leaf_models) != {"constant"}:
-        raise ValueError(
-            f"monotonic_cst needs constant leaves (leaf_model='constant', got "
-            f"{leaf_models}): a linear leaf's slopes are not constrained, so the "
-            "tree would not be monotone within its leaves.")
-    return {**params, "monotonic_cst": constraints}
+    if set(leaf_models) != {"constant"}:
+        for name, given, reason in (
+                ("monotonic_cst", constraints, "a linear leaf's slopes are not "
+                 "constrained, so the tree would not be monotone within its leaves"),
+                ("interaction_cst", groups, "a linear leaf reads every feature, so "
+                 "its path's features would interact with all the others")):
+            if given is not None:
+                raise ValueError(f"{name} needs constant leaves (leaf_model='constant', "
+                                 f"got {leaf_models}): {reason}.")
+    return {**params, "monotonic_cst": constraints, "interaction_cst": groups}
 
 
 def resolve_max_features(max_features, n_features):
@@ -217,17 +231,15 @@ def resolve_sample_counts(params, n_samples):
     return split, leaf
 
 
-def tree_builder(params, n_samples, n_features, interaction_groups=None, prunable=False):
+def tree_builder(params, n_samples, n_features, prunable=False):
     """The TreeBuilder of an MMIT's parameters, every one resolved once.
 
     Fractions of samples (``min_samples_split``, ``min_samples_leaf``) are
     taken of ``n_samples``, the rows of X, as scikit-learn does (not of the
-    rows of positive weight of a bootstrap sample); ``monotonic_cst`` is
-    the fitted estimator's, resolved by :func:`resolve_constraints`;
-    ``interaction_groups`` the bitsets of a booster's interaction
-    constraints (:func:`~mmit._utils._constraints.interaction_groups`);
-    ``prunable``: the tree will be pruned (a monotone tree's subtrees must
-    be monotone too).
+    rows of positive weight of a bootstrap sample); ``monotonic_cst`` and
+    ``interaction_cst`` are the fitted estimator's, resolved by
+    :func:`resolve_constraints`; ``prunable``: the tree will be pruned (a
+    monotone tree's subtrees must be monotone too).
     """
     split, leaf = resolve_sample_counts(params, n_samples)
     max_depth = params["max_depth"]
@@ -244,7 +256,7 @@ def tree_builder(params, n_samples, n_features, interaction_groups=None, prunabl
         presort_min_rows(n_features, max_features),
         params["categorical_penalty"],
         params["monotonic_cst"],
-        interaction_groups,
+        params["interaction_cst"],
         prunable,
     )
 

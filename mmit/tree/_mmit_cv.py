@@ -142,8 +142,9 @@ class MMITCV(IntervalSearch):
         Candidate ``leaf_shrinkage`` values of linear leaves (the
         measurements behind the default: :ref:`defaults` in the user guide).
     max_depth, min_samples_split, min_samples_leaf, max_features, \
-max_leaf_nodes, min_cost_decrease, categorical_penalty, monotonic_cst
-        Parameters of the trees, see :class:`MMIT` (``monotonic_cst`` with
+max_leaf_nodes, min_cost_decrease, categorical_penalty, monotonic_cst, \
+interaction_cst
+        Parameters of the trees, see :class:`MMIT` (the constraints with
         constant leaves only).
     %(categorical_features)s
     cv : int, cross-validation generator or iterable, default=None
@@ -200,7 +201,7 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty, monotonic_cst
         **{name: TREE_PARAMETER_CONSTRAINTS[name] for name in (
             "max_depth", "min_samples_split", "min_samples_leaf", "max_features",
             "max_leaf_nodes", "min_cost_decrease", "categorical_penalty",
-            "monotonic_cst", "random_state")},
+            "monotonic_cst", "interaction_cst", "random_state")},
         "margins": ["array-like", None],
         "losses": [list, tuple],
         "leaf_models": [list, tuple],
@@ -227,6 +228,7 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty, monotonic_cst
         categorical_features="from_dtype",
         categorical_penalty=CATEGORICAL_PENALTY,
         monotonic_cst=None,
+        interaction_cst=None,
         cv=None,
         scoring=None,
         n_jobs=None,
@@ -237,7 +239,8 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty, monotonic_cst
     def _tree_params(self):
         return {name: getattr(self, name) for name in (
             "max_depth", "min_samples_split", "min_samples_leaf", "max_features",
-            "max_leaf_nodes", "min_cost_decrease", "categorical_penalty", "monotonic_cst")}
+            "max_leaf_nodes", "min_cost_decrease", "categorical_penalty", "monotonic_cst",
+            "interaction_cst")}
 
     def _candidate_grid(self, lower, upper):
         """The (loss, margin, leaf model) candidates, as MMIT parameters."""
@@ -318,7 +321,7 @@ max_leaf_nodes, min_cost_decrease, categorical_penalty, monotonic_cst
         best = {name: self.best_params_[name] for name in candidates[0]}
         best_tree = full[candidates.index(best)][0]
         self.best_estimator_ = MMIT.from_tree(
-            prune_at(best_tree, self.best_params_["ccp_alpha"]), **params,
+            prune_at(best_tree, self.best_params_["ccp_alpha"]), **self._tree_params(),
             **self.best_params_, categorical_features=self.categorical_features,
             random_state=seed, feature_names_in=getattr(self, "feature_names_in_", None),
             categories=fitted_encoding(self)[1])

@@ -241,9 +241,10 @@ def file_version(path):
 @pytest.mark.parametrize("model", [
     MMIT(monotonic_cst={"x0": 1}, random_state=0),
     MMITForest(n_estimators=5, monotonic_cst=[1, 0, -1], random_state=0),
+    MMITForest(n_estimators=5, interaction_cst="no_interactions", random_state=0),
     MMITBoost(n_estimators=10, splitter="hist", monotonic_cst=np.array([0, 1, 0]),
               interaction_cst=[[0, 1], [2]])],
-    ids=["MMIT", "MMITForest", "MMITBoost"])
+    ids=["MMIT", "MMITForest", "MMITForest-interactions", "MMITBoost"])
 def test_constrained_models_are_saved_with_their_constraints(tmp_path, model):
     X, y = make_interval_regression(80, 3, random_state=2)
     frame = pd.DataFrame(X, columns=["x0", "x1", "x2"])
@@ -253,8 +254,9 @@ def test_constrained_models_are_saved_with_their_constraints(tmp_path, model):
     np.testing.assert_array_equal(restored.predict(frame), model.predict(frame))
     if isinstance(model.monotonic_cst, dict):
         assert restored.monotonic_cst == model.monotonic_cst
-    else:
+    elif model.monotonic_cst is not None:
         np.testing.assert_array_equal(restored.monotonic_cst, model.monotonic_cst)
+    assert restored.interaction_cst == model.interaction_cst
     # readers before the parameter cannot read it: the version that has it
     assert file_version(tmp_path / "m.npz") == 8
     # refitted after loading, the same constrained model
