@@ -54,6 +54,8 @@ VERSION = 8
 BASE_VERSION = 7
 #: The version of a file of a model with monotone or interaction constraints.
 CONSTRAINTS_FILE_VERSION = 8
+#: The parameters of those constraints (left out of a file when None).
+CONSTRAINT_PARAMETERS = frozenset({"monotonic_cst", "interaction_cst"})
 READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 #: The estimators a model file holds, by the name it records; each exports
 #: and imports its own fitted state.
@@ -227,9 +229,11 @@ def _describe(model, writer):
     if MODEL_KINDS.get(name) is not type(model):
         raise TypeError(f"save_model saves {SAVED_MODELS}; not {name}.")
     check_is_fitted(model)
-    params = model.get_params(deep=False)
-    if any(params.get(name) is not None for name in ("monotonic_cst", "interaction_cst")):
-        writer.requires(CONSTRAINTS_FILE_VERSION)  # older readers lack the parameters
+    # older readers lack the constraints' parameters: written only when set
+    params = {key: value for key, value in model.get_params(deep=False).items()
+              if not (key in CONSTRAINT_PARAMETERS and value is None)}
+    if CONSTRAINT_PARAMETERS.intersection(params):
+        writer.requires(CONSTRAINTS_FILE_VERSION)
     # parameters holding models are part of the state (a stack's members)
     members = getattr(model, "_member_parameters", ())
     names = getattr(model, "feature_names_in_", None)

@@ -148,6 +148,7 @@ class MMITBoost(TreeEnsemble):
         Each stage's tree is then a sum of functions of the groups'
         features, and so is the boosted sum: "no_interactions" fits an
         additive model.
+
     Attributes
     ----------
     estimators_ : list of MMIT

@@ -239,6 +239,24 @@ def file_version(path):
 
 
 @pytest.mark.parametrize("model", [
+    MMIT(random_state=0), MMITForest(n_estimators=3, random_state=0),
+    MMITBoost(n_estimators=3, random_state=0),
+    IntervalStackingRegressor(cv=2, random_state=0, distribution=None)],
+    ids=["MMIT", "MMITForest", "MMITBoost", "IntervalStackingRegressor"])
+def test_unconstrained_models_are_written_without_the_constraints(tmp_path, model):
+    # a reader of version 7 knows no constraint parameters: none is written
+    X, y = make_interval_regression(60, 3, random_state=3)
+    save_model(model.fit(X, y), tmp_path / "m.npz")
+    assert file_version(tmp_path / "m.npz") == 7
+    with np.load(tmp_path / "m.npz") as archive:
+        text = bytes(archive["metadata"]).decode()
+    assert "monotonic_cst" not in text and "interaction_cst" not in text
+    restored = load_model(tmp_path / "m.npz")
+    assert restored.get_params() == model.get_params()
+    np.testing.assert_array_equal(restored.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("model", [
     MMIT(monotonic_cst={"x0": 1}, random_state=0),
     MMITForest(n_estimators=5, monotonic_cst=[1, 0, -1], random_state=0),
     MMITForest(n_estimators=5, interaction_cst="no_interactions", random_state=0),
