@@ -25,7 +25,14 @@ from mmit import (
     save_model,
     shap_values,
 )
-from mmit._utils._sparse import ROWS_PER_BLOCK, dense_rows, row_blocks
+from mmit._utils._sparse import (
+    ROWS_PER_BLOCK,
+    VALUES_PER_BLOCK,
+    block_rows,
+    dense_rows,
+    row_blocks,
+    walk_rows,
+)
 from mmit.linear_model._newton import StandardisedFeatures, elastic_net_path, transpose_dot
 from mmit.tree._binning import bin_features
 
@@ -90,13 +97,41 @@ def test_a_tree_grown_on_sparse_features_is_the_dense_fit_s_tree(
 
 
 @settings(max_examples=100, deadline=None)
+@given(problem=sparse_problems(), seed=st.integers(1, 1000),
+       max_features=st.sampled_from([None, 0.5]), min_samples_leaf=st.integers(1, 3),
+       max_bins=st.integers(2, 6),
+       signs=st.lists(st.sampled_from([-1, 0, 1]), min_size=4, max_size=4))
+def test_a_binned_booster_grown_on_sparse_codes_is_the_dense_fit(
+        problem, seed, max_features, min_samples_leaf, max_bins, signs):
+    dense, sparse, lower, upper = problem
+    y = np.column_stack([lower, upper])
+    for monotonic_cst in (None, signs[:dense.shape[1]]):
+        params = dict(splitter="hist", n_estimators=3, max_depth=3, learning_rate=0.5,
+                      early_stopping=False, max_bins=max_bins, max_features=max_features,
+                      min_samples_leaf=min_samples_leaf, monotonic_cst=monotonic_cst,
+                      random_state=seed)
+        expected = MMITBoost(**params).fit(dense, y)
+        fitted = MMITBoost(**params).fit(sparse, y)
+        for tree, expected_tree in zip(fitted.estimators_, expected.estimators_,
+                                       strict=True):
+            same_tree(tree.tree_, expected_tree.tree_)
+        np.testing.assert_array_equal(fitted.predict(sparse), expected.predict(dense))
+
+
+@settings(max_examples=100, deadline=None)
 @given(problem=sparse_problems(), max_bins=st.integers(2, 6))
 def test_binning_sparse_features_gives_the_dense_codes(problem, max_bins):
     dense, sparse, _, _ = problem
     weight = np.linspace(0.5, 1.5, dense.shape[0])
     expected = bin_features(dense, weight, max_bins)
     binned = bin_features(sparse, weight, max_bins)
-    np.testing.assert_array_equal(binned.codes, expected.codes)
+    assert binned.sparse and not expected.sparse
+    np.testing.assert_array_equal(binned.toarray(), expected.codes)
+    # only the codes other than their feature's bin of 0 are kept
+    zero_bins = np.asarray(binned.zero_bins)
+    np.testing.assert_array_equal(zero_bins, [np.searchsorted(edges, 0.0)
+                                              for edges in expected.thresholds])
+    assert binned.n_stored == np.count_nonzero(expected.codes != zero_bins)
     np.testing.assert_array_equal(binned.thresholds, expected.thresholds)
     np.testing.assert_array_equal(binned.n_bins, expected.n_bins)
 
@@ -180,13 +215,21 @@ def test_mean_imputer_keeps_sparse_input_sparse():
                                rtol=1e-12)
 
 
-def test_row_blocks_densify_a_block_of_rows_at_a_time():
-    X = sp.random(2 * ROWS_PER_BLOCK + 5, 3, density=0.01, random_state=0, format="csc")
+@pytest.mark.parametrize("n_features", [3, 300])
+def test_row_blocks_densify_a_block_of_rows_at_a_time(n_features):
+    step = block_rows(n_features)
+    # at most ROWS_PER_BLOCK rows, and at most VALUES_PER_BLOCK values
+    assert step == min(ROWS_PER_BLOCK, VALUES_PER_BLOCK // n_features)
+    X = sp.random(2 * step + 5, n_features, density=0.01, random_state=0, format="csc")
     blocks = list(row_blocks(X))
-    assert [rows.stop - rows.start for rows, _ in blocks] == [ROWS_PER_BLOCK,
-                                                              ROWS_PER_BLOCK, 5]
+    assert [rows.stop - rows.start for rows, _ in blocks] == [step, step, 5]
     np.testing.assert_array_equal(np.vstack([block for _, block in blocks]), X.toarray())
     assert all(block.flags.c_contiguous for _, block in blocks)
+    # a walk over chosen rows, a block at a time: the walk of the dense rows
+    rows = np.r_[0, step + 3, 2 * step + 4, 1]
+    np.testing.assert_array_equal(walk_rows(lambda block: block.sum(axis=1), X, rows),
+                                  X.toarray()[rows].sum(axis=1))
+    assert walk_rows(lambda block: block.sum(axis=1), X, []).shape == (0,)
     dense = X.toarray(order="C")
     [(rows, block)] = row_blocks(dense)
     assert rows == slice(0, dense.shape[0]) and np.shares_memory(block, dense)

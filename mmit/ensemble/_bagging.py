@@ -17,7 +17,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .._utils._sparse import dense_rows
+from .._utils._sparse import walk_rows
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def out_of_bag_predictions(forest, X, sample_weight):
     for tree in forest.estimators_:
         counts = bootstrap.counts(np.random.default_rng(tree.random_state))
         out_of_bag = np.flatnonzero(counts == 0)
-        total[out_of_bag] += tree.tree_.predict(dense_rows(X, out_of_bag))
+        total[out_of_bag] += walk_rows(tree.tree_.predict, X, out_of_bag)
         n_predictions[out_of_bag] += 1
     with np.errstate(invalid="ignore", divide="ignore"):
         return total / n_predictions

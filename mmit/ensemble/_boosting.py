@@ -30,7 +30,7 @@ from .._utils._categorical import (
     n_categories,
 )
 from .._utils._docstrings import fill_doc
-from .._utils._sparse import dense_rows
+from .._utils._sparse import dense_rows, walk_rows
 from .._utils._validation import bounds_spread, validate_training_data
 from ..tree._binning import bin_features
 from ..tree._classes import MMIT
@@ -316,7 +316,7 @@ class MMITBoost(TreeEnsemble):
             weight_train = sample_weight[train]
         else:  # no copies
             X_train, lower_train, upper_train, weight_train = X, lower, upper, sample_weight
-        X_held = dense_rows(X, held_out)
+        X_held = X.tocsr()[held_out] if sp.issparse(X) else dense_rows(X, held_out)
         continuing = self._continues(previous)
         if not continuing:
             self.margin_ = (AUTO_MARGIN_SCALE
@@ -386,7 +386,8 @@ class MMITBoost(TreeEnsemble):
             self._advance(train_prediction, tree, X_train, weight, row_values)
             train_scores.append(-train_objective(train_prediction))
             if held_objective is not None:
-                held_prediction += self.learning_rate * tree.tree_.predict(X_held)
+                held_prediction += self.learning_rate * walk_rows(tree.tree_.predict,
+                                                                  X_held)
                 validation_scores.append(-held_objective(held_prediction))
             progress.step(f"train loss {-train_scores[-1]:.5g}" + (
                 f", validation loss {-validation_scores[-1]:.5g}" if validation_scores
@@ -403,11 +404,11 @@ class MMITBoost(TreeEnsemble):
         the values its build gave the rows it was grown on (``row_values``;
         without them, a walk down the tree), a walk for the others."""
         if row_values is None:
-            prediction += self.learning_rate * tree.tree_.predict(dense_rows(X))
+            prediction += self.learning_rate * walk_rows(tree.tree_.predict, X)
             return
         others = np.flatnonzero(weight == 0)
         if others.size:
-            row_values[others] = tree.tree_.predict(dense_rows(X, others))
+            row_values[others] = walk_rows(tree.tree_.predict, X, others)
         row_values *= self.learning_rate
         prediction += row_values
 

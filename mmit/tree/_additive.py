@@ -15,9 +15,10 @@ leaves (what the predictive distributions read).
 """
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 
-from .._utils._sparse import dense_rows
+from .._utils._sparse import row_blocks
 from ._tree import add_predictions, apply_trees
 
 
@@ -69,12 +70,20 @@ class AdditiveTrees:
     def predict(self, X, n_jobs=None):
         """The prediction of each row of validated ``X`` (float64,
         C-contiguous, as the trees read it; or a sparse matrix, each thread's
-        slice of rows densified), on ``n_jobs`` threads over slices of rows
-        (joblib's convention); the same whatever ``n_jobs``."""
+        slice of rows densified a block at a time), on ``n_jobs`` threads
+        over slices of rows (joblib's convention); the same whatever
+        ``n_jobs``."""
         total = np.full(X.shape[0], self.offset)
-        on_row_slices(lambda rows: add_predictions(self.trees, self.scales,
-                                                   dense_rows(X, rows), total[rows]),
-                      X.shape[0], n_jobs)
+        if sp.issparse(X):
+            X = X.tocsr()
+
+        def add(rows):
+            part = total[rows]
+            for block, values in row_blocks(X[rows]):
+                add_predictions(self.trees, self.scales, values, part[block])
+
+        if self.trees:
+            on_row_slices(add, X.shape[0], n_jobs)
         return total if self.divisor == 1.0 else total / self.divisor
 
     def staged_predict(self, X):

@@ -15,8 +15,10 @@ categories, as scikit-learn's histogram gradient boosting takes). The codes
 of all rows come from a compiled pass, blocks of rows shared
 between threads, each value placed by a branch-free binary search of its
 feature's edges (8 steps): O(n p) in all. A sparse X (compressed
-columns) is binned a column at a time, its zeros' bin written for every
-row and its stored values placed over it: the dense X's codes.
+columns) is binned a column at a time, its stored values only: its codes
+are kept sparse (compressed rows), the codes other than each feature's bin
+of 0, so that they take memory in proportion to the stored values; they
+are the dense X's codes.
 """
 
 from cython.parallel cimport prange
@@ -113,11 +115,11 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
             edges = bin_thresholds(column(X, j)[sample], weight[sample], max_bins)
         thresholds[j, :edges.size] = edges
         n_bins[j] = edges.size
-    codes = np.empty((n_samples, n_features), dtype=np.uint8)
     if sp.issparse(X):
-        place_sparse_values(X, thresholds, codes)
-    else:
-        place_values(np.ascontiguousarray(X), thresholds, codes, max(int(n_threads), 1))
+        codes, zero_bins = sparse_codes(X, thresholds)
+        return BinnedFeatures(codes, thresholds, n_bins, n_categories, zero_bins)
+    codes = np.empty((n_samples, n_features), dtype=np.uint8)
+    place_values(np.ascontiguousarray(X), thresholds, codes, max(int(n_threads), 1))
     return BinnedFeatures(codes, thresholds, n_bins, n_categories)
 
 
@@ -130,16 +132,24 @@ def column(X, j):
     return X[:, j]
 
 
-def place_sparse_values(X, thresholds, codes):
-    """``place_values`` of compressed columns: each feature's bin of 0 for
-    every row, then its stored values' bins (the same search, as
-    ``numpy.searchsorted``: the number of edges below the value)."""
-    codes[:] = [np.searchsorted(edges, 0.0) for edges in thresholds]
+def sparse_codes(X, thresholds):
+    """The codes of compressed columns X, as compressed rows of the codes
+    that differ from their feature's bin of 0, and those bins (the search
+    of ``place_values``, as ``numpy.searchsorted``: the number of edges
+    below the value). O(nnz + n) time and memory."""
+    zero_bins = np.array([np.searchsorted(edges, 0.0) for edges in thresholds],
+                         dtype=np.uint8)
+    codes = np.empty(X.nnz, dtype=np.uint8)
     for j in range(X.shape[1]):
         stored = slice(X.indptr[j], X.indptr[j + 1])
         values = X.data[stored]
-        codes[X.indices[stored], j] = np.where(
-            np.isnan(values), MISSING_CODE, np.searchsorted(thresholds[j], values))
+        codes[stored] = np.where(np.isnan(values), MISSING_CODE,
+                                 np.searchsorted(thresholds[j], values))
+    kept = codes != np.repeat(zero_bins, np.diff(X.indptr))
+    kept_before = np.r_[0, np.cumsum(kept)]
+    columns = sp.csc_matrix((codes[kept], X.indices[kept], kept_before[X.indptr]),
+                            shape=X.shape)
+    return columns.tocsr(), zero_bins
 
 
 cdef enum:

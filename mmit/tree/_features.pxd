@@ -29,7 +29,12 @@ cdef enum:
 cdef class BinnedFeatures:
     cdef readonly intp_t n_samples             # rows
     cdef readonly intp_t n_features            # features
-    cdef readonly const uint8_t[:, ::1] codes  # (rows, features): bin of each value
+    cdef readonly bint sparse                  # codes held as compressed rows (CSR)
+    cdef readonly const uint8_t[:, ::1] codes  # dense: (rows, features), bin of each value
+    cdef const int64_t[::1] row_starts         # sparse: row i's codes other than its
+    cdef const int32_t[::1] entry_features     # features' bins of 0 are entry_codes[
+    cdef const uint8_t[::1] entry_codes        # row_starts[i]:row_starts[i + 1]], of the
+    cdef readonly const uint8_t[::1] zero_bins  # features entry_features[...] (increasing)
     cdef readonly const double[:, ::1] thresholds  # (features, 255): bin b: x <= [j, b]
     cdef readonly const int32_t[::1] n_bins    # per feature: bins of present values
     cdef readonly const int32_t[::1] n_categories  # per feature: categories (0: numeric)

@@ -149,9 +149,13 @@ cdef class BinnedFeatures:
 
     Parameters
     ----------
-    codes : ndarray of shape (n_samples, n_features), uint8
+    codes : ndarray of shape (n_samples, n_features), uint8, or sparse matrix
         The bin of each value: ``b`` when ``thresholds[j, b - 1] < x <=
-        thresholds[j, b]``, ``MISSING_BIN`` (255) for a missing value.
+        thresholds[j, b]``, ``MISSING_BIN`` (255) for a missing value. A
+        sparse matrix of uint8 (binned sparse features) holds the codes that
+        differ from their feature's bin of 0 (``zero_bins``), the others
+        left out; it is kept as compressed rows (CSR), each row's features
+        increasing: memory in proportion to the stored codes.
     thresholds : ndarray of shape (n_features, 255), float64
         The upper edge of each bin of present values, increasing (the last
         used one +inf).
@@ -160,22 +164,42 @@ cdef class BinnedFeatures:
     n_categories : ndarray of shape (n_features,), default=None
         Categories of each categorical feature (its bins: bin ``c`` holds
         category ``c``), 0 for a numeric one (None: every feature numeric).
+    zero_bins : ndarray of shape (n_features,), uint8, default=None
+        Sparse ``codes``: the code of a value left out, each feature's bin
+        of 0 (required with sparse codes, ignored with dense ones).
     """
 
-    def __cinit__(self, codes, thresholds, n_bins, n_categories=None):
-        codes = np.ascontiguousarray(codes, dtype=np.uint8)
+    def __cinit__(self, codes, thresholds, n_bins, n_categories=None, zero_bins=None):
         thresholds = np.ascontiguousarray(thresholds, dtype=np.float64)
         n_bins = np.ascontiguousarray(n_bins, dtype=np.int32)
+        self.sparse = sp.issparse(codes)
+        if not self.sparse:
+            codes = np.ascontiguousarray(codes, dtype=np.uint8)
         if codes.ndim != 2:
             raise ValueError(f"codes must be 2-D, got shape {codes.shape}.")
-        check_row_count(codes.shape[0])
-        p = codes.shape[1]
+        n, p = codes.shape
+        check_row_count(n)
         if thresholds.shape != (p, MISSING_BIN) or n_bins.shape != (p,):
             raise ValueError("thresholds and n_bins must describe every feature.")
         if p and (n_bins.min() < 1 or n_bins.max() > MISSING_BIN):
             raise ValueError("each feature needs 1 to 255 bins.")
-        present = codes != MISSING_BIN
-        if np.any(present & (codes >= n_bins)):
+        if self.sparse:
+            if zero_bins is None:
+                raise ValueError("sparse codes need the zero_bins of their features.")
+            zero_bins = np.ascontiguousarray(zero_bins, dtype=np.uint8)
+            if zero_bins.shape != (p,) or np.any(zero_bins >= n_bins):
+                raise ValueError("zero_bins must give a bin of every feature.")
+            codes = sp.csr_matrix(codes, dtype=np.uint8)
+            if not codes.has_canonical_format:
+                codes = codes.copy()
+                codes.sum_duplicates()
+            present, features = codes.data, codes.indices
+        else:
+            zero_bins = np.zeros(p, dtype=np.uint8)
+            present = codes
+            features = np.broadcast_to(np.arange(p), codes.shape)
+        missing = present == MISSING_BIN
+        if np.any(~missing & (present >= n_bins[features])):
             raise ValueError("a code is outside its feature's bins.")
         n_categories = (np.zeros(p, dtype=np.int32) if n_categories is None
                         else np.ascontiguousarray(n_categories, dtype=np.int32))
@@ -185,8 +209,32 @@ cdef class BinnedFeatures:
         if np.any(n_bins[categorical] != n_categories[categorical]):
             raise ValueError("a categorical feature has one bin per category.")
         self.n_categories = n_categories
-        self.codes = codes
+        if self.sparse:
+            self.codes = np.empty((0, p), dtype=np.uint8)
+            self.row_starts = codes.indptr.astype(np.int64)
+            self.entry_features = codes.indices.astype(np.int32, copy=False)
+            self.entry_codes = codes.data
+        else:
+            self.codes = codes
+        self.zero_bins = zero_bins
         self.thresholds = thresholds
         self.n_bins = n_bins
-        self.n_samples = codes.shape[0]
+        self.n_samples = n
         self.n_features = p
+
+    @property
+    def n_stored(self):
+        """Codes held: every value's when dense, the stored ones when sparse."""
+        if self.sparse:
+            return self.entry_codes.shape[0]
+        return self.n_samples * self.n_features
+
+    def toarray(self):
+        """The codes as an ndarray of shape (n_samples, n_features), uint8."""
+        if not self.sparse:
+            return np.asarray(self.codes)
+        codes = np.empty((self.n_samples, self.n_features), dtype=np.uint8)
+        codes[:] = self.zero_bins
+        rows = np.repeat(np.arange(self.n_samples), np.diff(self.row_starts))
+        codes[rows, self.entry_features] = self.entry_codes
+        return codes

@@ -2,7 +2,7 @@
 # gradient and curvature, per-node histograms (the larger child's by
 # subtraction). See _histogram_splitter.pyx.
 
-from libc.stdint cimport int32_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from ._features cimport BinnedFeatures
 from .._utils._typedefs cimport intp_t
@@ -39,7 +39,12 @@ ctypedef struct FeatureSplit:
 
 cdef class HistogramSplitter(Splitter):
     cdef BinnedFeatures features        # the binned data (kept alive)
-    cdef const uint8_t* codes           # (n_samples, n_features) bins, row-major
+    cdef bint sparse                    # the codes as compressed rows (see BinnedFeatures)
+    cdef const uint8_t* codes           # dense: (n_samples, n_features) bins, row-major
+    cdef const int64_t* row_starts      # sparse: each row's stored codes, from here
+    cdef const int32_t* entry_features  # their features (increasing in a row)
+    cdef const uint8_t* entry_codes     # their bins
+    cdef const uint8_t* zero_bins       # per feature: the bin of a code not stored
     cdef const double* thresholds       # (n_features, 255) upper edges of the bins
     cdef const int32_t* n_bins          # per feature: bins of present values
     cdef int n_threads                  # threads building a histogram or scanning
@@ -61,6 +66,8 @@ cdef class HistogramSplitter(Splitter):
     cdef int grow_links(self, intp_t count) except -1 nogil
     cdef void build(self, const int32_t* rows, intp_t count, intp_t feature,
                     BinSums* out) noexcept nogil
+    cdef void sum_rows(self, const int32_t* rows, intp_t count, intp_t first,
+                       intp_t last, BinSums* out) noexcept nogil
     cdef intp_t node_histogram(self, const NodeRecord* node) except -1 nogil
     cdef int keep_categories(self, SplitRecord* split, const BinSums* sums,
                              double total_h, bint by_ratio) except -1 nogil

@@ -40,6 +40,13 @@ histogram is built from the node's rows (no subtraction). With several
 threads, a histogram's features are shared between them (each pass over
 the rows sums the bins of its features) and so are the scans.
 
+Sparse codes (binned sparse features: each row's codes other than their
+feature's bin of 0, see ``BinnedFeatures``) are summed from the rows'
+stored codes only: each feature's bin of 0 gets the node's sums less
+those of its other bins, so that a histogram costs O(stored codes of the
+rows + 256 p), not O(m p); a split reads a row's code of its feature by a
+binary search of the row's stored codes.
+
 A categorical feature (one bin per category) is scanned twice: in the
 order of its codes, and in the order of its categories' ratio of gradient
 to curvature sums (LightGBM's and scikit-learn's order, the best of all
@@ -61,7 +68,7 @@ values.
 
 from cython.parallel cimport prange
 from libc.math cimport INFINITY, NAN
-from libc.stdint cimport int32_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
@@ -118,6 +125,79 @@ cdef inline void accumulate(const int32_t* rows, intp_t count, const uint8_t* co
             bin_sums.gradient += g
             bin_sums.hessian += h
             bin_sums.count += 1.0
+
+
+cdef inline int64_t first_entry(const int32_t* entry_features, int64_t low, int64_t high,
+                                intp_t feature) noexcept nogil:
+    """The first of the entries ``low .. high - 1`` (of one row, features
+    increasing) whose feature is at least ``feature`` (``high``: none)."""
+    cdef int64_t middle
+    while low < high:
+        middle = (low + high) >> 1
+        if entry_features[middle] < feature:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+cdef inline uint8_t stored_code(const int64_t* row_starts, const int32_t* entry_features,
+                                const uint8_t* entry_codes, uint8_t zero_bin, intp_t row,
+                                intp_t feature) noexcept nogil:
+    """The bin of a row's value of a feature from sparse codes: its stored
+    code, else ``zero_bin``."""
+    cdef int64_t end = row_starts[row + 1]
+    cdef int64_t entry = first_entry(entry_features, row_starts[row], end, feature)
+    if entry < end and entry_features[entry] == feature:
+        return entry_codes[entry]
+    return zero_bin
+
+
+cdef inline void accumulate_entries(const int32_t* rows, intp_t count,
+                                    const int64_t* row_starts,
+                                    const int32_t* entry_features,
+                                    const uint8_t* entry_codes, const uint8_t* zero_bins,
+                                    intp_t first, intp_t last, const double* gradient,
+                                    const double* hessian, BinSums* out) noexcept nogil:
+    """``accumulate`` from sparse codes: each row's stored codes of features
+    ``first .. last - 1`` to their bins, then to each feature's bin of 0 the
+    rows' sums less those of its other bins (exact for the counts; 0 when
+    every row has a stored code). O(count log(stored codes per row) + their
+    stored codes of those features + 256 * (last - first))."""
+    cdef intp_t k, j, row, b
+    cdef int64_t entry, end
+    cdef double g, h, total_g = 0.0, total_h = 0.0, total_n = 0.0
+    cdef BinSums* bin_sums
+    cdef BinSums* zero
+    for k in range(count):
+        row = rows[k]
+        g = gradient[row]
+        h = hessian[row]
+        total_g += g
+        total_h += h
+        end = row_starts[row + 1]
+        entry = first_entry(entry_features, row_starts[row], end, first)
+        while entry < end and entry_features[entry] < last:
+            bin_sums = out + entry_features[entry] * N_BINS + entry_codes[entry]
+            bin_sums.gradient += g
+            bin_sums.hessian += h
+            bin_sums.count += 1.0
+            entry += 1
+    total_n = <double> count
+    for j in range(first, last):
+        zero = out + j * N_BINS + zero_bins[j]
+        zero.gradient = total_g
+        zero.hessian = total_h
+        zero.count = total_n
+        for b in range(N_BINS):
+            if b != zero_bins[j]:
+                bin_sums = out + j * N_BINS + b
+                zero.gradient -= bin_sums.gradient
+                zero.hessian -= bin_sums.hessian
+                zero.count -= bin_sums.count
+        if zero.count == 0.0:  # no rounding left in an empty bin
+            zero.gradient = 0.0
+            zero.hessian = 0.0
 
 
 cdef void best_split_of(const BinSums* sums, intp_t n_bins, bint categorical,
@@ -281,7 +361,20 @@ cdef class HistogramSplitter(Splitter):
                 for i in range(n):
                     self.hessian[i] = sample_weight[i]
         self.features = features
-        self.codes = &features.codes[0, 0] if n > 0 and p > 0 else NULL
+        self.sparse = features.sparse
+        self.codes = NULL
+        self.row_starts = NULL
+        self.entry_features = NULL
+        self.entry_codes = NULL
+        self.zero_bins = NULL
+        if self.sparse and p > 0:
+            self.row_starts = &features.row_starts[0]
+            self.zero_bins = &features.zero_bins[0]
+            if features.entry_codes.shape[0] > 0:
+                self.entry_features = &features.entry_features[0]
+                self.entry_codes = &features.entry_codes[0]
+        elif n > 0 and p > 0:
+            self.codes = &features.codes[0, 0]
         self.thresholds = &features.thresholds[0, 0] if p > 0 else NULL
         self.n_bins = &features.n_bins[0] if p > 0 else NULL
 
@@ -351,20 +444,29 @@ cdef class HistogramSplitter(Splitter):
         between the threads when the work is large enough), else of that
         feature only."""
         cdef intp_t p = self.n_features, t, first, last, n_parts = 1
-        cdef const uint8_t* codes = self.codes
-        cdef const double* gradient = self.gradient
-        cdef const double* hessian = self.hessian
         if feature >= 0:
             first, last = feature, feature + 1
             memset(out + first * N_BINS, 0, N_BINS * sizeof(BinSums))
-            accumulate(rows, count, codes, p, first, last, gradient, hessian, out)
+            self.sum_rows(rows, count, first, last, out)
             return
         n_parts = threads_for(count * p, PARALLEL_MIN_WORK, min(self.n_threads, p))
         for t in prange(n_parts, num_threads=n_parts, schedule="static"):
             first = t * p // n_parts
             last = (t + 1) * p // n_parts
             memset(out + first * N_BINS, 0, (last - first) * N_BINS * sizeof(BinSums))
-            accumulate(rows, count, codes, p, first, last, gradient, hessian, out)
+            self.sum_rows(rows, count, first, last, out)
+
+    cdef void sum_rows(self, const int32_t* rows, intp_t count, intp_t first,
+                       intp_t last, BinSums* out) noexcept nogil:
+        """Add the rows to the bins of features ``first .. last - 1`` of
+        ``out`` (zero there): from the dense or the sparse codes."""
+        if self.sparse:
+            accumulate_entries(rows, count, self.row_starts, self.entry_features,
+                               self.entry_codes, self.zero_bins, first, last,
+                               self.gradient, self.hessian, out)
+        else:
+            accumulate(rows, count, self.codes, self.n_features, first, last,
+                       self.gradient, self.hessian, out)
 
     cdef intp_t node_histogram(self, const NodeRecord* node) except -1 nogil:
         """The slot of the node's histogram of every feature: built from its
@@ -606,7 +708,7 @@ cdef class HistogramSplitter(Splitter):
         count and weights on each side in ``sums``."""
         cdef intp_t start = node.start + block * ROWS_PER_BLOCK, k, row, left
         cdef intp_t end = min(node.end, start + ROWS_PER_BLOCK)
-        cdef const uint8_t* codes = self.codes + split.feature
+        cdef const uint8_t* codes = self.codes + split.feature if not self.sparse else NULL
         cdef const uint32_t* words = (self.category_words.data() + split.categories
                                       if split.categories >= 0 else NULL)
         cdef uint8_t code
@@ -617,7 +719,11 @@ cdef class HistogramSplitter(Splitter):
         for k in range(start, end):
             row = self.node_rows[k]
             check_index(row, self.n_samples)
-            code = codes[row * self.n_features]
+            if self.sparse:
+                code = stored_code(self.row_starts, self.entry_features, self.entry_codes,
+                                   self.zero_bins[split.feature], row, split.feature)
+            else:
+                code = codes[row * self.n_features]
             if code == MISSING_BIN:
                 left = split.missing_go_to_left
             elif words != NULL:
