@@ -74,6 +74,8 @@ class AdditiveTrees:
         over slices of rows (joblib's convention); the same whatever
         ``n_jobs``."""
         total = np.full(X.shape[0], self.offset)
+        if not self.trees:
+            return total if self.divisor == 1.0 else total / self.divisor
         if sp.issparse(X):
             X = X.tocsr()
 
@@ -82,8 +84,7 @@ class AdditiveTrees:
             for block, values in row_blocks(X[rows]):
                 add_predictions(self.trees, self.scales, values, part[block])
 
-        if self.trees:
-            on_row_slices(add, X.shape[0], n_jobs)
+        on_row_slices(add, X.shape[0], n_jobs)
         return total if self.divisor == 1.0 else total / self.divisor
 
     def staged_predict(self, X):
