@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils._checks import canonical_sparse
-from ._features import BinnedFeatures, checked_categories, stored_values
+from ._features import BinnedFeatures, checked_categories, stored_values, zero_bins_of
 
 from ._features cimport MISSING_BIN as MISSING_CODE
 from .._utils._parallel cimport PARALLEL_MIN_WORK, threads_for
@@ -116,8 +116,8 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
         thresholds[j, :edges.size] = edges
         n_bins[j] = edges.size
     if sp.issparse(X):
-        codes, zero_bins = sparse_codes(X, thresholds)
-        return BinnedFeatures(codes, thresholds, n_bins, n_categories, zero_bins)
+        return BinnedFeatures(sparse_codes(X, thresholds), thresholds, n_bins,
+                              n_categories)
     codes = np.empty((n_samples, n_features), dtype=np.uint8)
     place_values(np.ascontiguousarray(X), thresholds, codes, max(int(n_threads), 1))
     return BinnedFeatures(codes, thresholds, n_bins, n_categories)
@@ -134,11 +134,10 @@ def column(X, j):
 
 def sparse_codes(X, thresholds):
     """The codes of compressed columns X, as compressed rows of the codes
-    that differ from their feature's bin of 0, and those bins (the search
-    of ``place_values``, as ``numpy.searchsorted``: the number of edges
-    below the value). O(nnz + n) time and memory."""
-    zero_bins = np.array([np.searchsorted(edges, 0.0) for edges in thresholds],
-                         dtype=np.uint8)
+    that differ from their feature's bin of 0 (the search of
+    ``place_values``, as ``numpy.searchsorted``: the number of edges below
+    the value). O(nnz + n) time and memory."""
+    zero_bins = zero_bins_of(thresholds)
     codes = np.empty(X.nnz, dtype=np.uint8)
     for j in range(X.shape[1]):
         stored = slice(X.indptr[j], X.indptr[j + 1])
@@ -149,7 +148,7 @@ def sparse_codes(X, thresholds):
     kept_before = np.r_[0, np.cumsum(kept)]
     columns = sp.csc_matrix((codes[kept], X.indices[kept], kept_before[X.indptr]),
                             shape=X.shape)
-    return columns.tocsr(), zero_bins
+    return columns.tocsr()
 
 
 cdef enum:

@@ -35,6 +35,7 @@ cdef class BinnedFeatures:
     cdef const int32_t[::1] entry_features     # features' bins of 0 are entry_codes[
     cdef const uint8_t[::1] entry_codes        # row_starts[i]:row_starts[i + 1]], of the
     cdef readonly const uint8_t[::1] zero_bins  # features entry_features[...] (increasing)
+    # zero_bins: per feature, the bin of 0 (sparse: the code of a value not stored)
     cdef readonly const double[:, ::1] thresholds  # (features, 255): bin b: x <= [j, b]
     cdef readonly const int32_t[::1] n_bins    # per feature: bins of present values
     cdef readonly const int32_t[::1] n_categories  # per feature: categories (0: numeric)

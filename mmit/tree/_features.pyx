@@ -143,6 +143,12 @@ cdef class Features:
         return (Features, (self._matrix, self.presorted, np.asarray(self.n_categories)))
 
 
+def zero_bins_of(thresholds):
+    """Each feature's bin of 0 (uint8): the number of its bins' upper edges
+    below 0 (the last used edge is +inf, the unused ones too)."""
+    return np.count_nonzero(thresholds < 0.0, axis=1).astype(np.uint8)
+
+
 cdef class BinnedFeatures:
     """Training features binned once (``mmit.tree._binning``), for the histogram
     split search of every tree of a fit.
@@ -153,9 +159,10 @@ cdef class BinnedFeatures:
         The bin of each value: ``b`` when ``thresholds[j, b - 1] < x <=
         thresholds[j, b]``, ``MISSING_BIN`` (255) for a missing value. A
         sparse matrix of uint8 (binned sparse features) holds the codes that
-        differ from their feature's bin of 0 (``zero_bins``), the others
-        left out; it is kept as compressed rows (CSR), each row's features
-        increasing: memory in proportion to the stored codes.
+        differ from their feature's bin of 0 (``zero_bins``, from the
+        thresholds), the others left out; it is kept as compressed rows
+        (CSR), each row's features increasing: memory in proportion to the
+        stored codes.
     thresholds : ndarray of shape (n_features, 255), float64
         The upper edge of each bin of present values, increasing (the last
         used one +inf).
@@ -164,12 +171,9 @@ cdef class BinnedFeatures:
     n_categories : ndarray of shape (n_features,), default=None
         Categories of each categorical feature (its bins: bin ``c`` holds
         category ``c``), 0 for a numeric one (None: every feature numeric).
-    zero_bins : ndarray of shape (n_features,), uint8, default=None
-        Sparse ``codes``: the code of a value left out, each feature's bin
-        of 0 (required with sparse codes, ignored with dense ones).
     """
 
-    def __cinit__(self, codes, thresholds, n_bins, n_categories=None, zero_bins=None):
+    def __cinit__(self, codes, thresholds, n_bins, n_categories=None):
         thresholds = np.ascontiguousarray(thresholds, dtype=np.float64)
         n_bins = np.ascontiguousarray(n_bins, dtype=np.int32)
         self.sparse = sp.issparse(codes)
@@ -183,19 +187,14 @@ cdef class BinnedFeatures:
             raise ValueError("thresholds and n_bins must describe every feature.")
         if p and (n_bins.min() < 1 or n_bins.max() > MISSING_BIN):
             raise ValueError("each feature needs 1 to 255 bins.")
+        self.zero_bins = zero_bins_of(thresholds)
         if self.sparse:
-            if zero_bins is None:
-                raise ValueError("sparse codes need the zero_bins of their features.")
-            zero_bins = np.ascontiguousarray(zero_bins, dtype=np.uint8)
-            if zero_bins.shape != (p,) or np.any(zero_bins >= n_bins):
-                raise ValueError("zero_bins must give a bin of every feature.")
             codes = sp.csr_matrix(codes, dtype=np.uint8)
             if not codes.has_canonical_format:
                 codes = codes.copy()
                 codes.sum_duplicates()
             present, features = codes.data, codes.indices
         else:
-            zero_bins = np.zeros(p, dtype=np.uint8)
             present = codes
             features = np.broadcast_to(np.arange(p), codes.shape)
         missing = present == MISSING_BIN
@@ -216,7 +215,6 @@ cdef class BinnedFeatures:
             self.entry_codes = codes.data
         else:
             self.codes = codes
-        self.zero_bins = zero_bins
         self.thresholds = thresholds
         self.n_bins = n_bins
         self.n_samples = n
