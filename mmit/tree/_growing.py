@@ -307,7 +307,7 @@ def grow_tree(params, data, sample_weight, seed, *, builder=None, row_values=Non
                                    params["loss"], ccp_alpha > 0.0), ccp_alpha)
 
 
-def grow_unpruned(params, leaf_params, data, sample_weight, seed):
+def grow_unpruned(params, leaf_params, data, sample_weight, seed, prunable=True):
     """The unpruned trees of :func:`grow_tree` for several leaf models, each
     model fitted in every node, so that every pruned subtree (the pruning
     path, :func:`~mmit.tree._pruning.leaf_alphas`) has its leaves' models: one
@@ -324,6 +324,11 @@ def grow_unpruned(params, leaf_params, data, sample_weight, seed):
         entries are ignored).
     data, sample_weight, seed
         As for :func:`grow_tree`.
+    prunable : bool, default=True
+        Monotone trees: grown for pruning (every subtree monotone), or as
+        :func:`grow_tree` grows them without ``ccp_alpha``, whose growth's
+        prefixes are the monotone subtrees
+        (:func:`~mmit.tree._pruning.growth_alphas`).
 
     Yields
     ------
@@ -333,7 +338,7 @@ def grow_unpruned(params, leaf_params, data, sample_weight, seed):
         Time taken by the build and that leaf model's fit.
     """
     start = time.perf_counter()
-    grown = _build(params, data, sample_weight, seed, prunable=True)
+    grown = _build(params, data, sample_weight, seed, prunable=prunable)
     build_seconds = time.perf_counter() - start
     for leaf in leaf_params:
         start = time.perf_counter()

@@ -1,5 +1,6 @@
 """MMITCV: an MMIT whose loss, margin, leaf model and pruning are chosen by
-cross-validation, all pruned subtrees scored from one grown tree per fold."""
+cross-validation, all pruned subtrees scored from one grown tree per fold
+(a monotone tree's growth prefixes, for ``max_leaf_nodes``)."""
 
 import itertools
 import time
@@ -38,10 +39,20 @@ from ._growing import (
     resolve_constraints,
 )
 from ._leaf_models import LEAF_MODELS, LEAF_PARAMETERS
-from ._pruning import leaf_alphas, prune_at, subtree_predictions
+from ._pruning import (
+    growth_alphas,
+    growth_prefix,
+    leaf_alphas,
+    prefix_alpha,
+    prune_at,
+    subtree_predictions,
+)
 
 # predictions scored at once: bounds the (n_validation, n_alphas) block in memory
 _PREDICTION_BLOCK = 2**22
+
+# a monotone tree's candidate leaf counts: about this many, log-spaced
+_GROWTH_CANDIDATES = 64
 
 
 class _FixedPredictions(RegressorMixin, BaseEstimator):
@@ -54,21 +65,44 @@ class _FixedPredictions(RegressorMixin, BaseEstimator):
         return self.predictions
 
 
+def _grows_by_prefixes(params, categories):
+    """Whether MMITCV chooses ``max_leaf_nodes`` among the prefixes of the
+    trees' growth rather than ``ccp_alpha`` (monotone trees on ordered
+    features, see :class:`MMITCV`)."""
+    return params["monotonic_cst"] is not None and (categories is None
+                                                    or not np.any(categories))
+
+
+def _growth_candidates(n_leaves):
+    """The leaf counts scored for a monotone tree of ``n_leaves`` leaves:
+    about ``_GROWTH_CANDIDATES`` log-spaced counts from ``n_leaves`` down to 2
+    (the order of increasing alpha; MMIT's least ``max_leaf_nodes``, the
+    whole tree when it has a single leaf)."""
+    counts = np.geomspace(2, max(n_leaves, 2), _GROWTH_CANDIDATES)
+    return np.unique(np.round(counts).astype(np.intp))[::-1]
+
+
 def _grow_with_paths(features, lower, upper, params, loss, margin, leaves, sample_weight,
-                     seed):
+                     seed, by_prefixes=False):
     """The unpruned trees of the candidates (loss, margin, leaf model) that
     share ``loss`` and ``margin``, as ``MMIT(..., random_state=seed)`` grows
     them before pruning: one tree of constants grown once, then the leaf
     model of each of ``leaves`` (the candidates' parameters) fitted in every
     node (:func:`grow_unpruned`). For each: the tree, its nodes' leaf
-    alphas, its pruning path, seconds taken (the growth's included)."""
+    alphas, its path (the ``ccp_alpha`` values of its pruning path, or,
+    ``by_prefixes``, the ``max_leaf_nodes`` values of its growth's
+    prefixes), seconds taken (the growth's included)."""
     start = time.perf_counter()
     data = TrainingData(features, HingeTargets(lower, upper, margin))
     targets_seconds = time.perf_counter() - start
     results = []
     for leaf, (tree, seconds) in zip(leaves, grow_unpruned(
             {**params, "loss": loss}, leaves, data, sample_weight,
-            draw_seed(check_random_state(seed))), strict=True):
+            draw_seed(check_random_state(seed)), prunable=not by_prefixes), strict=True):
+        if by_prefixes:
+            results.append((tree, growth_alphas(tree), _growth_candidates(tree.n_leaves),
+                            targets_seconds + seconds))
+            continue
         leaf_alpha, ccp_alphas = leaf_alphas(tree)
         if (LEAF_MODELS[leaf["leaf_model"]].limits_growth
                 and grows_until_leaves_fit(params, len(lower))):
@@ -94,15 +128,17 @@ def _column_scores(scoring, predictions, X_test, y_test):
 
 
 def _fold_scores(features, lower, upper, X_test, y_test, params, loss, margin, leaves,
-                 sample_weight, seed, ccp_alphas, scoring):
+                 sample_weight, seed, paths, scoring, by_prefixes=False):
     """Scores on the test rows of every pruned subtree of one fold's trees
-    (one per leaf model; ``ccp_alphas`` has the candidate alphas of each),
-    and their fit times."""
+    (one per leaf model; ``paths`` has the candidate ``ccp_alpha`` values of
+    each, or, ``by_prefixes``, its ``max_leaf_nodes`` values), and their fit
+    times."""
     results = []
     block = max(1, _PREDICTION_BLOCK // max(len(X_test), 1))
-    for (tree, leaf_alpha, _, fit_time), alphas_of_leaf in zip(
+    for (tree, leaf_alpha, _, fit_time), path in zip(
             _grow_with_paths(features, lower, upper, params, loss, margin, leaves,
-                             sample_weight, seed), ccp_alphas, strict=True):
+                             sample_weight, seed, by_prefixes), paths, strict=True):
+        alphas_of_leaf = prefix_alpha(path) if by_prefixes else path
         scores = np.empty(len(alphas_of_leaf))
         for first in range(0, len(alphas_of_leaf), block):
             alphas = alphas_of_leaf[first:first + block]
@@ -128,6 +164,16 @@ class MMITCV(IntervalSearch):
     and folds, at the cost of one tree instead of one per alpha. With linear
     leaves every node of the trees holds its linear model, so that the
     pruned subtrees' leaves are linear too.
+
+    Monotone trees (``monotonic_cst`` on ordered features) are searched along
+    their growth instead of their pruning path: a monotone tree grows
+    best-first, each leaf bounded by the leaves it is compared with, and
+    the tree after each of its splits is monotone, where a tree grown for
+    pruning must bound every node by every other and fits its data less
+    well. The candidates are then ``max_leaf_nodes`` values (about 64,
+    log-spaced from two leaves to the unpruned tree's leaves), each scored
+    from one grown tree per fold as the alphas are, and the best candidate
+    is the full tree's prefix, ``MMIT(max_leaf_nodes=k)`` on all data.
 
     Parameters
     ----------
@@ -163,18 +209,20 @@ interaction_cst
         The best tree on all data (predicts on its own).
     best_params_ : dict
         Its ``loss``, ``margin``, ``leaf_model``, ``leaf_shrinkage`` and
-        ``ccp_alpha``.
+        ``ccp_alpha`` (``max_leaf_nodes`` for a monotone tree).
     best_score_ : float
         Its mean test score.
     best_index_ : int
         Its index in ``cv_results_``. Candidates are ordered by loss (as in
         ``losses``), margin, leaf model (as in ``leaf_models``, linear ones
-        by shrinkage), then increasing ``ccp_alpha``; equal mean scores go
+        by shrinkage), then increasing ``ccp_alpha`` (decreasing
+        ``max_leaf_nodes``); equal mean scores go
         to the first, as in ``GridSearchCV``.
     cv_results_ : dict of ndarray
         As ``GridSearchCV``'s: ``param_loss``, ``param_margin``,
         ``param_leaf_model``, ``param_leaf_shrinkage`` (MMIT's default for
-        constant leaves), ``param_ccp_alpha``, ``params``,
+        constant leaves), ``param_ccp_alpha`` (``param_max_leaf_nodes``),
+        ``params``,
         ``split{k}_test_score``,
         ``mean_test_score``, ``std_test_score``, ``rank_test_score``,
         ``mean_fit_time`` and ``std_fit_time`` (per fold tree, shared by the
@@ -302,10 +350,11 @@ interaction_cst
                       candidates, key=lambda candidate: (candidate["loss"],
                                                          candidate["margin"]))]
         categories = n_categories(self)
+        by_prefixes = _grows_by_prefixes(params, categories)
         features = prepare_features(X, self.max_features, categories)
         full_groups = parallel(
             delayed(_grow_with_paths)(features, lower, upper, params, loss, margin, leaves,
-                                      sample_weight, seed)
+                                      sample_weight, seed, by_prefixes)
             for loss, margin, leaves in groups)
         fold_features = [prepare_features(X[train], self.max_features, categories)
                          for train, _ in splits]
@@ -313,31 +362,35 @@ interaction_cst
             delayed(_fold_scores)(
                 fold_features[k], lower[train], upper[train], dense_rows(X, test),
                 target[test], params, loss, margin, leaves, sample_weight[train], seed,
-                [ccp_alphas for _, _, ccp_alphas, _ in full_groups[g]], self.scoring)
+                [path for _, _, path, _ in full_groups[g]], self.scoring, by_prefixes)
             for k, (train, test) in enumerate(splits)
             for g, (loss, margin, leaves) in enumerate(groups)) for result in group]
         full = [result for group in full_groups for result in group]
-        self._record(candidates, full, folds, len(splits))
+        path_name = "max_leaf_nodes" if by_prefixes else "ccp_alpha"
+        self._record(candidates, full, folds, len(splits), path_name)
         best = {name: self.best_params_[name] for name in candidates[0]}
         best_tree = full[candidates.index(best)][0]
+        point = self.best_params_[path_name]
         self.best_estimator_ = MMIT.from_tree(
-            prune_at(best_tree, self.best_params_["ccp_alpha"]), **self._tree_params(),
-            **self.best_params_, categorical_features=self.categorical_features,
+            growth_prefix(best_tree, point) if by_prefixes else prune_at(best_tree, point),
+            **{**self._tree_params(), **self.best_params_},
+            categorical_features=self.categorical_features,
             random_state=seed, feature_names_in=getattr(self, "feature_names_in_", None),
             categories=fitted_encoding(self)[1])
         return self
 
-    def _record(self, candidates, full, folds, n_splits):
-        """The results of every candidate and ``ccp_alpha`` (``full``: each
-        candidate's tree and alphas on all rows; ``folds``: each fold's and
-        candidate's scores of the alphas and fit time)."""
+    def _record(self, candidates, full, folds, n_splits, path_name):
+        """The results of every candidate and point of its path (``full``:
+        each candidate's tree and path on all rows, values of ``path_name``;
+        ``folds``: each fold's and candidate's scores of the path and fit
+        time)."""
         n_candidates = len(candidates)
         params, fit_times, split_scores = [], [], []
         for c, candidate in enumerate(candidates):
-            ccp_alphas = full[c][2]
-            params += [{**candidate, "ccp_alpha": float(alpha)} for alpha in ccp_alphas]
+            path = full[c][2]
+            params += [{**candidate, path_name: point.item()} for point in path]
             times = [folds[k * n_candidates + c][1] for k in range(n_splits)]
-            fit_times.append(np.tile(times, (len(ccp_alphas), 1)))
+            fit_times.append(np.tile(times, (len(path), 1)))
             split_scores.append(np.column_stack(
                 [folds[k * n_candidates + c][0] for k in range(n_splits)]))
         self._set_results(params, np.vstack(split_scores), np.vstack(fit_times))

@@ -5,7 +5,10 @@ as the complexity parameter alpha grows, ``prune`` cuts a tree down to a
 subtree of that sequence, and ``subtree_predictions`` predicts with every
 subtree of the sequence at once (each row walks down the tree once, through
 ``next_node``), which is how MMITCV scores every ``ccp_alpha`` of a fold
-without refitting.
+without refitting. The growth of a monotone tree is a sequence of
+subtrees too (``growth_alphas``): the tree after each split of its
+best-first growth, every one of them monotone, which MMITCV scores in the
+same way for ``max_leaf_nodes``.
 """
 
 from libc.stdint cimport int64_t
@@ -42,6 +45,44 @@ def leaf_alphas(Tree tree):
     leaf_alpha = np.where(tree.children_left == TREE_LEAF, 0.0, np.inf)
     leaf_alpha[pruned] = alphas
     return leaf_alpha, np.r_[0.0, alphas]
+
+
+def growth_alphas(Tree tree):
+    """The prefixes of a best-first growth as a sequence of subtrees, in the
+    form of :func:`leaf_alphas`.
+
+    A tree grown best-first numbers its nodes in the order they appear: the
+    children of its s-th split are nodes 2s - 1 and 2s, so the node split at
+    step s is the parent of node 2s. The tree after its first k - 1 splits
+    (the ``max_leaf_nodes=k`` tree of the same growth) has as leaves the
+    leaves and the nodes split at a step s >= k: node t gets
+    ``leaf_alpha[t] = 1 / s`` (0 for a leaf), and the prefix of k leaves is
+    the subtree at alpha :func:`prefix_alpha` (k), for
+    :func:`subtree_predictions`.
+
+    Returns
+    -------
+    leaf_alpha : ndarray of shape (node_count,)
+    """
+    left = np.asarray(tree.children_left)
+    internal = left != TREE_LEAF
+    leaf_alpha = np.zeros(tree.node_count)
+    leaf_alpha[internal] = 2.0 / (left[internal] + 1)  # left child 2s - 1: 1 / s
+    return leaf_alpha
+
+
+def prefix_alpha(n_leaves):
+    """The alpha of :func:`growth_alphas` whose subtree is the growth's prefix
+    of ``n_leaves`` leaves (array-like)."""
+    return 1.0 / (np.asarray(n_leaves, dtype=np.float64) - 0.5)
+
+
+def growth_prefix(Tree tree, intp_t n_leaves):
+    """The tree of a best-first growth after its first ``n_leaves - 1``
+    splits, as a new Tree (see :func:`growth_alphas`)."""
+    leaf_alpha = growth_alphas(tree)
+    pruned = np.flatnonzero((leaf_alpha > 0.0) & (leaf_alpha <= prefix_alpha(n_leaves)))
+    return prune(tree, pruned)
 
 
 ctypedef pair[double, pair[intp_t, intp_t]] HeapEntry  # (alpha, (node, version))

@@ -106,3 +106,42 @@ def test_bad_candidates():
         MMITCV(margins=[-1.0], cv=2).fit(X, y)
     with pytest.raises(ValueError, match="empty"):
         MMITCV(margins=[], cv=2).fit(X, y)
+
+
+MONOTONIC = [1, -1, 0, 0]  # problem(): increasing in feature 0 around 0, x1 free
+
+
+@pytest.mark.parametrize("scoring", [None, interval_accuracy_scorer])
+def test_monotone_scores_equal_grid_search_over_leaf_counts(scoring):
+    """A monotone tree's candidates are its growth's prefixes: the scores of
+    GridSearchCV over ``max_leaf_nodes`` with refits."""
+    X, y = problem(seed=5)
+    cv = KFold(3, shuffle=True, random_state=0)
+    search = MMITCV(margins=[0.0, 0.1], cv=cv, scoring=scoring, monotonic_cst=MONOTONIC,
+                    random_state=0).fit(X, y)
+    results = search.cv_results_
+    assert "param_ccp_alpha" not in results
+    grids = [{"margin": [margin], "max_leaf_nodes": [int(k) for k in
+              results["param_max_leaf_nodes"][results["param_margin"] == margin]]}
+             for margin in (0.0, 0.1)]
+    grid = GridSearchCV(MMIT(monotonic_cst=MONOTONIC, random_state=0), grids, cv=cv,
+                        scoring=scoring).fit(X, y)
+    order = np.lexsort((-grid.cv_results_["param_max_leaf_nodes"].astype(int),
+                        grid.cv_results_["param_margin"].astype(float)))
+    for key in ["mean_test_score"] + [f"split{k}_test_score" for k in range(3)]:
+        np.testing.assert_array_equal(results[key], grid.cv_results_[key][order])
+    for margin in (0.0, 0.1):
+        counts = results["param_max_leaf_nodes"][results["param_margin"] == margin]
+        assert counts[-1] == 2 and np.all(np.diff(counts) < 0)
+
+
+def test_monotone_best_estimator_is_the_refit_tree():
+    X, y = problem(seed=6)
+    search = MMITCV(margins=[0.0, 0.05], cv=3, monotonic_cst=MONOTONIC,
+                    random_state=0).fit(X, y)
+    assert set(search.best_params_) == {"loss", "margin", "leaf_model", "leaf_shrinkage",
+                                        "max_leaf_nodes"}
+    refit = MMIT(monotonic_cst=MONOTONIC, random_state=0, **search.best_params_).fit(X, y)
+    np.testing.assert_array_equal(search.predict(X), refit.predict(X))
+    assert search.best_estimator_.get_params()["max_leaf_nodes"] == \
+        search.best_params_["max_leaf_nodes"]

@@ -7,6 +7,12 @@ from problems import leaf_cost, random_intervals
 
 from mmit import MMIT
 from mmit._loss._loss import LOSSES
+from mmit.tree._pruning import (
+    growth_alphas,
+    growth_prefix,
+    prefix_alpha,
+    subtree_predictions,
+)
 
 
 @pytest.mark.parametrize("loss", LOSSES)
@@ -39,3 +45,22 @@ def test_ccp_alpha_gives_the_subtree_of_the_path():
         np.testing.assert_array_equal(
             pruned.tree_.value[pruned.apply(X)],
             pruned.predict(X))
+
+
+@pytest.mark.parametrize("seed", [15, 16])
+def test_growth_prefixes_are_the_best_first_trees_of_fewer_leaves(seed):
+    """A monotone tree's growth as subtrees: the prefix of k leaves (the tree
+    cut down, and the subtree predictions at its alpha) is the tree grown
+    with ``max_leaf_nodes=k``."""
+    X, y = random_intervals(200, 3, seed=seed)
+    monotonic = [1, 0, -1]
+    full = MMIT(monotonic_cst=monotonic, random_state=0).fit(X, y)
+    counts = np.array([full.get_n_leaves(), 17, 5, 2])
+    at_once = subtree_predictions(full.tree_, X, growth_alphas(full.tree_),
+                                  prefix_alpha(counts))
+    for k, predictions in zip(counts, at_once.T, strict=True):
+        grown = MMIT(monotonic_cst=monotonic, max_leaf_nodes=k, random_state=0).fit(X, y)
+        prefix = growth_prefix(full.tree_, k)
+        assert prefix.n_leaves == grown.get_n_leaves() == min(k, full.get_n_leaves())
+        np.testing.assert_array_equal(prefix.predict(X), grown.predict(X))
+        np.testing.assert_array_equal(predictions, grown.predict(X))
