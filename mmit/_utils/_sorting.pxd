@@ -15,10 +15,12 @@
 # rows (_splitter) and the ranks of the hinge breakpoints (_solver).
 #
 # Everything is inline: each module that sorts compiles it in, and the
-# callers' constant arguments specialise it.
+# callers' constant arguments specialise it. Also here: the binary search of
+# a sorted list of int32 (the rows of a compressed column, the features of a
+# compressed row).
 
 from libc.math cimport isnan
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 from libcpp.algorithm cimport sort as std_sort
@@ -252,3 +254,21 @@ cdef inline intp_t rank_keys(uint64_t* keys, intp_t count, uint64_t index_mask,
     Each key costs one random read-modify-write of ``ranks``, prefetched.
     """
     return resolve_ties(keys, count, index_mask, ranks, n_indices, True)
+
+
+# ---------------------------------------------------------------------------
+# Searching a sorted list
+# ---------------------------------------------------------------------------
+
+cdef inline int64_t first_at_least(const int32_t* values, int64_t low, int64_t high,
+                                   int32_t target) noexcept nogil:
+    """The first position of ``low .. high - 1`` whose value is at least
+    ``target`` (``high``: none), ``values`` increasing there."""
+    cdef int64_t middle
+    while low < high:
+        middle = low + ((high - low) >> 1)
+        if values[middle] < target:
+            low = middle + 1
+        else:
+            high = middle
+    return low

@@ -79,6 +79,7 @@ from .._utils._buffers import empty
 from ._criterion cimport Criterion
 from ._features cimport MISSING_BIN, BinnedFeatures
 from .._utils._parallel cimport PARALLEL_MIN_ROWS, PARALLEL_MIN_WORK, threads_for
+from .._utils._sorting cimport first_at_least
 from .._utils._typedefs cimport check_index
 from ._splitter cimport Splitter, sort_categories
 from ._tree cimport Tree
@@ -127,27 +128,14 @@ cdef inline void accumulate(const int32_t* rows, intp_t count, const uint8_t* co
             bin_sums.count += 1.0
 
 
-cdef inline int64_t first_entry(const int32_t* entry_features, int64_t low, int64_t high,
-                                intp_t feature) noexcept nogil:
-    """The first of the entries ``low .. high - 1`` (of one row, features
-    increasing) whose feature is at least ``feature`` (``high``: none)."""
-    cdef int64_t middle
-    while low < high:
-        middle = (low + high) >> 1
-        if entry_features[middle] < feature:
-            low = middle + 1
-        else:
-            high = middle
-    return low
-
-
 cdef inline uint8_t stored_code(const int64_t* row_starts, const int32_t* entry_features,
                                 const uint8_t* entry_codes, uint8_t zero_bin, intp_t row,
                                 intp_t feature) noexcept nogil:
     """The bin of a row's value of a feature from sparse codes: its stored
     code, else ``zero_bin``."""
     cdef int64_t end = row_starts[row + 1]
-    cdef int64_t entry = first_entry(entry_features, row_starts[row], end, feature)
+    cdef int64_t entry = first_at_least(entry_features, row_starts[row], end,
+                                        <int32_t>feature)
     if entry < end and entry_features[entry] == feature:
         return entry_codes[entry]
     return zero_bin
@@ -176,7 +164,7 @@ cdef inline void accumulate_entries(const int32_t* rows, intp_t count,
         total_g += g
         total_h += h
         end = row_starts[row + 1]
-        entry = first_entry(entry_features, row_starts[row], end, first)
+        entry = first_at_least(entry_features, row_starts[row], end, <int32_t>first)
         while entry < end and entry_features[entry] < last:
             bin_sums = out + entry_features[entry] * N_BINS + entry_codes[entry]
             bin_sums.gradient += g

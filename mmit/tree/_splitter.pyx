@@ -130,7 +130,7 @@ from ._features cimport Features
 from ._partition cimport stable_partition
 from .._utils._typedefs cimport check_index
 from .._utils._sorting cimport dropped_bits, index_mask_for, key_index, order_keys, pack_key
-from .._utils._sorting cimport sort_keys, sortable_bits
+from .._utils._sorting cimport first_at_least, sort_keys, sortable_bits
 from ._tree cimport TREE_LEAF, Node, Tree
 
 # Splits whose costs differ by less than this (relative to the node's cost)
@@ -961,8 +961,8 @@ cdef class ExactSplitter(Splitter):
         (O(m + s) for s stored values in the column), a binary search of
         each node row among the stored ones (O(m log s)) and of each stored
         row among the node's (O(s log m))."""
-        cdef intp_t m = node.end - node.start, t, count = 0, lo, hi, mid
-        cdef int64_t at = self.indptr[feature], end = self.indptr[feature + 1], a, b, c
+        cdef intp_t m = node.end - node.start, t, count = 0, lo
+        cdef int64_t at = self.indptr[feature], end = self.indptr[feature + 1]
         cdef const int32_t* rows = self.node_rows + node.start
         cdef double stored = <double>(end - at)
         cdef double merge_cost = m + stored
@@ -975,13 +975,7 @@ cdef class ExactSplitter(Splitter):
             lo = 0
             while at < end and lo < m:
                 row = self.indices[at]
-                hi = m  # the first node position whose row is >= row
-                while lo < hi:
-                    mid = lo + (hi - lo) // 2
-                    if rows[mid] < row:
-                        lo = mid + 1
-                    else:
-                        hi = mid
+                lo = first_at_least(rows, lo, m, row)
                 if lo < m and rows[lo] == row:
                     self.found_positions[count] = <int32_t>lo
                     self.found_entries[count] = at
@@ -995,16 +989,8 @@ cdef class ExactSplitter(Splitter):
             if merge_cost <= row_search_cost:
                 while at < end and self.indices[at] < row:
                     at += 1
-            else:  # the first stored row >= row
-                a = at
-                b = end
-                while a < b:
-                    c = a + (b - a) // 2
-                    if self.indices[c] < row:
-                        a = c + 1
-                    else:
-                        b = c
-                at = a
+            else:
+                at = first_at_least(self.indices, at, end, row)
             if at < end and self.indices[at] == row:
                 self.found_positions[count] = <int32_t>t
                 self.found_entries[count] = at
