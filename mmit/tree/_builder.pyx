@@ -45,6 +45,17 @@ from ._splitter cimport (BOUNDS_LEAVES, BOUNDS_MIDPOINTS, BOUNDS_NODES, ExactSpl
 from ._tree cimport Tree
 
 
+def bounded_by_other_nodes(features):
+    """Whether monotone trees grown on ``features`` (``Features`` or
+    ``BinnedFeatures``) take their bounds from the values of the other nodes
+    they are compared with: their regions need ordered features. With
+    categorical ones (regions of sets of categories) the bounds are the
+    midpoints of the splits above (``_splitter``). Bounded by the other
+    leaves, a tree is monotone after each split of its best-first growth
+    (``_pruning.growth_alphas``)."""
+    return not np.asarray(features.n_categories).any()
+
+
 cdef bint can_split(const GrowthLimits* limits, const NodeRecord* node) noexcept nogil:
     cdef intp_t m = node.end - node.start
     return (node.depth < limits.max_depth and m >= limits.min_samples_split
@@ -334,12 +345,10 @@ cdef class TreeBuilder:
             raise ValueError("no sample has a positive weight.")
         splitter.category_penalty = self.category_penalty
         if self.monotonic_cst is not None:
-            # bounds from other nodes' values need ordered regions: with
-            # categorical features, from the splits' midpoints (``_splitter``)
             splitter.constrain(
                 self.monotonic_cst,
-                BOUNDS_MIDPOINTS if np.asarray(features.n_categories).any()
-                else BOUNDS_NODES if self.prunable else BOUNDS_LEAVES)
+                (BOUNDS_NODES if self.prunable else BOUNDS_LEAVES)
+                if bounded_by_other_nodes(features) else BOUNDS_MIDPOINTS)
         if self.interaction_groups is not None:
             splitter.restrict_interactions(self.interaction_groups)
         if row_values is not None and features.n_samples > 0:

@@ -25,6 +25,7 @@ from .._utils._scores import interval_scores
 from .._utils._search import IntervalSearch
 from .._utils._sparse import dense_rows
 from .._utils._validation import check_margin, default_margins, validate_training_data
+from ._builder import bounded_by_other_nodes
 from ._classes import MMIT
 from ._criterion import HingeTargets
 from ._growing import (
@@ -63,14 +64,6 @@ class _FixedPredictions(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         return self.predictions
-
-
-def _grows_by_prefixes(params, categories):
-    """Whether MMITCV chooses ``max_leaf_nodes`` among the prefixes of the
-    trees' growth rather than ``ccp_alpha`` (monotone trees on ordered
-    features, see :class:`MMITCV`)."""
-    return params["monotonic_cst"] is not None and (categories is None
-                                                    or not np.any(categories))
 
 
 def _growth_candidates(n_leaves):
@@ -350,8 +343,10 @@ interaction_cst
                       candidates, key=lambda candidate: (candidate["loss"],
                                                          candidate["margin"]))]
         categories = n_categories(self)
-        by_prefixes = _grows_by_prefixes(params, categories)
         features = prepare_features(X, self.max_features, categories)
+        # monotone trees bounded by their leaves: max_leaf_nodes, not ccp_alpha
+        by_prefixes = (params["monotonic_cst"] is not None
+                       and bounded_by_other_nodes(features))
         full_groups = parallel(
             delayed(_grow_with_paths)(features, lower, upper, params, loss, margin, leaves,
                                       sample_weight, seed, by_prefixes)
