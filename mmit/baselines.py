@@ -17,6 +17,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._loss._loss import LOSSES, breakpoints
 from ._utils._base import IntervalRegressorMixin, set_init_parameters
 from ._utils._docstrings import fill_doc
+from ._utils._partitions import by_partitions
 from ._utils._sparse import by_row_blocks
 from ._utils._validation import validate_training_data
 
@@ -100,6 +101,7 @@ class ConstantRegressor(IntervalRegressorMixin, BaseEstimator):
         return self
 
     @fill_doc
+    @by_partitions
     @by_row_blocks
     def predict(self, X):
         """The constant, once per sample.
@@ -189,6 +191,7 @@ class IntervalCART(IntervalRegressorMixin, BaseEstimator):
         return self
 
     @fill_doc
+    @by_partitions
     @by_row_blocks
     def predict(self, X):
         """Predictions of the regression tree.

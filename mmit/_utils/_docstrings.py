@@ -104,11 +104,14 @@ return_array : bool, default=False
     "predict": """\
 Parameters
 ----------
-X : array-like of shape (n_samples, n_features)
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Or a Dask array or data frame (the ``dask`` extra): predicted a
+    partition of rows at a time where it lies.
 
 Returns
 -------
-y_pred : ndarray of shape (n_samples,)""",
+y_pred : ndarray of shape (n_samples,)
+    A Dask array, chunked as the rows, for a Dask ``X``.""",
 }
 
 _PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.MULTILINE)

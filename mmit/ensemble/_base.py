@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._utils._base import IntervalRegressorMixin
 from .._utils._categorical import check_warm_start_encoding, fitted_encoding
 from .._utils._docstrings import fill_doc
+from .._utils._partitions import by_partitions
 from .._utils._sparse import by_row_blocks
 from ..tree._additive import AdditiveTrees
 from ..tree._classes import MMIT
@@ -87,6 +88,7 @@ class TreeEnsemble(IntervalRegressorMixin, BaseEstimator):
                              np.full(len(self.estimators_), scale), offset, divisor)
 
     @fill_doc
+    @by_partitions
     @by_row_blocks
     def predict(self, X):
         """Predicted value of each sample: the ensemble's sum of trees.

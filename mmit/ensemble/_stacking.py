@@ -21,6 +21,7 @@ from .._utils._base import IntervalRegressorMixin, rows_as_read, set_init_parame
 from .._utils._categorical import is_dataframe, non_numeric_columns, validate_features
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
+from .._utils._partitions import by_partitions
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import validate_training_data
@@ -613,18 +614,22 @@ default=None
                       file=sys.stderr, flush=True)
         return report
 
+    @by_partitions
     @by_row_blocks
     def predict(self, X):
         """The weighted sum of the members' predictions.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            NaN marks a missing value.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            NaN marks a missing value. Or a Dask array or data frame (the
+            ``dask`` extra): predicted a partition of rows at a time where it
+            lies.
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            A Dask array, chunked as the rows, for a Dask ``X``.
         """
         if is_dataframe(X):
             check_is_fitted(self)

@@ -26,6 +26,7 @@ from .._utils._base import IntervalRegressorMixin, set_init_parameters
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encoding
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
+from .._utils._partitions import by_partitions
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import bounds_spread, check_margin, validate_training_data
@@ -287,6 +288,7 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
         self.intercept_ = float(self.intercept_)
 
     @fill_doc
+    @by_partitions
     @by_row_blocks
     def predict(self, X):
         """Predicted value of each sample.

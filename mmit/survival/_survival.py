@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_array, check_consistent_length, check
 from .._utils._base import set_init_parameters
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT
 from .._utils._docstrings import fill_doc
+from .._utils._partitions import by_partitions
 from .._utils._sparse import by_row_blocks
 from ..ensemble._boosting import MMITBoost
 from ..ensemble._forest import MMITForest
@@ -415,6 +416,7 @@ default=None
             return np.unique(np.quantile(times, levels, method="inverted_cdf"))
         return check_time_grid(self.curve_times, self.log, "curve_times")
 
+    @by_partitions
     @by_row_blocks
     def predict(self, X):
         """Risk scores (higher: an earlier event), as scikit-survival's models
@@ -423,11 +425,14 @@ default=None
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Or a Dask array or data frame (the ``dask`` extra): its risks are
+            computed a partition of rows at a time where it lies.
 
         Returns
         -------
         risk : ndarray of shape (n_samples,)
+            A Dask array, chunked as the rows, for a Dask ``X``.
         """
         check_is_fitted(self)
         if self.risk == "prediction" or (self.risk == "auto" and (

@@ -12,6 +12,7 @@ from .._utils._base import (
 )
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, n_categories
 from .._utils._docstrings import fill_doc
+from .._utils._partitions import by_partitions
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import validate_training_data
 from ._additive import AdditiveTrees
@@ -262,6 +263,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         hold_tree(self, trees[0], getattr(self, "feature_names_in_", None))
 
     @fill_doc
+    @by_partitions
     @by_row_blocks
     def predict(self, X):
         """Predicted value (of the leaf reached) for each sample.
