@@ -593,6 +593,103 @@ def optimal_constant(const double[::1] lower, const double[::1] upper, double ma
     return prediction, cost
 
 
+def group_hinges(const int32_t[::1] slots, const intp_t[::1] rows,
+                 const double[::1] positions, const double[::1] weights,
+                 const int32_t[::1] parity, intp_t n_slots):
+    """The hinges of each slot together, in their order within each (a
+    stable counting sort by the slot of their ``rows``; the hinges of rows
+    whose slot is -1 left out): their rows, positions, weights and parities,
+    and the groups' starts (n_slots + 1). O(hinges + slots)."""
+    cdef intp_t n = rows.shape[0], n_rows = slots.shape[0], k, slot, at
+    check_same_length("positions", positions, "rows", n)
+    check_same_length("weights", weights, "rows", n)
+    check_same_length("parity", parity, "rows", n)
+    if n and (np.min(rows) < 0 or np.max(rows) >= n_rows):
+        raise ValueError(f"rows must be in [0, {n_rows}).")
+    if n_rows and (np.min(slots) < -1 or np.max(slots) >= n_slots):
+        raise ValueError(f"slots must be in [-1, {n_slots}).")
+    starts_array = np.zeros(n_slots + 1, dtype=np.intp)
+    cdef intp_t[::1] starts = starts_array
+    with nogil:
+        for k in range(n):
+            slot = slots[rows[k]]
+            if slot >= 0:
+                starts[slot + 1] += 1
+        for slot in range(n_slots):
+            starts[slot + 1] += starts[slot]
+    cdef intp_t kept = starts[n_slots]
+    out_rows = np.empty(kept, dtype=np.intp)
+    out_positions = np.empty(kept)
+    out_weights = np.empty(kept)
+    out_parity = np.empty(kept, dtype=np.int32)
+    next_array = starts_array[:n_slots].copy()
+    cdef intp_t[::1] next_free = next_array
+    cdef intp_t[::1] rows_view = out_rows
+    cdef double[::1] positions_view = out_positions
+    cdef double[::1] weights_view = out_weights
+    cdef int32_t[::1] parity_view = out_parity
+    with nogil:
+        for k in range(n):
+            slot = slots[rows[k]]
+            if slot < 0:
+                continue
+            at = next_free[slot]
+            next_free[slot] = at + 1
+            rows_view[at] = rows[k]
+            positions_view[at] = positions[k]
+            weights_view[at] = weights[k]
+            parity_view[at] = parity[k]
+    return out_rows, out_positions, out_weights, out_parity, starts_array
+
+
+def grouped_minima(const double[::1] positions, const double[::1] weights,
+                   const int32_t[::1] hinges, const intp_t[::1] starts, int loss):
+    """The optimum of each group of hinges, the hinges ``starts[k]`` to
+    ``starts[k + 1] - 1`` given by increasing breakpoint (``positions``, the
+    ``weights`` of their rows, ``hinges``: odd for an upper hinge): one
+    sequential pass over each group (``sorted_minimum``, the conventions of
+    :func:`optimal_costs`), hinges of weight 0 left out.
+
+    Returns ``values``, ``costs`` and ``found`` (whether the group has a
+    hinge of positive weight; without, its value and cost are 0).
+    """
+    cdef intp_t n = positions.shape[0], n_groups = starts.shape[0] - 1, k, i, count
+    cdef intp_t longest = 0
+    check_same_length("weights", weights, "positions", n)
+    check_same_length("hinges", hinges, "positions", n)
+    check_loss_tag(loss)
+    if n_groups < 0:
+        raise ValueError("starts must hold at least one position.")
+    for k in range(n_groups):
+        if starts[k] < 0 or starts[k] > starts[k + 1] or starts[k + 1] > n:
+            raise ValueError("starts must be increasing positions within the hinges.")
+        longest = max(longest, starts[k + 1] - starts[k])
+    values_array = np.zeros(n_groups)
+    costs_array = np.zeros(n_groups)
+    found_array = np.zeros(n_groups, dtype=np.uint8)
+    buffer = np.empty(max(longest, 1) * sizeof(HingeEntry), dtype=np.uint8)
+    cdef double[::1] values = values_array
+    cdef double[::1] costs = costs_array
+    cdef unsigned char[::1] found = found_array
+    cdef unsigned char[::1] bytes_view = buffer
+    cdef HingeEntry* entries = <HingeEntry*> &bytes_view[0]
+    with nogil:
+        for k in range(n_groups):
+            count = 0
+            for i in range(starts[k], starts[k + 1]):
+                if weights[i] > 0.0:
+                    entries[count].position = positions[i]
+                    entries[count].weight = weights[i]
+                    entries[count].hinge = hinges[i]
+                    count += 1
+            found[k] = sorted_minimum(entries, count, &values[k], &costs[k],
+                                      <LossTag> loss)
+            if not found[k]:
+                values[k] = 0.0
+                costs[k] = 0.0
+    return values_array, costs_array, found_array.astype(bool)
+
+
 def optimal_costs(const double[::1] lower, const double[::1] upper, double margin,
                   int loss, const double[::1] sample_weight, double fallback=0.0):
     """Optimal prediction and cost after each insertion, and pointer moves.

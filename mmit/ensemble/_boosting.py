@@ -23,15 +23,21 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from .._loss._loss import LOSSES
-from .._utils._base import set_init_parameters
+from .._utils._base import rows_as_read, set_init_parameters
 from .._utils._categorical import (
     CATEGORICAL_FEATURES_CONSTRAINT,
     fitted_encoding,
     n_categories,
 )
 from .._utils._docstrings import fill_doc
+from .._utils._partitions import is_dask_collection
 from .._utils._sparse import dense_rows, walk_rows
-from .._utils._validation import bounds_spread, validate_training_data
+from .._utils._validation import (
+    bounds_spread,
+    check_interval_target,
+    check_sample_weight,
+    validate_training_data,
+)
 from ..tree._binning import bin_features
 from ..tree._classes import MMIT
 from ..tree._criterion import HingeTargets
@@ -45,11 +51,13 @@ from ..tree._growing import (
     prepare_features,
     resolve_constraints,
     resolve_max_features,
+    resolve_sample_counts,
     tree_builder,
     tree_params,
 )
 from ..tree._leaf_models import LEAF_MODELS, LEAF_PARAMETERS, leaf_params_of
 from ._base import Progress, TreeEnsemble
+from ._dask_boosting import ClusterRows, ClusterValidation, check_dask_fit
 
 # early_stopping="auto" holds rows out from this many on (as scikit-learn's
 # HistGradientBoosting)
@@ -285,28 +293,53 @@ class MMITBoost(TreeEnsemble):
 
     @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None,
+            sample_weight_val=None):
         """Fit the boosting stages on interval targets.
 
         Parameters
         ----------
         %(fit_X)s
+            Or a Dask array or data frame of rows, with ``splitter="hist"``
+            (the ``dask`` extra): the booster is then fitted on the workers
+            that hold the rows, through the session's Dask client (see the
+            user guide's "On a Dask cluster"); ``y``, ``sample_weight`` and
+            the validation data are Dask collections too.
         %(fit_y)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights.
+        X_val, y_val : array-like, default=None
+            Held-out rows and their targets for early stopping, in place of
+            ``validation_fraction`` of the training rows (as scikit-learn's
+            ``HistGradientBoostingRegressor`` takes them); ``early_stopping``
+            must not be False. A fit on Dask collections stops early only on
+            these.
+        sample_weight_val : array-like of shape (n_val_samples,), default=None
+            Weights of the held-out rows.
 
         Returns
         -------
         self : MMITBoost
             The fitted estimator.
         """
+        if (X_val is None) != (y_val is None):
+            raise ValueError("X_val and y_val are given together.")
+        if X_val is None and sample_weight_val is not None:
+            raise ValueError("sample_weight_val needs X_val and y_val.")
+        if X_val is not None and self.early_stopping is False:
+            raise ValueError("X_val and y_val are held-out rows for early stopping, "
+                             "which early_stopping=False turns off.")
+        if is_dask_collection(X):
+            return self._fit_on_cluster(X, y, sample_weight, None if X_val is None
+                                        else (X_val, y_val, sample_weight_val))
         previous = fitted_encoding(self)
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         if not sp.issparse(X):
             X = np.ascontiguousarray(X)  # rows walk the trees
         # the held-out rows depend on random_state only: the same across warm starts
         random_state = check_random_state(self.random_state)
-        held_out = self._validation_rows(X.shape[0], random_state)
+        held_out = (self._validation_rows(X.shape[0], random_state) if X_val is None
+                    else np.zeros(X.shape[0], dtype=bool))
         train = ~held_out
         if not np.any(sample_weight[train] > 0):
             raise ValueError("No training row (outside the validation rows) has a "
@@ -316,7 +349,15 @@ class MMITBoost(TreeEnsemble):
             weight_train = sample_weight[train]
         else:  # no copies
             X_train, lower_train, upper_train, weight_train = X, lower, upper, sample_weight
-        X_held = X.tocsr()[held_out] if sp.issparse(X) else dense_rows(X, held_out)
+        if X_val is None:
+            X_held = X.tocsr()[held_out] if sp.issparse(X) else dense_rows(X, held_out)
+            lower_held, upper_held = lower[held_out], upper[held_out]
+            weight_held = sample_weight[held_out]
+        else:
+            X_held = rows_as_read(self, X_val)
+            lower_held, upper_held = check_interval_target(y_val, X_held.shape[0])
+            weight_held = check_sample_weight(sample_weight_val, X_held.shape[0],
+                                              allow_all_zero=False)
         continuing = self._continues(previous)
         if not continuing:
             self.margin_ = (AUTO_MARGIN_SCALE
@@ -338,9 +379,9 @@ class MMITBoost(TreeEnsemble):
         n_threads = effective_n_jobs(self.n_jobs)
         train_objective = loss.objective(lower_train, upper_train, self.margin_,
                                          weight_train, n_threads)
-        held_objective = (loss.objective(lower[held_out], upper[held_out], self.margin_,
-                                         sample_weight[held_out], n_threads)
-                          if held_out.any() else None)
+        held_objective = (loss.objective(lower_held, upper_held, self.margin_,
+                                         weight_held, n_threads)
+                          if X_held.shape[0] else None)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         categories = n_categories(self)
         features = (bin_features(X_train, weight_train, self.max_bins, n_threads=n_threads,
@@ -394,6 +435,49 @@ class MMITBoost(TreeEnsemble):
                 else ""))
             if held_objective is not None and self._no_improvement(validation_scores):
                 break
+        self.n_iter_ = len(self.estimators_)
+        self.train_score_ = np.array(train_scores)
+        self.validation_score_ = np.array(validation_scores)
+        return self
+
+    def _fit_on_cluster(self, X, y, sample_weight, validation):
+        """Fit on Dask collections (``_dask_boosting``), the held-out rows
+        ``validation`` (X, y, weights) or None: the stages a local binned fit
+        makes with the same bins, the rows staying on the workers."""
+        check_dask_fit(self)
+        rows = ClusterRows(self, X, y, sample_weight, self.max_bins,
+                           effective_n_jobs(self.n_jobs))
+        loss = LOSSES[self.loss]
+        self.margin_ = (AUTO_MARGIN_SCALE * rows.bounds_spread() if self.margin == "auto"
+                        else float(self.margin))
+        self.baseline_prediction_ = rows.optimal_constant(self.margin_, loss)
+        held = (None if validation is None
+                else ClusterValidation(*validation, self.baseline_prediction_,
+                                       self.margin_, loss))
+        params = self._tree_params()
+        split, leaf = resolve_sample_counts(params, rows.n_samples)
+        self.max_features_ = rows.n_features
+        self.estimators_ = []
+        random_state = check_random_state(self.random_state)
+        train_scores, validation_scores = [], []
+        progress = Progress("MMITBoost", self.n_estimators, "stages", self.verbose)
+        while True:
+            train_scores.append(-rows.next_stage(self.learning_rate))
+            if held is not None:
+                validation_scores.append(-held.mean_loss(
+                    self.estimators_[-1].tree_ if self.estimators_ else None,
+                    self.learning_rate))
+            if self.estimators_:
+                progress.step(f"train loss {-train_scores[-1]:.5g}" + (
+                    f", validation loss {-validation_scores[-1]:.5g}" if validation_scores
+                    else ""))
+            if len(self.estimators_) == self.n_estimators or (
+                    held is not None and self._no_improvement(validation_scores)):
+                break
+            seed = draw_seed(random_state)
+            tree = rows.grow_tree(params["max_depth"], split, leaf,
+                                  params["min_cost_decrease"])
+            self.estimators_.append(self._fitted_tree(tree, seed, params))
         self.n_iter_ = len(self.estimators_)
         self.train_score_ = np.array(train_scores)
         self.validation_score_ = np.array(validation_scores)

@@ -294,6 +294,114 @@ cdef void scan_bins(const BinSums* sums, const CategoryGroup* order, intp_t n_bi
                 best.missing_go_to_left = missing_left
 
 
+def node_histograms(const uint8_t[:, ::1] codes, const int32_t[::1] slots,
+                    const double[::1] gradient, const double[::1] hessian,
+                    intp_t n_slots, int n_threads=1):
+    """The histograms of a partition of rows among nodes: for each slot (a
+    node), feature and bin, the sums of the gradients, curvatures and rows
+    of the rows in that slot (``slots``: each row's, -1 for none), as
+    ``HistogramSplitter`` sums them; shape (n_slots, n_features, 256, 3). The
+    features are shared between ``n_threads`` threads. O(rows * features)."""
+    cdef intp_t n = codes.shape[0], p = codes.shape[1], i, j, t, first, last, n_parts
+    cdef int32_t slot
+    cdef BinSums* bin_sums
+    if slots.shape[0] != n or gradient.shape[0] != n or hessian.shape[0] != n:
+        raise ValueError("codes, slots, gradient and hessian must have the same rows.")
+    if n and (np.min(slots) < -1 or np.max(slots) >= n_slots):
+        raise ValueError(f"slots must be in [-1, {n_slots}).")
+    out_array = np.zeros((max(n_slots, 0), p, N_BINS, 3))
+    if n == 0 or p == 0 or n_slots <= 0:
+        return out_array
+    cdef double[:, :, :, ::1] out_view = out_array
+    cdef BinSums* out = <BinSums*> &out_view[0, 0, 0, 0]
+    n_parts = threads_for(n * p, PARALLEL_MIN_WORK, min(max(n_threads, 1), p))
+    for t in prange(n_parts, nogil=True, num_threads=n_parts, schedule="static"):
+        first = t * p // n_parts
+        last = (t + 1) * p // n_parts
+        for i in range(n):
+            slot = slots[i]
+            if slot < 0:
+                continue
+            for j in range(first, last):
+                bin_sums = out + (slot * p + j) * N_BINS + codes[i, j]
+                bin_sums.gradient += gradient[i]
+                bin_sums.hessian += hessian[i]
+                bin_sums.count += 1.0
+    return out_array
+
+
+def route_rows(const uint8_t[:, ::1] codes, const int32_t[::1] slots,
+               const intp_t[::1] feature, const intp_t[::1] bins,
+               const uint8_t[::1] missing_left, const int32_t[::1] left,
+               const int32_t[::1] right):
+    """Each row's slot among the next level's nodes after the splits of its
+    node (``slots``: each row's slot, -1 for none): per slot, the split's
+    ``feature`` (-1: the node is a leaf, its rows get -1), ``bins`` (codes up
+    to it go left), ``missing_left`` (where missing codes go) and the
+    children's slots ``left`` and ``right``. O(rows)."""
+    cdef intp_t n = codes.shape[0], p = codes.shape[1], n_slots = feature.shape[0], i
+    cdef int32_t slot
+    cdef uint8_t code
+    cdef bint goes_left
+    if slots.shape[0] != n:
+        raise ValueError("codes and slots must have the same rows.")
+    if (bins.shape[0] != n_slots or missing_left.shape[0] != n_slots
+            or left.shape[0] != n_slots or right.shape[0] != n_slots):
+        raise ValueError("feature, bins, missing_left, left and right need one entry "
+                         "per slot.")
+    if n and (np.min(slots) < -1 or np.max(slots) >= n_slots):
+        raise ValueError(f"slots must be in [-1, {n_slots}).")
+    if n_slots and np.max(feature) >= p:
+        raise ValueError(f"split features must be below {p}.")
+    out_array = np.empty(n, dtype=np.int32)
+    cdef int32_t[::1] out = out_array
+    with nogil:
+        for i in range(n):
+            slot = slots[i]
+            if slot < 0 or feature[slot] < 0:
+                out[i] = -1
+                continue
+            code = codes[i, feature[slot]]
+            goes_left = missing_left[slot] if code == MISSING_BIN else code <= bins[slot]
+            out[i] = left[slot] if goes_left else right[slot]
+    return out_array
+
+
+def best_histogram_split(const double[:, :, ::1] sums, const int32_t[::1] n_bins,
+                         double min_samples_leaf):
+    """The best split of a node from its histogram (``sums`` of shape
+    (n_features, 256, 3), :func:`node_histograms`), numeric features without
+    constraints, tried in the order of their indices, by the rules of
+    ``HistogramSplitter.find_split``: ``(feature, bin, missing_go_to_left,
+    has_missing, gain)``, ``feature`` -1 when no split has a positive
+    gain."""
+    cdef intp_t p = sums.shape[0], j, feature = -1
+    cdef double total_g = 0.0, total_h = 0.0, m = 0.0, best_gain = 0.0
+    cdef FeatureSplit split, best
+    if sums.shape[1] != N_BINS or sums.shape[2] != 3 or n_bins.shape[0] != p:
+        raise ValueError("sums must have shape (n_features, 256, 3) and n_bins one "
+                         "count per feature.")
+    if p == 0:
+        return -1, -1, False, False, 0.0
+    cdef const BinSums* histogram = <const BinSums*> &sums[0, 0, 0]
+    with nogil:
+        for j in range(N_BINS):
+            total_g += histogram[j].gradient
+            total_h += histogram[j].hessian
+            m += histogram[j].count
+        for j in range(p):
+            best_split_of(histogram + j * N_BINS, n_bins[j], False, 0, total_g, total_h,
+                          m, min_samples_leaf, 0.0, &split)
+            if split.gain > best_gain * (1.0 + SPLIT_RTOL):
+                best_gain = split.gain
+                feature = j
+                best = split
+    if feature < 0:
+        return -1, -1, False, False, 0.0
+    return (int(feature), int(best.bin), bool(best.missing_go_to_left),
+            bool(histogram[feature * N_BINS + MISSING_BIN].count > 0.0), float(best_gain))
+
+
 cdef class HistogramSplitter(Splitter):
     """The split search on binned features (see the module doc).
 

@@ -1,0 +1,749 @@
+"""The binned booster fitted on Dask collections: the rows stay on the workers.
+
+``MMITBoost(splitter="hist").fit`` of a Dask array or data frame (see
+:func:`fit_on_cluster`) makes the model a local fit makes with the same bin
+edges, through the user's Dask client (Dask's distributed scheduler: no
+cluster code here). Each partition of rows (a block of every column) becomes
+a :class:`PartitionRows` on the worker that holds it: its features binned
+once, its bounds, weights and current predictions. What crosses the network:
+
+- **Bin edges**: the quantiles of a uniform sample of at most ``SUBSAMPLE``
+  rows (all rows below it, which gives the local fit's bins), gathered once.
+- **Histograms**: every stage grows its tree a level at a time. Each
+  partition routes its rows to the level's nodes and sums, per node,
+  feature and bin, its rows' gradients, curvatures and counts
+  (``node_histograms``); the sums are added up in a tree of tasks, and the
+  client chooses each node's split from them as the local histogram
+  splitter does (``best_histogram_split``), then sends the splits back.
+- **Hinges near each node's optimum**: a node's value is the exact optimum
+  of the hinge losses of all its rows, whichever partition holds them.
+  Each partition gives the optimum of its own rows of the node: the node's
+  optimum lies between the least and the largest of these (where every
+  part's derivative is at most, then at least, zero), and a flat minimum
+  spreads at most to the breakpoints next to that range, where the slope
+  changes. So each partition then sends its hinges with breakpoints in the
+  range widened to its next breakpoint on each side, and the sums (weight,
+  weight times position and its square) of the hinges beyond those that
+  are active across the range (upper hinges below it, lower hinges above).
+  The client solves each node exactly on these (``grouped_minima``), the
+  active hinges beyond stood in for by one hinge on each side at their
+  weighted mean position: on the range, a sum of linear or squared hinges
+  that are all active is one such hinge of their total weight (plus a
+  constant for the squared hinge, added to the cost). Only hinges near the
+  optimum travel: about the square root of a partition's rows of a node.
+
+Ties between features' gains (within the splitter's relative tolerance)
+go to the feature of the lowest index, where a local fit draws a random
+order; with that exception the trees are those of the local fit, up to the
+rounding of sums added in another order.
+"""
+
+import copy
+import functools
+import sys
+
+import numpy as np
+from sklearn.utils import check_array
+
+from .._loss._loss import derivatives
+from .._loss._solver import group_hinges, grouped_minima, hinge_positions, sorted_hinges
+from .._utils._categorical import validate_features
+from .._utils._validation import check_interval_target, check_sample_weight
+from ..tree._binning import SUBSAMPLE, bin_features, place_values
+from ..tree._growing import UNLIMITED_DEPTH
+from ..tree._histogram_splitter import best_histogram_split, node_histograms, route_rows
+from ..tree._tree import NODE_DTYPE, Tree
+
+# what the Dask fit does not do yet, as the booster's parameters say it
+_LOCAL_ONLY = {
+    "subsample": lambda value: value < 1.0,
+    "max_features": lambda value: value is not None,
+    "max_leaf_nodes": lambda value: value is not None,
+    "leaf_model": lambda value: value != "constant",
+    "monotonic_cst": lambda value: value is not None,
+    "interaction_cst": lambda value: value is not None,
+}
+
+
+class PartitionRows:
+    """A partition's rows as its worker keeps them through a fit.
+
+    ``codes`` (rows, features) are their bins; ``lower``, ``upper``,
+    ``weight`` and ``prediction`` (the ensemble's so far) are per row. During
+    a stage: ``slot`` is each row's node of the level being grown (-1 once
+    its node is a leaf); the rows' weighted ``gradient`` and ``hessian``; the
+    residual hinges of the rows of positive weight (``hinge_*``: breakpoint,
+    weight, parity (1: upper), row) of the level's nodes, grouped by node
+    (from ``group_starts``), by increasing breakpoint within each.
+    ``summary`` is what the last task made for the client.
+    """
+
+    def __init__(self, codes, lower, upper, weight, prediction):
+        self.codes, self.lower, self.upper = codes, lower, upper
+        self.weight, self.prediction = weight, prediction
+        self.slot = np.zeros(lower.shape[0], dtype=np.int32)
+        self.gradient = self.hessian = None
+        self.hinge_positions = self.hinge_weights = None
+        self.hinge_parity = self.hinge_rows = self.group_starts = None
+        self.summary = None
+
+
+def partition_sample(X, sample_weight, n_drawn, seed):
+    """``n_drawn`` rows of a partition drawn without replacement (all of them
+    when that is every row), in row order, with their weights."""
+    n = X.shape[0]
+    rows = (np.arange(n) if n_drawn >= n
+            else np.sort(np.random.RandomState(seed).choice(n, n_drawn, replace=False)))
+    weight = np.ones(n) if sample_weight is None else np.asarray(sample_weight)
+    return X[rows] if not hasattr(X, "iloc") else X.iloc[rows], weight[rows]
+
+
+def partition_rows(X, y, sample_weight, thresholds, n_threads):
+    """A partition's :class:`PartitionRows`, its values binned with
+    ``thresholds``, its checks those of a local fit."""
+    X = check_array(X, dtype=np.float64, order="C", ensure_all_finite="allow-nan",
+                    ensure_min_samples=0)
+    lower, upper = check_interval_target(y, X.shape[0])
+    weight = check_sample_weight(sample_weight, X.shape[0])
+    codes = np.empty(X.shape, dtype=np.uint8)
+    place_values(X, thresholds, codes, n_threads)
+    return PartitionRows(codes, lower, upper, weight, np.zeros(X.shape[0]))
+
+
+def bound_sums(rows):
+    """Weight and weighted sum of the finite bounds, and their number."""
+    bounds = np.concatenate([rows.lower, rows.upper])
+    weight = np.concatenate([rows.weight, rows.weight])[np.isfinite(bounds)]
+    bounds = bounds[np.isfinite(bounds)]
+    return np.array([weight.sum(), weight @ bounds, bounds.size])
+
+
+def spread_sums(rows, mean):
+    """Weight and weighted squared deviation from ``mean`` of the finite bounds."""
+    bounds = np.concatenate([rows.lower, rows.upper])
+    weight = np.concatenate([rows.weight, rows.weight])[np.isfinite(bounds)]
+    bounds = bounds[np.isfinite(bounds)]
+    return np.array([weight.sum(), weight @ (bounds - mean) ** 2])
+
+
+def walk_codes(codes, walk):
+    """Each row's leaf in a tree given by ``walk`` (per node: the split's
+    feature (-1 for a leaf), bin, side of the missing values and children),
+    read on the rows' bins: a step of ``route_rows`` per level."""
+    node = np.zeros(codes.shape[0], dtype=np.int32)
+    while True:
+        below = route_rows(codes, node, *walk)
+        inner = below >= 0
+        if not inner.any():
+            return node
+        node[inner] = below[inner]
+
+
+def begin_stage(rows, walk, values, learning_rate, margin, loss_tag):
+    """The rows after the last stage's tree (``walk``, see
+    :func:`walk_codes`, and its nodes' ``values``; None before the first),
+    ready for the next: their residual hinges sorted, their derivatives.
+    Summary: the weighted sum of the losses of the predictions, the weight,
+    and whether any row has curvature."""
+    rows = copy.copy(rows)
+    if walk is not None:
+        rows.prediction = (rows.prediction
+                           + learning_rate * values[walk_codes(rows.codes, walk)])
+    lower = rows.lower - rows.prediction
+    upper = rows.upper - rows.prediction
+    lower_position, upper_position = hinge_positions(lower, upper, margin)
+    loss, gradient, hessian = derivatives(lower_position, upper_position,
+                                          np.zeros(lower.shape[0]), loss_tag)
+    rows.gradient, rows.hessian = gradient * rows.weight, hessian * rows.weight
+    order, positions = sorted_hinges(lower, upper, margin)
+    kept = rows.weight[order >> 1] > 0.0
+    rows.hinge_rows = (order[kept] >> 1).astype(np.intp)
+    rows.hinge_parity = (order[kept] & 1).astype(np.int32)
+    rows.hinge_positions = positions[kept]
+    rows.hinge_weights = rows.weight[rows.hinge_rows]
+    rows.slot = np.zeros(lower.shape[0], dtype=np.int32)
+    rows.summary = (float(rows.weight @ loss), float(rows.weight.sum()),
+                    bool(np.any(rows.hessian > 0.0)))
+    return rows
+
+
+def grow_level(rows, routing, n_slots, histograms, curved, loss_tag, n_threads):
+    """Route the rows to this level's ``n_slots`` nodes (``routing``: the last
+    level's splits; None at the root), group their hinges by node and, when
+    ``histograms``, sum the nodes' histograms (curvatures, or the weights
+    for a loss without ``curved`` rows). Summary: the histograms, each
+    node's optimum of this partition's rows (NaN without a hinge) twice (a
+    low and a high), its rows of positive weight and their weight."""
+    rows = copy.copy(rows)
+    if routing is not None:
+        rows.slot = route_rows(rows.codes, rows.slot, *routing)
+    active = (rows.weight > 0.0) & (rows.slot >= 0)
+    counts = np.bincount(rows.slot[active], minlength=n_slots).astype(float)
+    weights = np.bincount(rows.slot[active], weights=rows.weight[active],
+                          minlength=n_slots)
+    sums = None
+    if histograms:
+        slots = np.where(active, rows.slot, -1).astype(np.int32)
+        sums = node_histograms(rows.codes, slots, rows.gradient,
+                               rows.hessian if curved else rows.weight, n_slots, n_threads)
+    # the hinges grouped by node, by breakpoint within each
+    (rows.hinge_rows, rows.hinge_positions, rows.hinge_weights, rows.hinge_parity,
+     rows.group_starts) = group_hinges(rows.slot, rows.hinge_rows, rows.hinge_positions,
+                                       rows.hinge_weights, rows.hinge_parity, n_slots)
+    values, _, found = grouped_minima(rows.hinge_positions, rows.hinge_weights,
+                                      rows.hinge_parity, rows.group_starts, loss_tag)
+    values[~found] = np.nan
+    rows.summary = (sums, values, values.copy(), counts, weights)
+    return rows
+
+
+def add_level_summaries(one, other):
+    """Two partitions' level summaries as one's (histograms, optima ranges,
+    rows and weights)."""
+    sums = None if one[0] is None else one[0] + other[0]
+    return (sums, np.fmin(one[1], other[1]), np.fmax(one[2], other[2]),
+            one[3] + other[3], one[4] + other[4])
+
+
+def _tail_sums(positions, weights):
+    return np.array([weights.sum(), weights @ positions, weights @ positions ** 2])
+
+
+def hinges_near(rows, lows, highs):
+    """Per node, the partition's hinges near its optimum (module doc): with
+    breakpoints in ``[lows[k], highs[k]]`` widened to the next breakpoint on
+    each side (the edges), and the sums of the upper hinges below and the
+    lower hinges above. Summary: a :func:`near_hinges` tuple."""
+    n_slots = lows.shape[0]
+    starts = rows.group_starts
+    edges = np.full((n_slots, 2), [-np.inf, np.inf])
+    below, above = np.zeros((n_slots, 3)), np.zeros((n_slots, 3))
+    listed = []
+    for k in range(n_slots):
+        positions = rows.hinge_positions[starts[k]:starts[k + 1]]
+        if np.isnan(lows[k]) or positions.size == 0:
+            continue
+        weights = rows.hinge_weights[starts[k]:starts[k + 1]]
+        parity = rows.hinge_parity[starts[k]:starts[k + 1]]
+        first = np.searchsorted(positions, lows[k], side="left")
+        if first > 0:
+            edges[k, 0] = positions[first - 1]
+            first = np.searchsorted(positions, edges[k, 0], side="left")
+        last = np.searchsorted(positions, highs[k], side="right")
+        if last < positions.size:
+            edges[k, 1] = positions[last]
+            last = np.searchsorted(positions, edges[k, 1], side="right")
+        upper = parity[:first] == 1
+        below[k] = _tail_sums(positions[:first][upper], weights[:first][upper])
+        lower = parity[last:] == 0
+        above[k] = _tail_sums(positions[last:][lower], weights[last:][lower])
+        listed.append((np.full(last - first, k), positions[first:last],
+                       weights[first:last], parity[first:last]))
+    rows = copy.copy(rows)
+    rows.summary = near_hinges(listed, edges, below, above)
+    return rows
+
+
+def concatenated(hinges):
+    """Lists of hinges (node, position, weight, parity arrays) as one."""
+    empty = (np.empty(0, np.intp), np.empty(0), np.empty(0), np.empty(0, np.int32))
+    return [np.concatenate(column) for column in zip(empty, *hinges, strict=True)]
+
+
+def near_hinges(listed, edges, below, above):
+    """The hinges near each node's optimum as one tuple: the listed hinges'
+    nodes, positions, weights and parities (concatenated), the edges, and
+    the sums below and above. Listed hinges outside their node's edges are
+    moved to the sums (upper hinges below, lower ones above) or dropped
+    (inactive across the edges)."""
+    node, positions, weights, parity = concatenated(listed)
+    low, high = edges[node, 0], edges[node, 1]
+    for sums, side, hinge_parity in ((below, positions < low, 1),
+                                     (above, positions > high, 0)):
+        moved = side & (parity == hinge_parity)
+        for column, values in enumerate((weights, weights * positions,
+                                         weights * positions ** 2)):
+            np.add.at(sums[:, column], node[moved], values[moved])
+    inside = (positions >= low) & (positions <= high)
+    return (node[inside], positions[inside], weights[inside], parity[inside], edges,
+            below, above)
+
+
+def add_near_hinges(one, other):
+    """Two partitions' hinges near the optima as one's: the tighter edges of
+    the two, their hinges within them, the others' sums moved as
+    :func:`near_hinges` does."""
+    edges = np.column_stack([np.maximum(one[4][:, 0], other[4][:, 0]),
+                             np.minimum(one[4][:, 1], other[4][:, 1])])
+    listed = [part[:4] for part in (one, other)]
+    return near_hinges(listed, edges, one[5] + other[5], one[6] + other[6])
+
+
+def start_stage(rows, walk, values, learning_rate, margin, loss_tag, curved, n_threads):
+    """:func:`begin_stage`, then :func:`grow_level` of the stage's root (its
+    histogram of curvatures, or of weights unless ``curved``). Summary: the
+    two summaries."""
+    rows = begin_stage(rows, walk, values, learning_rate, margin, loss_tag)
+    stage = rows.summary
+    rows = grow_level(rows, None, 1, True, curved, loss_tag, n_threads)
+    rows.summary = (stage, rows.summary)
+    return rows
+
+
+def next_level(rows, lows, highs, routing, n_slots, search, curved, loss_tag, n_threads):
+    """:func:`hinges_near` of a level's nodes, then :func:`grow_level` of the
+    next. Summary: the two summaries."""
+    rows = hinges_near(rows, lows, highs)
+    near = rows.summary
+    rows = grow_level(rows, routing, n_slots, search, curved, loss_tag, n_threads)
+    rows.summary = (near, rows.summary)
+    return rows
+
+
+class CombinePairs:
+    """Combine pairs of summaries, each part with its own function."""
+
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def __call__(self, one, other):
+        return self.first(one[0], other[0]), self.second(one[1], other[1])
+
+
+def solve_near_hinges(near, quadratic, loss_tag):
+    """Each node's exact value and cost from its hinges near the optimum (all
+    partitions' :func:`add_near_hinges`), the sums stood in for by one hinge
+    each side at their weighted mean (module doc); ``found``: whether the node
+    has a hinge."""
+    node, positions, weights, parity, edges, below, above = near
+    n_slots = edges.shape[0]
+    parts = [(node, positions, weights, parity)]
+    offsets = np.zeros(n_slots)
+    for sums, hinge_parity, toward in ((below, 1, -np.inf), (above, 0, np.inf)):
+        has = np.flatnonzero(sums[:, 0] > 0.0)
+        mean = sums[has, 1] / sums[has, 0]
+        # strictly beyond the edge, as all the hinges it stands for
+        edge = edges[has, 0 if hinge_parity else 1]
+        beyond = np.where(np.isfinite(edge), np.nextafter(edge, toward), mean)
+        mean = np.minimum(mean, beyond) if hinge_parity else np.maximum(mean, beyond)
+        parts.append((has, mean, sums[has, 0], np.full(has.size, hinge_parity)))
+        if quadratic:
+            offsets[has] += np.maximum(sums[has, 2] - sums[has, 1] ** 2 / sums[has, 0],
+                                       0.0)
+    node, positions, weights, parity = concatenated(parts)
+    order = np.lexsort((parity, positions, node))
+    starts = np.searchsorted(node[order], np.arange(n_slots + 1)).astype(np.intp)
+    values, costs, found = grouped_minima(positions[order], weights[order],
+                                          parity[order].astype(np.int32), starts,
+                                          loss_tag)
+    return values, costs + offsets, found
+
+
+def check_dask_fit(booster):
+    """Refuse the parameters a fit on Dask collections does not take."""
+    if booster.splitter != "hist":
+        raise ValueError("A fit on Dask collections needs splitter='hist' (the exact "
+                         "split search reads every row of a node at once).")
+    for name, local_only in _LOCAL_ONLY.items():
+        if local_only(getattr(booster, name)):
+            raise ValueError(f"{name}={getattr(booster, name)!r} is not available for a "
+                             "fit on Dask collections; fit on arrays or use its default.")
+    if booster.warm_start and hasattr(booster, "estimators_"):
+        raise ValueError("warm_start is not available for a fit on Dask collections.")
+
+
+def shift_predictions(rows, value):
+    """The rows with ``value`` added to their predictions."""
+    rows = copy.copy(rows)
+    rows.prediction = rows.prediction + value
+    return rows
+
+
+class ValidationRows:
+    """A partition of held-out rows: features, bounds, weights, predictions."""
+
+    def __init__(self, X, lower, upper, weight, prediction):
+        self.X, self.lower, self.upper = X, lower, upper
+        self.weight, self.prediction = weight, prediction
+
+
+def validation_rows(X, y, sample_weight, baseline):
+    """A partition's :class:`ValidationRows`, predicted ``baseline``."""
+    X = check_array(X, dtype=np.float64, order="C", ensure_all_finite="allow-nan",
+                    ensure_min_samples=0)
+    lower, upper = check_interval_target(y, X.shape[0])
+    weight = check_sample_weight(sample_weight, X.shape[0])
+    return ValidationRows(X, lower, upper, weight, np.full(X.shape[0], baseline))
+
+
+def advance_validation(rows, tree, learning_rate, margin, loss_tag):
+    """The held-out rows after a stage's ``tree`` (a Tree; None: none yet).
+    Summary: the weighted sum of their losses, and their weight."""
+    rows = copy.copy(rows)
+    if tree is not None and rows.X.shape[0]:
+        rows.prediction = rows.prediction + learning_rate * tree.predict(rows.X)
+    lower_position, upper_position = hinge_positions(rows.lower - rows.prediction,
+                                                     rows.upper - rows.prediction, margin)
+    loss = derivatives(lower_position, upper_position, np.zeros(rows.X.shape[0]),
+                       loss_tag)[0]
+    rows.summary = np.array([rows.weight @ loss, rows.weight.sum()])
+    return rows
+
+
+def dask_client():
+    """The Dask client of the session (``distributed.get_client``)."""
+    try:
+        from distributed import get_client
+    except ImportError as error:
+        raise ImportError("A fit on Dask collections needs the dask extra: "
+                          "pip install 'scikit-mmit[dask]'.") from error
+    try:
+        return get_client()
+    except ValueError as error:
+        raise ValueError("A fit on Dask collections runs through the session's Dask "
+                         "client: make one first (distributed.Client(...)).") from error
+
+
+def dask_rows(collection, name):
+    """A Dask array of the rows of a Dask array or data frame (lengths known)."""
+    import dask.array
+
+    frames = sys.modules.get("dask.dataframe")
+    if frames is not None and isinstance(collection, (frames.DataFrame, frames.Series)):
+        collection = collection.to_dask_array(lengths=True)
+    if not isinstance(collection, dask.array.Array):
+        raise TypeError(f"{name} must be a Dask array or data frame, as X is, not a "
+                        f"{type(collection).__name__}.")
+    return collection
+
+
+def row_blocks(X, y, sample_weight, prefix=""):
+    """Per block of X's rows: its delayed rows of X (every column), y and the
+    weights (None without), y and the weights rechunked as X's rows."""
+    X = dask_rows(X, f"{prefix}X")
+    if X.ndim != 2:
+        raise ValueError(f"{prefix}X must be 2-D, not of {X.ndim} dimensions.")
+    X = X.rechunk({1: -1})
+    parts = [X]
+    for name, values in ((f"{prefix}y", y), (f"{prefix}sample_weight", sample_weight)):
+        if values is None:
+            parts.append(None)
+            continue
+        values = dask_rows(values, name)
+        if values.shape[0] != X.shape[0]:
+            raise ValueError(f"{name} has {values.shape[0]} rows but {prefix}X has "
+                             f"{X.shape[0]} samples.")
+        parts.append(values.rechunk({0: X.chunks[0],
+                                     **({1: -1} if values.ndim == 2 else {})}))
+    blocks = [part.to_delayed().ravel() if part is not None
+              else [None] * X.numblocks[0] for part in parts]
+    return X, list(zip(*blocks, strict=True))
+
+
+def sample_sizes(counts, n_drawn):
+    """Rows drawn from each partition of ``counts`` rows for a sample of
+    ``n_drawn`` (all when there are no more), in proportion to their rows."""
+    total = counts.sum()
+    if total <= n_drawn:
+        return counts
+    share = counts * (n_drawn / total)
+    sizes = np.floor(share).astype(np.intp)
+    sizes[np.argsort(sizes - share)[:n_drawn - sizes.sum()]] += 1
+    return sizes
+
+
+class WorkerPartitions:
+    """The partitions of rows one worker holds, kept there through a fit (a
+    Dask actor: the client calls it directly, not through the scheduler, a
+    few milliseconds a round). Each call applies a task to every partition
+    in turn and combines their summaries on the worker."""
+
+    def __init__(self, *parts):
+        self.parts = list(parts)
+
+    def apply(self, task, combine, *args):
+        """The partitions become ``task(part, *args)``; their summaries
+        combined (None without ``combine``)."""
+        self.parts = [task(part, *args) for part in self.parts]
+        if combine is None:
+            return None
+        return functools.reduce(combine, [part.summary for part in self.parts])
+
+    def read(self, function, combine, *args):
+        """``function(part, *args)`` of every partition, combined."""
+        return functools.reduce(combine, [function(part, *args) for part in self.parts])
+
+
+def worker_partitions(client, parts):
+    """A :class:`WorkerPartitions` actor on each worker holding some of the
+    futures ``parts``, with those."""
+    held = {}
+    for key, workers in client.who_has(parts).items():
+        held.setdefault(sorted(workers)[0], []).append(key)
+    by_key = {part.key: part for part in parts}
+    actors = [client.submit(WorkerPartitions, *(by_key[key] for key in keys), actor=True,
+                            workers=[worker], allow_other_workers=False)
+              for worker, keys in held.items()]
+    return [actor.result() for actor in actors]
+
+
+def on_workers(actors, method, task, combine, *args):
+    """``method`` ("apply" or "read") of ``task`` on every worker's
+    partitions; their results combined on the client."""
+    calls = [getattr(actor, method)(task, combine, *args) for actor in actors]
+    results = [call.result() for call in calls]
+    return None if combine is None else functools.reduce(combine, results)
+
+
+def add_stage_summaries(one, other):
+    """Two partitions' stage summaries as one's: losses, weights, curvature."""
+    return one[0] + other[0], one[1] + other[1], one[2] or other[2]
+
+
+def code_walk(nodes):
+    """The walk of :func:`walk_codes` through grown ``nodes``, and their values."""
+    def column(key, default, dtype):
+        return np.array([node.get(key, default) for node in nodes], dtype=dtype)
+
+    walk = (column("feature", -1, np.intp), column("bin", 0, np.intp),
+            column("missing_left", False, np.uint8), column("left", -1, np.int32),
+            column("right", -1, np.int32))
+    return walk, column("value", 0.0, np.float64)
+
+
+def tree_of(nodes, n_features):
+    """The Tree of grown ``nodes`` (those below the root), numbered as the
+    local depth-first builder numbers them (children get the next ids when
+    their parent is split, the left subtree first)."""
+    ids, stack = {0: 0}, [0]
+    while stack:
+        node = nodes[stack.pop()]
+        if node["feature"] >= 0:
+            ids[node["left"]], ids[node["right"]] = len(ids), len(ids) + 1
+            stack += [node["right"], node["left"]]
+    state = np.zeros(len(ids), dtype=NODE_DTYPE)
+    values = np.empty(len(ids))
+    for grown, k in ids.items():
+        node = nodes[grown]
+        leaf = node["feature"] < 0
+        state[k] = (-1 if leaf else ids[node["left"]], -1 if leaf else ids[node["right"]],
+                    -2 if leaf else node["feature"], -2.0 if leaf else node["threshold"],
+                    node["cost"], node["rows"], node["weight"],
+                    0 if leaf else node["missing_left"], -1)
+        values[k] = node["value"]
+    tree = Tree(n_features)
+    tree.__setstate__({"nodes": state, "values": values, "node_models": None})
+    return tree
+
+
+class ClusterRows:
+    """A booster's training rows on a Dask cluster (module doc): each
+    partition a :class:`PartitionRows` on the worker that holds it, the
+    bins from a sample of the rows; the client keeps the bins and the last
+    tree grown.
+
+    Parameters
+    ----------
+    estimator : MMITBoost
+        Gets the fitted features' attributes (``n_features_in_``,
+        ``feature_names_in_``, the categorical ones) from the sample.
+    X, y, sample_weight : Dask collections
+        Rows (array or data frame), their targets and weights (or None).
+    max_bins : int
+    n_threads : int
+        Threads of a partition's binning and histograms.
+    """
+
+    def __init__(self, estimator, X, y, sample_weight, max_bins, n_threads):
+        from dask import delayed
+        from distributed import wait
+
+        self.client = dask_client()
+        X_rows, blocks = row_blocks(X, y, sample_weight)
+        self.n_samples, self.n_features = X_rows.shape
+        # the bins: quantiles of a sample of the rows (all of them up to SUBSAMPLE)
+        sizes = sample_sizes(np.array(X_rows.chunks[0]), SUBSAMPLE)
+        seeds = np.random.RandomState(0).randint(np.iinfo(np.int32).max, size=len(blocks))
+        drawn = self.client.gather(self.client.compute([
+            delayed(partition_sample)(x, w, int(size), int(seed))
+            for (x, _, w), size, seed in zip(blocks, sizes, seeds, strict=True)]))
+        sample = np.concatenate([rows for rows, _ in drawn])
+        columns = getattr(X, "columns", None)
+        if columns is not None:
+            import pandas as pd
+
+            if not all(np.dtype(dtype).kind in "biuf" for dtype in X.dtypes):
+                raise ValueError("A fit on Dask collections takes numeric features only "
+                                 "(categorical features are not available there yet).")
+            sample = pd.DataFrame(sample, columns=list(columns))
+        sample = validate_features(estimator, sample, reset=True,
+                                   ensure_all_finite="allow-nan", ensure_min_samples=1)
+        if estimator.is_categorical_ is not None and np.any(estimator.is_categorical_):
+            raise ValueError("categorical_features are not available for a fit on Dask "
+                             "collections yet.")
+        binned = bin_features(sample, np.concatenate([weight for _, weight in drawn]),
+                              max_bins)
+        self.thresholds = np.asarray(binned.thresholds)
+        self.n_bins = np.asarray(binned.n_bins)
+        self.n_threads = n_threads
+        parts = self.client.compute([
+            delayed(partition_rows)(x, labels, w, self.thresholds, n_threads)
+            for x, labels, w in blocks])
+        wait(parts)
+        self.workers = worker_partitions(self.client, parts)
+        self.margin = self.loss = None
+        self.curved = False
+        self.root = self.grown = None
+
+    def summed(self, task, combine, *args):
+        """``task`` of every partition (with ``args``), their summaries
+        combined on each worker, then on the client; the total."""
+        return on_workers(self.workers, "apply", task, combine, *args)
+
+    def bounds_spread(self):
+        """The weighted standard deviation of the finite bounds (0 with fewer
+        than two or no weight), as ``bounds_spread`` of the rows at once."""
+        weight, total, count = on_workers(self.workers, "read", bound_sums, np.add)
+        if count < 2 or not weight > 0.0:
+            return 0.0
+        weight, squares = on_workers(self.workers, "read", spread_sums, np.add,
+                                     total / weight)
+        return float(np.sqrt(squares / weight))
+
+    def optimal_constant(self, margin, loss):
+        """The optimal constant of the intervals at ``margin`` (0.0 without a
+        finite bound), which becomes every row's prediction; ``loss`` (its
+        registry entry) and the margin are the fit's from now on."""
+        self.margin, self.loss = margin, loss
+        _, weight, _ = self.summed(begin_stage, add_stage_summaries, None, None, 0.0,
+                                   margin, loss.tag)
+        if not weight > 0.0:
+            raise ValueError("No training row has a positive weight.")
+        _, lows, highs, _, _ = self.summed(grow_level, add_level_summaries, None, 1,
+                                           False, False, loss.tag, self.n_threads)
+        near = self.summed(hinges_near, add_near_hinges, lows, highs)
+        values, _, found = self.solve(near)
+        baseline = float(values[0]) if found[0] else 0.0
+        self.summed(shift_predictions, None, baseline)
+        return baseline
+
+    def solve(self, near):
+        """The exact values, costs and hinge flags of nodes from their hinges
+        near the optimum."""
+        return solve_near_hinges(near, self.loss.differentiable, self.loss.tag)
+
+    def next_stage(self, learning_rate):
+        """Add the last tree grown (if any), shrunk by ``learning_rate``, to
+        the predictions, make the next stage's residual hinges and its root's
+        histogram; returns the mean loss of the predictions."""
+        walk, values = (None, None) if self.grown is None else code_walk(self.grown)
+        # a loss without curvature: the histograms sum weights (the splitter's rule)
+        args = (walk, values, learning_rate, self.margin, self.loss.tag)
+        curved = self.loss.differentiable
+        (loss, weight, any_curved), self.root = self.summed(
+            start_stage, CombinePairs(add_stage_summaries, add_level_summaries), *args,
+            curved, self.n_threads)
+        if curved and not any_curved:  # no row has curvature: histograms of weights
+            self.root = self.summed(grow_level, add_level_summaries, None, 1, True, False,
+                                    self.loss.tag, self.n_threads)
+        self.curved = curved and any_curved
+        return loss / weight
+
+    def grow_tree(self, max_depth, min_samples_split, min_samples_leaf,
+                  min_cost_decrease):
+        """The Tree of this stage's residual hinges, grown a level at a time
+        (module doc) with these limits (``max_depth`` None: unlimited;
+        ``min_cost_decrease`` per unit of the root's weight), as the local
+        builder grows it. A round per level: the level's exact values and
+        the next level's histograms, for splits chosen before the costs are
+        known; a split of a node found to cost nothing is undone (the local
+        builder does not split it)."""
+        max_depth = UNLIMITED_DEPTH if max_depth is None else max_depth
+        nodes = [{"depth": 0, "parent": -1, "feature": -1}]
+        frontier, level = [0], self.root
+        min_decrease = min_cost_decrease * level[4][0]
+        while frontier:
+            sums, lows, highs, counts, weights = level
+            routing = [np.full(len(frontier), -1, dtype=np.intp),
+                       np.zeros(len(frontier), dtype=np.intp),
+                       np.zeros(len(frontier), dtype=np.uint8),
+                       np.zeros(len(frontier), dtype=np.int32),
+                       np.zeros(len(frontier), dtype=np.int32)]
+            children = []
+            for k, node_id in enumerate(frontier):
+                node = nodes[node_id]
+                node["rows"], node["weight"] = int(counts[k]), weights[k]
+                if (node.get("dropped") or node["depth"] >= max_depth
+                        or node["rows"] < min_samples_split
+                        or node["rows"] < 2 * min_samples_leaf):
+                    continue
+                feature, bin_, missing_left, has_missing, gain = best_histogram_split(
+                    sums[k], self.n_bins, min_samples_leaf)
+                if feature < 0 or 0.5 * gain < min_decrease:
+                    continue
+                threshold = (np.inf if bin_ == self.n_bins[feature] - 1
+                             else self.thresholds[feature, bin_])
+                node.update(feature=feature, bin=bin_, missing_left=missing_left,
+                            has_missing=has_missing, left=len(nodes), right=len(nodes) + 1,
+                            threshold=threshold)
+                nodes += [{"depth": node["depth"] + 1, "parent": node_id, "feature": -1}
+                          for _ in range(2)]
+                routing[0][k], routing[1][k], routing[2][k] = feature, bin_, missing_left
+                routing[3][k], routing[4][k] = len(children), len(children) + 1
+                children += [node["left"], node["right"]]
+            search = any(nodes[child]["depth"] < max_depth for child in children)
+            near, level = self.summed(
+                next_level, CombinePairs(add_near_hinges, add_level_summaries), lows, highs,
+                routing, len(children), search, self.curved, self.loss.tag, self.n_threads)
+            values, costs, found = self.solve(near)
+            for k, node_id in enumerate(frontier):
+                node = nodes[node_id]
+                parent = nodes[node["parent"]] if node["parent"] >= 0 else None
+                node["value"] = (values[k] if found[k] else
+                                 parent["value"] if parent is not None else 0.0)
+                node["cost"] = costs[k] if found[k] else 0.0
+                if node["feature"] >= 0 and not node["cost"] > 0.0:
+                    node["feature"] = -1  # a node without cost stays a leaf
+                    nodes[node["left"]]["dropped"] = nodes[node["right"]]["dropped"] = True
+            # without missing rows in a node, NaN follows the heavier child
+            slot_of = {child: k for k, child in enumerate(children)}
+            for node_id in frontier:
+                node = nodes[node_id]
+                if node["feature"] >= 0 and not node["has_missing"]:
+                    node["missing_left"] = (level[4][slot_of[node["left"]]]
+                                            >= level[4][slot_of[node["right"]]])
+            frontier = children
+        self.grown = nodes
+        return tree_of(nodes, self.n_features)
+
+
+class ClusterValidation:
+    """Held-out rows on a Dask cluster, predicted stage by stage.
+
+    Parameters
+    ----------
+    X, y, sample_weight : Dask collections
+    baseline : float
+        Their first prediction.
+    margin : float
+    loss : IntervalLoss
+    """
+
+    def __init__(self, X, y, sample_weight, baseline, margin, loss):
+        from dask import delayed
+        from distributed import wait
+
+        client = dask_client()
+        _, blocks = row_blocks(X, y, sample_weight, prefix="validation ")
+        parts = client.compute([delayed(validation_rows)(x, labels, w, baseline)
+                                for x, labels, w in blocks])
+        wait(parts)
+        self.workers = worker_partitions(client, parts)
+        self.margin, self.loss = margin, loss
+
+    def mean_loss(self, tree=None, learning_rate=1.0):
+        """The mean loss of the predictions after adding ``tree`` (a Tree, if
+        given), shrunk by ``learning_rate``."""
+        loss, weight = on_workers(self.workers, "apply", advance_validation, np.add, tree,
+                                  learning_rate, self.margin, self.loss.tag)
+        return loss / weight
