@@ -33,19 +33,21 @@ from .._utils._parallel cimport PARALLEL_MIN_ROWS, threads_for
 
 import numpy as np
 
+from .._utils._buffers import empty
+
 from ._loss_list import LOSS_LIST
 from ._solver import hinge_positions, optimal_constant, optimal_costs
 
 
 def derivatives(const double[::1] lower, const double[::1] upper,
-                const double[::1] prediction, int tag):
+                const double[::1] prediction, int tag, buffers=None):
     """The loss of tag ``tag``, its derivative and its second derivative in
-    each prediction, as rows of a (3, n) array."""
+    each prediction, as rows of a (3, n) array (of ``buffers`` when given)."""
     cdef Py_ssize_t n = prediction.shape[0], i
     if lower.shape[0] != n or upper.shape[0] != n:
         raise ValueError("lower, upper and prediction must have the same length.")
     check_loss_tag(tag)
-    out_array = np.empty((3, n))
+    out_array = empty(buffers, "derivatives", (3, n))
     cdef double[:, ::1] out = out_array
     with nogil:
         for i in range(n):

@@ -17,11 +17,12 @@ once, its bounds, weights and current predictions. What crosses the network:
   splitter does (``best_histogram_split``), then sends the splits back.
 - **Hinges near each node's optimum**: a node's value is the exact optimum
   of the hinge losses of all its rows, whichever partition holds them.
-  Each partition gives the optimum of its own rows of the node: the node's
-  optimum lies between the least and the largest of these (where every
-  part's derivative is at most, then at least, zero), and a flat minimum
-  spreads at most to the breakpoints next to that range, where the slope
-  changes. So each partition then sends its hinges with breakpoints in the
+  Each partition gives a minimiser of its own rows' losses in the node
+  (``group_minimisers``: a selection over the breakpoints, nothing is
+  sorted): the node's optimum lies between the least and the largest of
+  these (where every part's derivative is at most, then at least, zero),
+  and a flat minimum spreads at most to the breakpoints next to that range,
+  where the slope changes. So each partition then sends its hinges with breakpoints in the
   range widened to its next breakpoint on each side, and the sums (weight,
   weight times position and its square) of the hinges beyond those that
   are active across the range (upper hinges below it, lower hinges above).
@@ -38,7 +39,6 @@ order; with that exception the trees are those of the local fit, up to the
 rounding of sums added in another order.
 """
 
-import copy
 import functools
 import sys
 
@@ -46,7 +46,14 @@ import numpy as np
 from sklearn.utils import check_array
 
 from .._loss._loss import derivatives
-from .._loss._solver import group_hinges, grouped_minima, hinge_positions, sorted_hinges
+from .._loss._solver import (
+    group_hinges,
+    group_minimisers,
+    grouped_minima,
+    hinge_positions,
+    hinges_in_ranges,
+)
+from .._utils._buffers import Buffers, empty
 from .._utils._categorical import validate_features
 from .._utils._validation import check_interval_target, check_sample_weight
 from ..tree._binning import SUBSAMPLE, bin_features, place_values
@@ -66,22 +73,33 @@ _LOCAL_ONLY = {
 
 
 class PartitionRows:
-    """A partition's rows as its worker keeps them through a fit.
+    """A partition's rows as its worker keeps them through a fit; the tasks
+    of a fit update it in place (a worker's actor owns it).
 
     ``codes`` (rows, features) are their bins; ``lower``, ``upper``,
     ``weight`` and ``prediction`` (the ensemble's so far) are per row. During
     a stage: ``slot`` is each row's node of the level being grown (-1 once
-    its node is a leaf); the rows' weighted ``gradient`` and ``hessian``; the
-    residual hinges of the rows of positive weight (``hinge_*``: breakpoint,
-    weight, parity (1: upper), row) of the level's nodes, grouped by node
-    (from ``group_starts``), by increasing breakpoint within each.
-    ``summary`` is what the last task made for the client.
+    its node is a leaf, and for rows of weight 0); the rows' weighted
+    ``gradient`` and ``hessian``; the residual hinges of the rows of positive
+    weight (``hinge_*``: breakpoint, weight, parity (1: upper), row) of the
+    level's nodes, grouped by node (from ``group_starts``), in no order
+    within each (nothing is sorted). The working arrays live in ``buffers``, kept
+    from stage to stage (a worker hands out and zeroes new pages for every
+    new array). ``summary`` is what the last task made for the client.
     """
 
     def __init__(self, codes, lower, upper, weight, prediction):
         self.codes, self.lower, self.upper = codes, lower, upper
         self.weight, self.prediction = weight, prediction
-        self.slot = np.zeros(lower.shape[0], dtype=np.int32)
+        self.root_slots = np.where(weight > 0.0, 0, -1).astype(np.int32)
+        # the rows' hinges: lower ones, then upper ones (breakpoints per stage)
+        n = lower.shape[0]
+        self.all_hinge_rows = np.r_[np.arange(n), np.arange(n)].astype(np.intp)
+        self.all_hinge_parity = np.repeat(np.array([0, 1], dtype=np.int32), n)
+        self.all_hinge_weights = np.r_[weight, weight]
+        self.slot = self.root_slots
+        self.buffers = Buffers()
+        self.level = 0  # the parity of the level: which of two buffers is current
         self.gradient = self.hessian = None
         self.hinge_positions = self.hinge_weights = None
         self.hinge_parity = self.hinge_rows = self.group_starts = None
@@ -126,42 +144,47 @@ def spread_sums(rows, mean):
     return np.array([weight.sum(), weight @ (bounds - mean) ** 2])
 
 
-def walk_codes(codes, walk):
+def walk_codes(codes, walk, buffers=None):
     """Each row's leaf in a tree given by ``walk`` (per node: the split's
     feature (-1 for a leaf), bin, side of the missing values and children),
     read on the rows' bins: a step of ``route_rows`` per level."""
-    node = np.zeros(codes.shape[0], dtype=np.int32)
+    node = empty(buffers, "walk.node", codes.shape[0], np.int32)
+    node[:] = 0
+    below = empty(buffers, "walk.below", codes.shape[0], np.int32)
     while True:
-        below = route_rows(codes, node, *walk)
+        route_rows(codes, node, *walk, out=below)
         inner = below >= 0
         if not inner.any():
             return node
-        node[inner] = below[inner]
+        np.copyto(node, below, where=inner)
 
 
 def begin_stage(rows, walk, values, learning_rate, margin, loss_tag):
     """The rows after the last stage's tree (``walk``, see
     :func:`walk_codes`, and its nodes' ``values``; None before the first),
-    ready for the next: their residual hinges sorted, their derivatives.
+    ready for the next: their residual hinges, their derivatives.
     Summary: the weighted sum of the losses of the predictions, the weight,
     and whether any row has curvature."""
-    rows = copy.copy(rows)
+    buffers, n = rows.buffers, rows.lower.shape[0]
     if walk is not None:
-        rows.prediction = (rows.prediction
-                           + learning_rate * values[walk_codes(rows.codes, walk)])
-    lower = rows.lower - rows.prediction
-    upper = rows.upper - rows.prediction
-    lower_position, upper_position = hinge_positions(lower, upper, margin)
-    loss, gradient, hessian = derivatives(lower_position, upper_position,
-                                          np.zeros(lower.shape[0]), loss_tag)
-    rows.gradient, rows.hessian = gradient * rows.weight, hessian * rows.weight
-    order, positions = sorted_hinges(lower, upper, margin)
-    kept = rows.weight[order >> 1] > 0.0
-    rows.hinge_rows = (order[kept] >> 1).astype(np.intp)
-    rows.hinge_parity = (order[kept] & 1).astype(np.int32)
-    rows.hinge_positions = positions[kept]
-    rows.hinge_weights = rows.weight[rows.hinge_rows]
-    rows.slot = np.zeros(lower.shape[0], dtype=np.int32)
+        step = np.take(values, walk_codes(rows.codes, walk, buffers),
+                       out=buffers.empty("stage.step", n))
+        rows.prediction += learning_rate * step
+    lower = np.subtract(rows.lower, rows.prediction, out=buffers.empty("stage.lower", n))
+    upper = np.subtract(rows.upper, rows.prediction, out=buffers.empty("stage.upper", n))
+    lower_position, upper_position = hinge_positions(lower, upper, margin, buffers)
+    at_zero = buffers.empty("stage.zeros", n)
+    at_zero[:] = 0.0
+    loss, gradient, hessian = derivatives(lower_position, upper_position, at_zero,
+                                          loss_tag, buffers)
+    rows.gradient = np.multiply(gradient, rows.weight,
+                                out=buffers.empty("stage.gradient", n))
+    rows.hessian = np.multiply(hessian, rows.weight, out=buffers.empty("stage.hessian", n))
+    rows.hinge_positions = np.concatenate([lower_position, upper_position],
+                                          out=buffers.empty("stage.hinge_positions", 2 * n))
+    rows.hinge_rows, rows.hinge_parity = rows.all_hinge_rows, rows.all_hinge_parity
+    rows.hinge_weights = rows.all_hinge_weights
+    rows.slot = rows.root_slots
     rows.summary = (float(rows.weight @ loss), float(rows.weight.sum()),
                     bool(np.any(rows.hessian > 0.0)))
     return rows
@@ -174,25 +197,25 @@ def grow_level(rows, routing, n_slots, histograms, curved, loss_tag, n_threads):
     for a loss without ``curved`` rows). Summary: the histograms, each
     node's optimum of this partition's rows (NaN without a hinge) twice (a
     low and a high), its rows of positive weight and their weight."""
-    rows = copy.copy(rows)
+    buffers = rows.buffers
+    rows.level = 1 - rows.level  # the other of two sets of buffers
     if routing is not None:
-        rows.slot = route_rows(rows.codes, rows.slot, *routing)
-    active = (rows.weight > 0.0) & (rows.slot >= 0)
-    counts = np.bincount(rows.slot[active], minlength=n_slots).astype(float)
-    weights = np.bincount(rows.slot[active], weights=rows.weight[active],
-                          minlength=n_slots)
+        rows.slot = route_rows(rows.codes, rows.slot, *routing, out=buffers.empty(
+            f"level{rows.level}.slot", rows.slot.shape[0], np.int32))
+    placed = rows.slot + 1  # slot -1 (no node) counted apart
+    counts = np.bincount(placed, minlength=n_slots + 1)[1:].astype(float)
+    weights = np.bincount(placed, weights=rows.weight, minlength=n_slots + 1)[1:]
     sums = None
     if histograms:
-        slots = np.where(active, rows.slot, -1).astype(np.int32)
-        sums = node_histograms(rows.codes, slots, rows.gradient,
+        sums = node_histograms(rows.codes, rows.slot, rows.gradient,
                                rows.hessian if curved else rows.weight, n_slots, n_threads)
-    # the hinges grouped by node, by breakpoint within each
+    # the finite hinges grouped by node
     (rows.hinge_rows, rows.hinge_positions, rows.hinge_weights, rows.hinge_parity,
      rows.group_starts) = group_hinges(rows.slot, rows.hinge_rows, rows.hinge_positions,
-                                       rows.hinge_weights, rows.hinge_parity, n_slots)
-    values, _, found = grouped_minima(rows.hinge_positions, rows.hinge_weights,
-                                      rows.hinge_parity, rows.group_starts, loss_tag)
-    values[~found] = np.nan
+                                       rows.hinge_weights, rows.hinge_parity, n_slots,
+                                       buffers, f"level{rows.level}.hinges")
+    values = group_minimisers(rows.hinge_positions, rows.hinge_weights, rows.hinge_parity,
+                              rows.group_starts, loss_tag, buffers)
     rows.summary = (sums, values, values.copy(), counts, weights)
     return rows
 
@@ -205,42 +228,16 @@ def add_level_summaries(one, other):
             one[3] + other[3], one[4] + other[4])
 
 
-def _tail_sums(positions, weights):
-    return np.array([weights.sum(), weights @ positions, weights @ positions ** 2])
-
-
 def hinges_near(rows, lows, highs):
     """Per node, the partition's hinges near its optimum (module doc): with
     breakpoints in ``[lows[k], highs[k]]`` widened to the next breakpoint on
     each side (the edges), and the sums of the upper hinges below and the
-    lower hinges above. Summary: a :func:`near_hinges` tuple."""
-    n_slots = lows.shape[0]
-    starts = rows.group_starts
-    edges = np.full((n_slots, 2), [-np.inf, np.inf])
-    below, above = np.zeros((n_slots, 3)), np.zeros((n_slots, 3))
-    listed = []
-    for k in range(n_slots):
-        positions = rows.hinge_positions[starts[k]:starts[k + 1]]
-        if np.isnan(lows[k]) or positions.size == 0:
-            continue
-        weights = rows.hinge_weights[starts[k]:starts[k + 1]]
-        parity = rows.hinge_parity[starts[k]:starts[k + 1]]
-        first = np.searchsorted(positions, lows[k], side="left")
-        if first > 0:
-            edges[k, 0] = positions[first - 1]
-            first = np.searchsorted(positions, edges[k, 0], side="left")
-        last = np.searchsorted(positions, highs[k], side="right")
-        if last < positions.size:
-            edges[k, 1] = positions[last]
-            last = np.searchsorted(positions, edges[k, 1], side="right")
-        upper = parity[:first] == 1
-        below[k] = _tail_sums(positions[:first][upper], weights[:first][upper])
-        lower = parity[last:] == 0
-        above[k] = _tail_sums(positions[last:][lower], weights[last:][lower])
-        listed.append((np.full(last - first, k), positions[first:last],
-                       weights[first:last], parity[first:last]))
-    rows = copy.copy(rows)
-    rows.summary = near_hinges(listed, edges, below, above)
+    lower hinges above (``hinges_in_ranges``). Summary: a
+    :func:`near_hinges` tuple."""
+    node, positions, weights, parity, edges, below, above = hinges_in_ranges(
+        rows.hinge_positions, rows.hinge_weights, rows.hinge_parity, rows.group_starts,
+        lows, highs)
+    rows.summary = near_hinges([(node, positions, weights, parity)], edges, below, above)
     return rows
 
 
@@ -354,8 +351,7 @@ def check_dask_fit(booster):
 
 def shift_predictions(rows, value):
     """The rows with ``value`` added to their predictions."""
-    rows = copy.copy(rows)
-    rows.prediction = rows.prediction + value
+    rows.prediction += value
     return rows
 
 
@@ -379,9 +375,8 @@ def validation_rows(X, y, sample_weight, baseline):
 def advance_validation(rows, tree, learning_rate, margin, loss_tag):
     """The held-out rows after a stage's ``tree`` (a Tree; None: none yet).
     Summary: the weighted sum of their losses, and their weight."""
-    rows = copy.copy(rows)
     if tree is not None and rows.X.shape[0]:
-        rows.prediction = rows.prediction + learning_rate * tree.predict(rows.X)
+        rows.prediction += learning_rate * tree.predict(rows.X)
     lower_position, upper_position = hinge_positions(rows.lower - rows.prediction,
                                                      rows.upper - rows.prediction, margin)
     loss = derivatives(lower_position, upper_position, np.zeros(rows.X.shape[0]),

@@ -333,12 +333,13 @@ def node_histograms(const uint8_t[:, ::1] codes, const int32_t[::1] slots,
 def route_rows(const uint8_t[:, ::1] codes, const int32_t[::1] slots,
                const intp_t[::1] feature, const intp_t[::1] bins,
                const uint8_t[::1] missing_left, const int32_t[::1] left,
-               const int32_t[::1] right):
+               const int32_t[::1] right, int32_t[::1] out=None):
     """Each row's slot among the next level's nodes after the splits of its
     node (``slots``: each row's slot, -1 for none): per slot, the split's
     ``feature`` (-1: the node is a leaf, its rows get -1), ``bins`` (codes up
     to it go left), ``missing_left`` (where missing codes go) and the
-    children's slots ``left`` and ``right``. O(rows)."""
+    children's slots ``left`` and ``right``; in ``out`` when given (not
+    ``slots``). O(rows)."""
     cdef intp_t n = codes.shape[0], p = codes.shape[1], n_slots = feature.shape[0], i
     cdef int32_t slot
     cdef uint8_t code
@@ -353,8 +354,10 @@ def route_rows(const uint8_t[:, ::1] codes, const int32_t[::1] slots,
         raise ValueError(f"slots must be in [-1, {n_slots}).")
     if n_slots and np.max(feature) >= p:
         raise ValueError(f"split features must be below {p}.")
-    out_array = np.empty(n, dtype=np.int32)
-    cdef int32_t[::1] out = out_array
+    if out is None:
+        out = np.empty(n, dtype=np.int32)
+    elif out.shape[0] != n:
+        raise ValueError("out must hold one slot per row.")
     with nogil:
         for i in range(n):
             slot = slots[i]
@@ -364,7 +367,7 @@ def route_rows(const uint8_t[:, ::1] codes, const int32_t[::1] slots,
             code = codes[i, feature[slot]]
             goes_left = missing_left[slot] if code == MISSING_BIN else code <= bins[slot]
             out[i] = left[slot] if goes_left else right[slot]
-    return out_array
+    return np.asarray(out)
 
 
 def best_histogram_split(const double[:, :, ::1] sums, const int32_t[::1] n_bins,

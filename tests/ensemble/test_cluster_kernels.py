@@ -9,8 +9,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmit._loss._loss import LOSSES
-from mmit._loss._solver import group_hinges, grouped_minima, optimal_constant
+from mmit._loss._loss import LOSSES, weighted_loss
+from mmit._loss._solver import (
+    group_hinges,
+    group_minimisers,
+    grouped_minima,
+    hinge_positions,
+    optimal_constant,
+)
 from mmit.ensemble import _dask_boosting as cluster
 from mmit.tree._binning import MISSING_BIN
 from mmit.tree._histogram_splitter import best_histogram_split, node_histograms, route_rows
@@ -65,6 +71,29 @@ def test_partitions_solve_a_node_as_the_solver_solves_all_its_rows(data, margin,
     assert found == finite.any()
     assert value == np.float64(expected_value) or abs(value - expected_value) < 1e-9
     assert abs(cost - expected_cost) < 1e-9 * max(1.0, expected_cost)
+
+
+@settings(max_examples=300, deadline=None)
+@given(split_intervals(max_rows=12), st.sampled_from([0.0, 0.25]),
+       st.sampled_from(sorted(LOSSES)), st.integers(0, 2**31 - 1))
+def test_a_selected_minimiser_minimises_hinges_in_any_order(data, margin, name, seed):
+    lower, upper, weight, _ = data
+    loss = LOSSES[name]
+    lower_position, upper_position = hinge_positions(lower, upper, margin)
+    positions = np.r_[lower_position, upper_position]
+    parity = np.repeat(np.array([0, 1], dtype=np.int32), lower.size)
+    weights = np.r_[weight, weight]
+    finite = np.flatnonzero(np.isfinite(positions))
+    order = np.random.default_rng(seed).permutation(finite)
+    minimiser = group_minimisers(positions[order], weights[order], parity[order],
+                                 np.array([0, order.size], dtype=np.intp), loss.tag)[0]
+    _, cost = optimal_constant(lower, upper, margin, loss.tag, weight)
+    if not np.any(weights[finite] > 0):
+        assert np.isnan(minimiser)
+        return
+    value = weighted_loss(lower_position, upper_position, np.full(lower.size, minimiser),
+                          weight, loss.tag)
+    assert value <= cost + 1e-9 * max(1.0, cost)
 
 
 @settings(max_examples=100, deadline=None)
