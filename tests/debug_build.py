@@ -32,6 +32,7 @@ SUITES = ["_loss/test_solver.py", "_loss/test_loss.py", "tree/test_tree.py",
           "tree/test_interaction_constraints.py", "test_sparse.py",
           "test_entry_points.py", "linear_model/test_linear.py",
           "linear_model/test_newton.py", "ensemble/test_npmle.py",
+          "ensemble/test_cluster_kernels.py",
           "ensemble/test_forest.py", "ensemble/test_predictive.py",
           "inspection/test_shap.py", "survival/test_concordance.py"]
 
