@@ -742,6 +742,41 @@ def group_hinges(const int32_t[::1] slots, const intp_t[::1] rows,
     return out_rows, out_positions, out_weights, out_parity, starts_array
 
 
+cdef intp_t longest_group(const double[::1] positions, const double[::1] weights,
+                          const int32_t[::1] hinges, const intp_t[::1] starts) except -1:
+    """Check groups of hinges (``starts``, n_groups + 1 increasing positions
+    within the hinges, whose arrays have one length); the largest group."""
+    cdef intp_t n = positions.shape[0], k, longest = 0
+    check_same_length("weights", weights, "positions", n)
+    check_same_length("hinges", hinges, "positions", n)
+    if starts.shape[0] < 1:
+        raise ValueError("starts must hold at least one position.")
+    for k in range(starts.shape[0] - 1):
+        if starts[k] < 0 or starts[k] > starts[k + 1] or starts[k + 1] > n:
+            raise ValueError("starts must be increasing positions within the hinges.")
+        longest = max(longest, starts[k + 1] - starts[k])
+    return longest
+
+
+cdef inline HingeEntry* entries_of(unsigned char[::1] scratch) noexcept:
+    """The hinge entries in a scratch array of bytes (kept alive by the caller)."""
+    return <HingeEntry*> &scratch[0]
+
+
+cdef inline intp_t weighted_entries(const double[::1] positions, const double[::1] weights,
+                                    const int32_t[::1] hinges, intp_t start, intp_t end,
+                                    HingeEntry* entries) noexcept nogil:
+    """The hinges ``start .. end - 1`` of positive weight as entries; how many."""
+    cdef intp_t i, count = 0
+    for i in range(start, end):
+        if weights[i] > 0.0:
+            entries[count].position = positions[i]
+            entries[count].weight = weights[i]
+            entries[count].hinge = hinges[i]
+            count += 1
+    return count
+
+
 def hinges_in_ranges(const double[::1] positions, const double[::1] weights,
                      const int32_t[::1] hinges, const intp_t[::1] starts,
                      const double[::1] lows, const double[::1] highs):
@@ -753,15 +788,11 @@ def hinges_in_ranges(const double[::1] positions, const double[::1] weights,
     and of the lower hinges above them. Returns the listed hinges' groups,
     positions, weights and parities, the edges (n_groups, 2), and the sums
     below and above (n_groups, 3). Two passes over each group."""
-    cdef intp_t n = positions.shape[0], n_groups = starts.shape[0] - 1, k, i, count = 0
+    longest_group(positions, weights, hinges, starts)
+    cdef intp_t n_groups = starts.shape[0] - 1, k, i, count = 0
     cdef double low_edge, high_edge, p
-    check_same_length("weights", weights, "positions", n)
-    check_same_length("hinges", hinges, "positions", n)
     if lows.shape[0] != n_groups or highs.shape[0] != n_groups:
         raise ValueError("lows and highs need one range per group.")
-    for k in range(n_groups):
-        if starts[k] < 0 or starts[k] > starts[k + 1] or starts[k + 1] > n:
-            raise ValueError("starts must be increasing positions within the hinges.")
     edges_array = np.empty((n_groups, 2))
     edges_array[:, 0], edges_array[:, 1] = -INFINITY, INFINITY
     below_array = np.zeros((n_groups, 3))
@@ -825,32 +856,18 @@ def group_minimisers(const double[::1] positions, const double[::1] weights,
     odd for an upper hinge; weight 0 left out): ``select_minimiser``, expected
     O(hinges) in all. Any point of a flat minimum; NaN for a group without
     a hinge. The scratch entries from ``buffers`` when given."""
-    cdef intp_t n = positions.shape[0], n_groups = starts.shape[0] - 1, k, i, count
-    cdef intp_t longest = 0
-    check_same_length("weights", weights, "positions", n)
-    check_same_length("hinges", hinges, "positions", n)
+    cdef intp_t longest = longest_group(positions, weights, hinges, starts)
+    cdef intp_t n_groups = starts.shape[0] - 1, k, count
     check_loss_tag(loss)
-    if n_groups < 0:
-        raise ValueError("starts must hold at least one position.")
-    for k in range(n_groups):
-        if starts[k] < 0 or starts[k] > starts[k + 1] or starts[k + 1] > n:
-            raise ValueError("starts must be increasing positions within the hinges.")
-        longest = max(longest, starts[k + 1] - starts[k])
     minimisers_array = np.empty(n_groups)
-    buffer = empty(buffers, "group_minimisers.entries",
-                   max(longest, 1) * sizeof(HingeEntry), np.uint8)
     cdef double[::1] minimisers = minimisers_array
-    cdef unsigned char[::1] bytes_view = buffer
-    cdef HingeEntry* entries = <HingeEntry*> &bytes_view[0]
+    scratch = empty(buffers, "group_minimisers.entries",
+                    max(longest, 1) * sizeof(HingeEntry), np.uint8)
+    cdef HingeEntry* entries = entries_of(scratch)
     with nogil:
         for k in range(n_groups):
-            count = 0
-            for i in range(starts[k], starts[k + 1]):
-                if weights[i] > 0.0:
-                    entries[count].position = positions[i]
-                    entries[count].weight = weights[i]
-                    entries[count].hinge = hinges[i]
-                    count += 1
+            count = weighted_entries(positions, weights, hinges, starts[k], starts[k + 1],
+                                     entries)
             if not selected_minimiser(entries, count, &minimisers[k], <LossTag> loss):
                 minimisers[k] = NAN
     return minimisers_array
@@ -869,36 +886,22 @@ def grouped_minima(const double[::1] positions, const double[::1] weights,
     Returns ``values``, ``costs`` and ``found`` (whether the group has a
     hinge of positive weight; without, its value and cost are 0).
     """
-    cdef intp_t n = positions.shape[0], n_groups = starts.shape[0] - 1, k, i, count
-    cdef intp_t longest = 0
-    check_same_length("weights", weights, "positions", n)
-    check_same_length("hinges", hinges, "positions", n)
+    cdef intp_t longest = longest_group(positions, weights, hinges, starts)
+    cdef intp_t n_groups = starts.shape[0] - 1, k, count
     check_loss_tag(loss)
-    if n_groups < 0:
-        raise ValueError("starts must hold at least one position.")
-    for k in range(n_groups):
-        if starts[k] < 0 or starts[k] > starts[k + 1] or starts[k + 1] > n:
-            raise ValueError("starts must be increasing positions within the hinges.")
-        longest = max(longest, starts[k + 1] - starts[k])
     values_array = np.zeros(n_groups)
     costs_array = np.zeros(n_groups)
     found_array = np.zeros(n_groups, dtype=np.uint8)
-    buffer = empty(buffers, "grouped_minima.entries", max(longest, 1) * sizeof(HingeEntry),
-                   np.uint8)
+    scratch = empty(buffers, "grouped_minima.entries", max(longest, 1) * sizeof(HingeEntry),
+                    np.uint8)
+    cdef HingeEntry* entries = entries_of(scratch)
     cdef double[::1] values = values_array
     cdef double[::1] costs = costs_array
     cdef unsigned char[::1] found = found_array
-    cdef unsigned char[::1] bytes_view = buffer
-    cdef HingeEntry* entries = <HingeEntry*> &bytes_view[0]
     with nogil:
         for k in range(n_groups):
-            count = 0
-            for i in range(starts[k], starts[k + 1]):
-                if weights[i] > 0.0:
-                    entries[count].position = positions[i]
-                    entries[count].weight = weights[i]
-                    entries[count].hinge = hinges[i]
-                    count += 1
+            count = weighted_entries(positions, weights, hinges, starts[k], starts[k + 1],
+                                     entries)
             found[k] = sorted_minimum(entries, count, &values[k], &costs[k],
                                       <LossTag> loss)
             if not found[k]:
