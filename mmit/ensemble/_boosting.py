@@ -445,6 +445,9 @@ class MMITBoost(TreeEnsemble):
         ``validation`` (X, y, weights) or None: the stages a local binned fit
         makes with the same bins, the rows staying on the workers."""
         check_dask_fit(self)
+        if self.early_stopping is True and validation is None:
+            raise ValueError("early_stopping=True on Dask collections stops on held-out "
+                             "rows given as X_val and y_val.")
         rows = ClusterRows(self, X, y, sample_weight, self.max_bins,
                            effective_n_jobs(self.n_jobs))
         loss = LOSSES[self.loss]

@@ -4,7 +4,7 @@ binned fit makes, the rows staying on the workers of a LocalCluster."""
 import numpy as np
 import pytest
 
-from mmit import MMITBoost
+from mmit import MMITBoost, load_model, save_model, shap_values
 
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
@@ -75,6 +75,20 @@ def test_the_fit_on_the_cluster_is_the_local_fit(client, loss):
     assert remote.max_features_ == X.shape[1] and remote.n_features_in_ == X.shape[1]
 
 
+def test_the_cluster_fit_is_an_ordinary_booster(client, tmp_path):
+    X, y = problem(800, seed=6)
+    remote = booster().fit(dask_rows(X, 300), dask_rows(y, 300))
+    stages = list(remote.staged_predict(X))
+    assert len(stages) == remote.n_iter_
+    np.testing.assert_array_equal(stages[-1], remote.predict(X))
+    save_model(remote, tmp_path / "booster")
+    np.testing.assert_array_equal(load_model(tmp_path / "booster").predict(X),
+                                  remote.predict(X))
+    values = shap_values(remote, X[:20])
+    np.testing.assert_allclose(values.values.sum(axis=1) + values.base_values,
+                               remote.predict(X[:20]), atol=1e-10)
+
+
 def test_weights_depth_and_margin_as_locally(client):
     X, y = problem(1200, seed=1)
     weight = np.random.default_rng(2).integers(0, 3, size=1200).astype(float)
@@ -123,6 +137,8 @@ def test_what_the_cluster_fit_does_not_take_is_refused(client):
                    {"monotonic_cst": [1, 0, 0, 0]}, {"categorical_features": [0]}):
         with pytest.raises(ValueError, match="not available"):
             booster(**params).fit(rows, targets)
+    with pytest.raises(ValueError, match="held-out rows given as X_val"):
+        booster(early_stopping=True).fit(rows, targets)
     with pytest.raises(TypeError, match="y must be a Dask array or data frame"):
         booster().fit(rows, y)
     with pytest.raises(ValueError, match="y has 60 rows but X has 100"):
