@@ -336,8 +336,17 @@ def solve_near_hinges(near, quadratic, loss_tag):
     return values, costs + offsets, found
 
 
+# the losses whose hinges active across a range sum to one hinge at their
+# weighted mean position, plus a constant (solve_near_hinges)
+_ONE_HINGE_SUMS = ("linear_hinge", "squared_hinge")
+
+
 def check_dask_fit(booster):
     """Refuse the parameters a fit on Dask collections does not take."""
+    if booster.loss not in _ONE_HINGE_SUMS:
+        raise ValueError(f"loss={booster.loss!r} is not available for a fit on Dask "
+                         "collections (its exact values stand in for the hinges far "
+                         f"from a node's optimum as the losses {_ONE_HINGE_SUMS} allow).")
     if booster.splitter != "hist":
         raise ValueError("A fit on Dask collections needs splitter='hist' (the exact "
                          "split search reads every row of a node at once).")
