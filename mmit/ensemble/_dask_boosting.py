@@ -45,7 +45,7 @@ import sys
 import numpy as np
 from sklearn.utils import check_array
 
-from .._loss._loss import derivatives
+from .._loss._loss import derivatives, weighted_loss
 from .._loss._solver import (
     group_hinges,
     group_minimisers,
@@ -128,19 +128,22 @@ def partition_rows(X, y, sample_weight, thresholds, n_threads):
     return PartitionRows(codes, lower, upper, weight, np.zeros(X.shape[0]))
 
 
+def finite_bounds(rows):
+    """The finite bounds of a partition's rows and their rows' weights."""
+    bounds = np.concatenate([rows.lower, rows.upper])
+    finite = np.isfinite(bounds)
+    return bounds[finite], np.concatenate([rows.weight, rows.weight])[finite]
+
+
 def bound_sums(rows):
     """Weight and weighted sum of the finite bounds, and their number."""
-    bounds = np.concatenate([rows.lower, rows.upper])
-    weight = np.concatenate([rows.weight, rows.weight])[np.isfinite(bounds)]
-    bounds = bounds[np.isfinite(bounds)]
+    bounds, weight = finite_bounds(rows)
     return np.array([weight.sum(), weight @ bounds, bounds.size])
 
 
 def spread_sums(rows, mean):
     """Weight and weighted squared deviation from ``mean`` of the finite bounds."""
-    bounds = np.concatenate([rows.lower, rows.upper])
-    weight = np.concatenate([rows.weight, rows.weight])[np.isfinite(bounds)]
-    bounds = bounds[np.isfinite(bounds)]
+    bounds, weight = finite_bounds(rows)
     return np.array([weight.sum(), weight @ (bounds - mean) ** 2])
 
 
@@ -365,32 +368,33 @@ def shift_predictions(rows, value):
 
 
 class ValidationRows:
-    """A partition of held-out rows: features, bounds, weights, predictions."""
+    """A partition of held-out rows: features, the breakpoints of their
+    hinges, weights, predictions."""
 
-    def __init__(self, X, lower, upper, weight, prediction):
-        self.X, self.lower, self.upper = X, lower, upper
+    def __init__(self, X, lower_position, upper_position, weight, prediction):
+        self.X, self.lower_position, self.upper_position = X, lower_position, upper_position
         self.weight, self.prediction = weight, prediction
 
 
-def validation_rows(X, y, sample_weight, baseline):
+def validation_rows(X, y, sample_weight, baseline, margin):
     """A partition's :class:`ValidationRows`, predicted ``baseline``."""
     X = check_array(X, dtype=np.float64, order="C", ensure_all_finite="allow-nan",
                     ensure_min_samples=0)
     lower, upper = check_interval_target(y, X.shape[0])
     weight = check_sample_weight(sample_weight, X.shape[0])
-    return ValidationRows(X, lower, upper, weight, np.full(X.shape[0], baseline))
+    return ValidationRows(X, *hinge_positions(lower, upper, margin), weight,
+                          np.full(X.shape[0], baseline))
 
 
-def advance_validation(rows, tree, learning_rate, margin, loss_tag):
+def advance_validation(rows, tree, learning_rate, loss_tag):
     """The held-out rows after a stage's ``tree`` (a Tree; None: none yet).
-    Summary: the weighted sum of their losses, and their weight."""
+    Summary: the weighted sum of their losses (``weighted_loss``), and their
+    weight."""
     if tree is not None and rows.X.shape[0]:
         rows.prediction += learning_rate * tree.predict(rows.X)
-    lower_position, upper_position = hinge_positions(rows.lower - rows.prediction,
-                                                     rows.upper - rows.prediction, margin)
-    loss = derivatives(lower_position, upper_position, np.zeros(rows.X.shape[0]),
-                       loss_tag)[0]
-    rows.summary = np.array([rows.weight @ loss, rows.weight.sum()])
+    rows.summary = np.array([weighted_loss(rows.lower_position, rows.upper_position,
+                                           rows.prediction, rows.weight, loss_tag),
+                             rows.weight.sum()])
     return rows
 
 
@@ -739,15 +743,15 @@ class ClusterValidation:
 
         client = dask_client()
         _, blocks = row_blocks(X, y, sample_weight, prefix="validation ")
-        parts = client.compute([delayed(validation_rows)(x, labels, w, baseline)
+        parts = client.compute([delayed(validation_rows)(x, labels, w, baseline, margin)
                                 for x, labels, w in blocks])
         wait(parts)
         self.workers = worker_partitions(client, parts)
-        self.margin, self.loss = margin, loss
+        self.loss = loss
 
     def mean_loss(self, tree=None, learning_rate=1.0):
         """The mean loss of the predictions after adding ``tree`` (a Tree, if
         given), shrunk by ``learning_rate``."""
         loss, weight = on_workers(self.workers, "apply", advance_validation, np.add, tree,
-                                  learning_rate, self.margin, self.loss.tag)
+                                  learning_rate, self.loss.tag)
         return loss / weight
