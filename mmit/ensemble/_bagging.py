@@ -4,10 +4,13 @@ Every tree of a :class:`~mmit.MMITForest` draws its bootstrap sample as
 integer sample weights (:class:`Bootstrap`) from a numpy Generator seeded
 by the tree's own ``random_state``, so that its sample, and the rows it
 left out, are regenerated from the seed rather than stored
-(:class:`TreeSamples`). What a fitted forest's distributions and its
-``oob_score`` read of its training rows goes through these functions,
-which read only the forest's parameters and fitted trees:
-:func:`bootstrap_of`, :func:`tree_samples`, :func:`out_of_bag_predictions`.
+(:class:`TreeSamples`). A forest grown by folds (its ``cv``) draws tree t's
+sample from the rows outside fold ``t % n_folds`` only (:class:`FoldRows`).
+What a fitted forest's distributions, its ``oob_score`` and its fold
+predictions read of its training rows goes through these functions, which
+read only the forest's parameters and fitted attributes:
+:func:`bootstrap_of`, :func:`tree_samples`, :func:`out_of_bag_predictions`,
+:func:`fold_predictions`.
 """
 
 import warnings
@@ -38,21 +41,67 @@ class Bootstrap:
         return cls(sample_weight.shape[0], n_draws,
                    None if uniform else sample_weight / sample_weight.sum())
 
-    def counts(self, generator):
-        """How many times each sample is drawn in one tree's sample."""
-        if self.probabilities is None:
-            drawn = generator.integers(0, self.n_samples, self.n_draws)
+    def counts(self, generator, rows=None):
+        """How many times each sample is drawn in one tree's sample: among
+        all samples, or among ``rows`` only (indices)."""
+        if rows is None:
+            if self.probabilities is None:
+                drawn = generator.integers(0, self.n_samples, self.n_draws)
+            else:
+                drawn = generator.choice(self.n_samples, self.n_draws,
+                                         p=self.probabilities)
+        elif self.probabilities is None:
+            drawn = rows[generator.integers(0, rows.shape[0], self.n_draws)]
         else:
-            drawn = generator.choice(self.n_samples, self.n_draws, p=self.probabilities)
+            probabilities = self.probabilities[rows]
+            drawn = rows[generator.choice(rows.shape[0], self.n_draws,
+                                          p=probabilities / probabilities.sum())]
         return np.bincount(drawn, minlength=self.n_samples)
 
 
-def sample_of(generator, sample_weight, bootstrap):
+def sample_of(generator, sample_weight, bootstrap, rows=None):
     """A tree's weights of the samples: its bootstrap counts (the generator's
-    first draws) or, without bootstrap, the sample weights."""
-    if bootstrap is None:
+    first draws) or, without bootstrap, the sample weights; drawn among
+    ``rows`` only when given (the others weigh 0)."""
+    if bootstrap is not None:
+        return bootstrap.counts(generator, rows).astype(np.float64)
+    if rows is None:
         return sample_weight
-    return bootstrap.counts(generator).astype(np.float64)
+    weight = np.zeros_like(sample_weight)
+    weight[rows] = sample_weight[rows]
+    return weight
+
+
+@dataclass(frozen=True)
+class FoldRows:
+    """The rows each tree of a forest grown by folds may draw: tree t those
+    outside fold ``t % n_folds``; ``row_folds`` is the fold of each row (the
+    one in whose test part it lies)."""
+
+    row_folds: np.ndarray
+
+    @property
+    def n_folds(self):
+        return int(self.row_folds.max()) + 1
+
+    def fold_of_tree(self, t):
+        return t % self.n_folds
+
+    def rows_of_tree(self, t):
+        """The indices of the rows tree t may draw."""
+        return np.flatnonzero(self.row_folds != self.fold_of_tree(t))
+
+    def rows_of_trees(self, n_trees):
+        """:meth:`rows_of_tree` of trees 0 to ``n_trees - 1`` (the trees of
+        a fold share one array)."""
+        by_fold = [self.rows_of_tree(fold) for fold in range(self.n_folds)]
+        return [by_fold[self.fold_of_tree(t)] for t in range(n_trees)]
+
+    @classmethod
+    def of(cls, forest):
+        """The FoldRows of a fitted ``forest`` (None: grown without folds)."""
+        row_folds = getattr(forest, "row_folds_", None)
+        return None if row_folds is None else cls(row_folds)
 
 
 @dataclass(frozen=True)
@@ -63,10 +112,12 @@ class TreeSamples:
     seeds: tuple
     sample_weight: np.ndarray
     bootstrap: Bootstrap | None
+    fold_rows: FoldRows | None = None
 
     def __call__(self, t):
+        rows = None if self.fold_rows is None else self.fold_rows.rows_of_tree(t)
         return sample_of(np.random.default_rng(self.seeds[t]), self.sample_weight,
-                         self.bootstrap)
+                         self.bootstrap, rows)
 
 
 def n_draws(forest, sample_weight):
@@ -99,24 +150,40 @@ def tree_samples(forest, sample_weight):
     """The weights of the training rows (of ``sample_weight``) in each tree of
     the fitted ``forest`` (:class:`TreeSamples`)."""
     return TreeSamples(tuple(tree.random_state for tree in forest.estimators_),
-                       sample_weight, bootstrap_of(forest, sample_weight))
+                       sample_weight, bootstrap_of(forest, sample_weight),
+                       FoldRows.of(forest))
 
 
 def out_of_bag_predictions(forest, X, sample_weight):
     """Each training row's mean prediction by the trees of the fitted
     ``forest`` whose sample left it out (NaN if none did): ``X`` the
     validated training rows, ``sample_weight`` the fit's weights."""
-    bootstrap = bootstrap_of(forest, sample_weight)
+    samples = tree_samples(forest, sample_weight)
     n_samples = X.shape[0]
     total = np.zeros(n_samples)
     n_predictions = np.zeros(n_samples)
-    for tree in forest.estimators_:
-        counts = bootstrap.counts(np.random.default_rng(tree.random_state))
-        out_of_bag = np.flatnonzero(counts == 0)
+    for t, tree in enumerate(forest.estimators_):
+        out_of_bag = np.flatnonzero(samples(t) == 0)
         total[out_of_bag] += walk_rows(tree.tree_.predict, X, out_of_bag)
         n_predictions[out_of_bag] += 1
     with np.errstate(invalid="ignore", divide="ignore"):
         return total / n_predictions
+
+
+def fold_predictions(forest, X):
+    """Each training row's mean prediction by the trees of the ``forest``
+    grown by folds that never saw its fold (``X`` the validated training
+    rows): K-fold predictions of the fit."""
+    fold_rows = FoldRows.of(forest)
+    n_folds = fold_rows.n_folds
+    total = np.zeros(X.shape[0])
+    rows_of_fold = [np.flatnonzero(fold_rows.row_folds == k) for k in range(n_folds)]
+    for t, tree in enumerate(forest.estimators_):
+        rows = rows_of_fold[fold_rows.fold_of_tree(t)]
+        total[rows] += walk_rows(tree.tree_.predict, X, rows)
+    trees_per_fold = np.bincount(np.arange(len(forest.estimators_)) % n_folds,
+                                 minlength=n_folds)
+    return total / trees_per_fold[fold_rows.row_folds]
 
 
 @contextmanager

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import _fit_context
+from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
@@ -32,8 +33,10 @@ from ..tree._growing import (
 )
 from ._bagging import (  # noqa: F401 (pickles of mmit._forest name TreeSamples)
     Bootstrap,
+    FoldRows,
     TreeSamples,
     bootstrap_of,
+    fold_predictions,
     out_of_bag_predictions,
     sample_of,
 )
@@ -57,10 +60,11 @@ MAX_SAMPLES_CONSTRAINT = [
 ]
 
 
-def _fit_tree(index, params, random_state, data, sample_weight, bootstrap):
+def _fit_tree(index, params, random_state, data, sample_weight, bootstrap, rows):
     """Grow the forest tree of ``params`` and seed ``random_state`` on its
     bootstrap counts (``bootstrap`` None: the tree is grown on
-    ``sample_weight``).
+    ``sample_weight``), drawn among ``rows`` only when given (a forest grown
+    by folds).
 
     Samples are drawn with probabilities proportional to ``sample_weight``
     and the tree weighs each sample by its count, as scikit-learn's forests
@@ -71,7 +75,7 @@ def _fit_tree(index, params, random_state, data, sample_weight, bootstrap):
     RandomState, and this runs with the GIL held, once per tree.)
     """
     generator = np.random.default_rng(random_state)
-    weight = sample_of(generator, sample_weight, bootstrap)
+    weight = sample_of(generator, sample_weight, bootstrap, rows)
     return index, grow_tree(params, data, weight, int(generator.integers(1, MAX_SEED)))
 
 
@@ -119,6 +123,16 @@ categorical_penalty, monotonic_cst, interaction_cst
         weights), as in scikit-learn.
     oob_score : bool, default=False
         Score the out-of-bag predictions (needs ``bootstrap``).
+    cv : int, cross-validation generator, iterable or None, default=None
+        Grow the trees by folds, for K-fold predictions at the cost of one
+        fit: tree ``t`` draws its sample (or, without ``bootstrap``, takes
+        its rows) only outside the test part of fold ``t % n_folds``, and
+        ``cv_predictions_`` holds each row's mean prediction by the trees
+        that never saw its fold. The forest predicts with all its trees.
+        The folds as in scikit-learn (an int: that many ``KFold`` folds,
+        not shuffled); their test parts must partition the rows, and there
+        must be at least as many trees as folds. None: every tree draws
+        from all rows. See Notes.
     n_jobs : int, default=None
         Parallel jobs for fit and predict (joblib semantics; threads).
     random_state : int, RandomState instance or None, default=None
@@ -170,6 +184,11 @@ LocationDistribution or None, default="auto"
     oob_score_ : float
         Negative interval MSE of ``oob_prediction_`` (the samples with one),
         like :meth:`score`; with ``oob_score=True``.
+    row_folds_ : ndarray of shape (n_samples,)
+        With ``cv``: the fold in whose test part each training row lies.
+    cv_predictions_ : ndarray of shape (n_samples,)
+        With ``cv``: each training row's mean prediction by the trees grown
+        without its fold (``n_estimators / n_folds`` of them).
     distribution_ : object or None
         What the predictive distributions read from, made on the first
         request (None with ``distribution=None``).
@@ -190,6 +209,12 @@ LocationDistribution or None, default="auto"
     ``distribution="spread"`` are in the user guide (:ref:`defaults`), the
     coverage and pinball loss of the predictive distributions on its
     accuracy page (:ref:`accuracy`).
+
+    With ``cv``, each tree's sample has as many draws as without, from the
+    rows it may see; its out-of-bag rows include its held-out fold. The
+    fold predictions are made as a K-fold cross-validation makes them, by
+    models that never saw the rows, each a forest of a K-th of the trees:
+    what :class:`IntervalStackingRegressor` weighs its forest member by.
 
     The distributions are made on the first request rather than in ``fit``,
     so that a forest never asked for one fits as fast as with
@@ -214,6 +239,7 @@ LocationDistribution or None, default="auto"
         "bootstrap": ["boolean"],
         "max_samples": MAX_SAMPLES_CONSTRAINT,
         "oob_score": ["boolean"],
+        "cv": ["cv_object"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
@@ -240,6 +266,7 @@ LocationDistribution or None, default="auto"
         bootstrap=True,
         max_samples=None,
         oob_score=False,
+        cv=None,
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -292,6 +319,7 @@ LocationDistribution or None, default="auto"
         check_leaf_model_growth(params, X.shape[0])
         bootstrap = bootstrap_of(self, sample_weight)
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
+        fold_rows = self._fold_rows(X, lower, upper, sample_weight)
         self._continues(previous)
         n_new = self.n_estimators - len(self.estimators_)
         if n_new == 0:
@@ -305,7 +333,7 @@ LocationDistribution or None, default="auto"
             data = training_data(X, lower, upper, self.margin, self.max_features,
                                  n_categories(self))
             self.estimators_.extend(self._grow(params, seeds, data, sample_weight,
-                                               bootstrap))
+                                               bootstrap, fold_rows))
         # the distributions are made on the first request (a forest never asked
         # for one does not pay for them), from copies of the rows, the bounds
         # and the weights (the caller's arrays may change after the fit)
@@ -313,6 +341,8 @@ LocationDistribution or None, default="auto"
             X = X.tocsr(copy=distribution is not None)
         else:
             X = np.ascontiguousarray(X) if distribution is None else np.array(X, order="C")
+        if fold_rows is not None:
+            self.cv_predictions_ = fold_predictions(self, X)
         out_of_bag = (out_of_bag_predictions(self, X, sample_weight) if self.oob_score
                       else None)
         if self.oob_score:
@@ -323,13 +353,50 @@ LocationDistribution or None, default="auto"
                                        out_of_bag))
         return self
 
-    def _grow(self, params, seeds, data, sample_weight, bootstrap):
+    def _fold_rows(self, X, lower, upper, sample_weight):
+        """With ``cv``, the :class:`FoldRows` of this fit, also set as
+        ``row_folds_`` (checked: test parts that partition the rows, a tree
+        per fold at least, rows of positive weight outside each fold);
+        None without (``row_folds_`` removed)."""
+        if self.cv is None:
+            for stale in ("row_folds_", "cv_predictions_"):
+                vars(self).pop(stale, None)
+            return None
+        if self.warm_start:
+            raise ValueError("warm_start=True cannot add trees to a forest grown by "
+                             "folds (cv): fit it at once.")
+        n_samples = X.shape[0]
+        row_folds = np.full(n_samples, -1, dtype=np.intp)
+        splits = list(check_cv(self.cv).split(X, np.column_stack([lower, upper])))
+        for fold, (_, test) in enumerate(splits):
+            if np.any(row_folds[test] >= 0):
+                row_folds[:] = -2
+                break
+            row_folds[test] = fold
+        if np.any(row_folds < 0):
+            raise ValueError("cv must partition the rows: each row in exactly one test "
+                             "fold (as for cross_val_predict).")
+        if len(splits) > self.n_estimators:
+            raise ValueError(f"cv has {len(splits)} folds: a forest grown by folds needs "
+                             f"at least as many trees (n_estimators={self.n_estimators}).")
+        if any(not np.any(sample_weight[row_folds != fold] > 0)
+               for fold in range(len(splits))):
+            raise ValueError("cv leaves no row of positive weight outside a fold: its "
+                             "trees would have nothing to grow on.")
+        self.row_folds_ = row_folds
+        return FoldRows(row_folds)
+
+    def _grow(self, params, seeds, data, sample_weight, bootstrap, fold_rows):
         """The fitted MMITs of the trees of ``seeds`` (``params``: the trees',
-        their constraints resolved)."""
+        their constraints resolved), tree t drawing among the rows of
+        ``fold_rows`` for it when given."""
         progress = Progress("MMITForest", len(seeds), "trees", self.verbose)
+        rows = ([None] * len(seeds) if fold_rows is None
+                else fold_rows.rows_of_trees(len(seeds)))
         jobs = Parallel(n_jobs=self.n_jobs, prefer="threads",
                         return_as="generator_unordered")(
-            delayed(_fit_tree)(index, params, seed, data, sample_weight, bootstrap)
+            delayed(_fit_tree)(index, params, seed, data, sample_weight, bootstrap,
+                               rows[index])
             for index, seed in enumerate(seeds)
         )
         grown = [None] * len(seeds)

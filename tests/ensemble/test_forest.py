@@ -4,7 +4,9 @@ import pickle
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from joblib import parallel_config
+from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, KFold
 
 from mmit import MMIT, MMITForest
@@ -151,6 +153,101 @@ def test_max_samples_fraction_is_of_the_total_weight():
     assert [t.tree_.weighted_n_node_samples[0] for t in forest.estimators_] == [50] * 3
     forest.fit(X, y)
     assert [t.tree_.weighted_n_node_samples[0] for t in forest.estimators_] == [25] * 3
+
+
+def test_trees_grown_by_folds_never_see_their_fold():
+    X, _ = small_problem(n=60)
+    # narrow finite intervals: no two splits cost the same, so the features'
+    # order (the trees' seeds) cannot matter
+    center = np.random.default_rng(1).normal(size=60) + X[:, 0]
+    y = np.column_stack([center - 0.01, center + 0.01])
+    folds = KFold(4, shuffle=True, random_state=0)
+    forest = MMITForest(n_estimators=10, max_features=None, max_depth=3, random_state=3,
+                        oob_score=True, cv=folds).fit(X, y)
+    tests = [test for _, test in folds.split(X)]
+    row_folds = np.empty(60, dtype=int)
+    for k, test in enumerate(tests):
+        row_folds[test] = k
+    np.testing.assert_array_equal(forest.row_folds_, row_folds)
+    total, count = np.zeros(60), np.zeros(60)
+    oob_total, oob_count = np.zeros(60), np.zeros(60)
+    for t, tree in enumerate(forest.estimators_):
+        # tree t draws 60 rows among those outside fold t % 4, as an MMIT on
+        # those counts grows it
+        outside = np.flatnonzero(row_folds != t % 4)
+        generator = np.random.default_rng(tree.random_state)
+        counts = np.bincount(outside[generator.integers(0, len(outside), 60)],
+                             minlength=60)
+        assert tree.tree_.weighted_n_node_samples[0] == 60
+        assert counts[tests[t % 4]].sum() == 0
+        drawn = counts > 0  # (elsewhere, equal splits may route rows apart)
+        alone = clone(tree).fit(X, y, sample_weight=counts.astype(float))
+        np.testing.assert_allclose(alone.predict(X[drawn]), tree.predict(X[drawn]))
+        total[tests[t % 4]] += tree.predict(X[tests[t % 4]])
+        count[tests[t % 4]] += 1
+        oob_total[counts == 0] += tree.predict(X[counts == 0])
+        oob_count[counts == 0] += 1
+    # fold predictions: the trees of each row's fold; out of bag: every tree
+    # whose sample left the row out, its held-out fold included
+    np.testing.assert_allclose(forest.cv_predictions_, total / count)
+    assert sorted(set(count)) == [2, 3]  # 10 trees over 4 folds
+    np.testing.assert_allclose(forest.oob_prediction_, oob_total / oob_count)
+    # the forest predicts with all its trees; an ordinary fit drops the folds
+    np.testing.assert_allclose(forest.predict(X), np.mean(
+        [tree.predict(X) for tree in forest.estimators_], axis=0))
+    forest.set_params(cv=None, oob_score=False).fit(X, y)
+    assert not hasattr(forest, "row_folds_") and not hasattr(forest, "cv_predictions_")
+
+
+def test_grown_by_folds_with_weights_without_bootstrap_and_distributions():
+    X, y = small_problem(n=80)
+    weight = np.tile([0.0, 1.0, 2.0, 1.0], 20)
+    folds = [(np.setdiff1d(np.arange(80), test), test)
+             for test in np.array_split(np.arange(80), 5)]
+    forest = MMITForest(n_estimators=10, random_state=0, cv=folds).fit(
+        X, y, sample_weight=weight)
+    for t, tree in enumerate(forest.estimators_):
+        generator = np.random.default_rng(tree.random_state)
+        outside = np.flatnonzero(forest.row_folds_ != t % 5)
+        p = weight[outside] / weight[outside].sum()
+        drawn = outside[generator.choice(len(outside), 80, p=p)]
+        assert forest.row_folds_[drawn].tolist().count(t % 5) == 0
+        assert tree.tree_.weighted_n_node_samples[0] == 80
+    quantiles = forest.predict_quantiles(X[:5], [0.1, 0.5, 0.9])
+    assert np.all(np.diff(quantiles, axis=1) >= 0)
+    # a sparse X grows the same forest, fold predictions and distributions
+    X_sparse = X.copy()
+    X_sparse[np.abs(X_sparse) < 0.5] = 0.0
+    dense = MMITForest(n_estimators=10, random_state=0, cv=folds).fit(X_sparse, y, weight)
+    sparse = MMITForest(n_estimators=10, random_state=0, cv=folds).fit(
+        sp.csr_matrix(X_sparse), y, weight)
+    np.testing.assert_array_equal(dense.cv_predictions_, sparse.cv_predictions_)
+    np.testing.assert_array_equal(dense.predict_quantiles(X_sparse[:5], [0.1, 0.9]),
+                                  sparse.predict_quantiles(X_sparse[:5], [0.1, 0.9]))
+    # without bootstrap, tree t takes the rows outside fold t % 5 with their weights
+    plain = MMITForest(n_estimators=5, bootstrap=False, max_features=None, random_state=0,
+                       cv=folds).fit(X, y, sample_weight=weight)
+    for t, tree in enumerate(plain.estimators_):
+        assert tree.tree_.weighted_n_node_samples[0] == weight.sum() - weight[
+            folds[t][1]].sum()
+    assert np.all(np.isfinite(plain.cv_predictions_))
+
+
+def test_bad_folds():
+    X, y = small_problem(n=40)
+    overlapping = [(np.arange(20, 40), np.arange(0, 25)), (np.arange(0, 20),
+                                                          np.arange(20, 40))]
+    with pytest.raises(ValueError, match="partition the rows"):
+        MMITForest(n_estimators=4, cv=overlapping).fit(X, y)
+    with pytest.raises(ValueError, match="partition the rows"):
+        MMITForest(n_estimators=4, cv=[(np.arange(20, 40), np.arange(20))]).fit(X, y)
+    with pytest.raises(ValueError, match="at least as many trees"):
+        MMITForest(n_estimators=4, cv=5).fit(X, y)
+    with pytest.raises(ValueError, match="warm_start"):
+        MMITForest(n_estimators=5, cv=5, warm_start=True).fit(X, y)
+    weight = np.r_[np.ones(8), np.zeros(32)]
+    with pytest.raises(ValueError, match="no row of positive weight"):
+        MMITForest(n_estimators=5, cv=5).fit(X, y, sample_weight=weight)
 
 
 def test_progress_is_reported_on_stderr(capsys):
