@@ -4,6 +4,7 @@ weighted by their out-of-fold predictions (stacked generalisation)."""
 import itertools
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -45,10 +46,11 @@ IMPUTER_STEP, MEMBER_STEP = "impute", "model"
 
 
 # where a member's out-of-fold predictions come from
-OUT_OF_BAG, CV_PATH, FOLDS = "out of bag", "cv path", "folds"
+OUT_OF_BAG, CV_PATH, BY_FOLDS, FOLDS = "out of bag", "cv path", "grown by folds", "folds"
 
-# out_of_fold="auto" fits every member on the folds below this many rows,
-# and reads the free predictions from there (the defaults page of the docs)
+# out_of_fold="folds" fits every member on the folds below this many rows,
+# and from there takes a forest's and a linear CV's from their one fit (the
+# defaults page of the docs)
 FOLDS_BELOW_ROWS = 200
 
 
@@ -98,28 +100,30 @@ def needs_imputer(estimator):
             and not estimator.__sklearn_tags__().input_tags.allow_nan)
 
 
-def out_of_fold_source(estimator):
-    """Where a member's out-of-fold predictions come from: a bagged
-    MMITForest's are out of bag (each row predicted by the trees that did
-    not see it) and an IntervalLinearRegressionCV's come from its own folds,
-    set to the stack's, both from their one fit (also as a pipeline's last
-    step); any other member is fitted on every fold, then on all rows."""
+def out_of_fold_source(estimator, out_of_fold, n_samples):
+    """Where a member's out-of-fold predictions come from, for the stack's
+    ``out_of_fold`` and ``n_samples`` rows (also for a pipeline's last
+    step):
+
+    - "folds" from FOLDS_BELOW_ROWS rows: an :class:`MMITForest` (not
+      warm-started) from its one fit with its trees grown by the stack's
+      folds, an :class:`IntervalLinearRegressionCV` from its own CV run on
+      them (its fold models at the chosen alpha and margin);
+    - "free": a bagged MMITForest out of bag, the linear CV as for "folds";
+    - "refit", "folds" below FOLDS_BELOW_ROWS rows, and any other member:
+      fitted on every fold, then on all rows.
+    """
     final = estimator[-1] if isinstance(estimator, Pipeline) else estimator
-    if isinstance(final, MMITForest) and final.bootstrap:
-        return OUT_OF_BAG
+    if out_of_fold == "refit" or (out_of_fold == "folds" and n_samples < FOLDS_BELOW_ROWS):
+        return FOLDS
     if isinstance(final, IntervalLinearRegressionCV):
         return CV_PATH
+    if isinstance(final, MMITForest):
+        if out_of_fold == "folds" and not final.warm_start:
+            return BY_FOLDS
+        if out_of_fold == "free" and final.bootstrap:
+            return OUT_OF_BAG
     return FOLDS
-
-
-def out_of_fold_sources(estimators, out_of_fold, n_samples):
-    """Where each member's out-of-fold predictions come from, for the
-    stack's ``out_of_fold`` and ``n_samples`` rows: every member fitted on
-    the folds ("folds", or "auto" below FOLDS_BELOW_ROWS rows), else the
-    free ones where a member has them (:func:`out_of_fold_source`)."""
-    free = out_of_fold == "free" or (out_of_fold == "auto"
-                                     and n_samples >= FOLDS_BELOW_ROWS)
-    return [out_of_fold_source(estimator) if free else FOLDS for estimator in estimators]
 
 
 def constrained(name, estimator, constraints):
@@ -141,12 +145,13 @@ def constrained(name, estimator, constraints):
 
 def _fit_once(index, estimator, source, member_cv, X, y, sample_weight, constraints):
     """One task: fit a clone of a member whose one fit gives its out-of-fold
-    predictions (``source`` OUT_OF_BAG or CV_PATH, ``member_cv`` the stack's
-    folds), and read them."""
+    predictions (``source`` OUT_OF_BAG, BY_FOLDS or CV_PATH, ``member_cv``
+    the stack's folds), and read them."""
     start = time.perf_counter()
     prefix = f"{estimator.steps[-1][0]}__" if isinstance(estimator, Pipeline) else ""
-    settings = ({"oob_score": True} if source == OUT_OF_BAG else
-                {"cv": member_cv, "store_cv_predictions": True})
+    settings = {OUT_OF_BAG: {"oob_score": True},
+                BY_FOLDS: {"cv": member_cv},
+                CV_PATH: {"cv": member_cv, "store_cv_predictions": True}}[source]
     model = clone(estimator).set_params(**{prefix + key: value
                                            for key, value in settings.items()})
     with rows_without_out_of_bag_prediction_ignored():
@@ -200,20 +205,22 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
     """A convex combination of interval regressors, weighted by their
     out-of-fold predictions.
 
-    Every member is fitted on the training part of each of ``cv``'s folds
-    and predicts the held-out part, so each row gets one prediction from
-    each member that did not see it (``cv_predictions_``). From 200 rows
-    (``out_of_fold``), two members give theirs from their one fit on all
-    rows instead: a bagged :class:`MMITForest` its out-of-bag predictions,
-    and an :class:`IntervalLinearRegressionCV` the predictions of its own
-    CV's fold models at the chosen alpha and margin (its CV run on the
-    stack's folds). The weights are non-negative, sum to one and minimise the
-    weighted squared hinge loss (margin 0) of the combined out-of-fold
-    prediction outside each interval, solved exactly (see Notes). Each
-    member is then refitted on all rows; the prediction is the weighted sum
-    of theirs. Stacked generalisation (Wolpert 1992) with non-negative
-    weights (Breiman 1996), the "super learner" of van der Laan, Polley and
-    Hubbard (2007).
+    Each row gets one prediction from each member made by a model that
+    never saw the row's fold of ``cv`` (``cv_predictions_``). Below 200
+    rows every member is fitted on the training part of each fold and
+    predicts the held-out part; from 200 rows (``out_of_fold``), two
+    members make theirs in their one fit on all rows, at the cost of one
+    fit: an :class:`MMITForest` grows its trees by the folds (``cv``: the
+    trees grown without a fold predict it, and the forest is all of them),
+    and an :class:`IntervalLinearRegressionCV` runs its own CV on the
+    stack's folds and gives its fold models' predictions at the chosen
+    alpha and margin. The weights are non-negative, sum to one and minimise
+    the weighted squared hinge loss (margin 0) of the combined out-of-fold
+    prediction outside each interval, solved exactly (see Notes). The
+    members fitted on all rows make the prediction, the weighted sum of
+    theirs. Stacked generalisation (Wolpert 1992) with non-negative weights
+    (Breiman 1996), the "super learner" of van der Laan, Polley and Hubbard
+    (2007).
 
     Parameters
     ----------
@@ -240,14 +247,16 @@ class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMi
         forest's 100). Made on the first request (or by
         :func:`save_model`) from a copy of the training rows, so that a
         stack never asked for one fits as fast as with None. See Notes.
-    out_of_fold : {"auto", "folds", "free"}, default="auto"
-        Where the members' out-of-fold predictions come from. "folds": every
-        member is fitted on every fold. "free": a bagged forest gives its
-        out-of-bag predictions and an :class:`IntervalLinearRegressionCV`
-        its CV path from their one fit on all rows (the other members are
-        fitted on the folds), which saves four forest fits and five linear
-        CVs: for large data. "auto": "folds" below 200 rows, "free" from
-        200 (see Notes).
+    out_of_fold : {"folds", "refit", "free"}, default="folds"
+        Where the members' out-of-fold predictions come from. "folds": as
+        above, every prediction by a model that never saw the row's fold,
+        the forest and the linear CV making theirs in their one fit from
+        200 rows. "refit": every member fitted on every fold, then on all
+        rows, at every size (a forest: six fits instead of one). "free": a
+        bagged forest gives its out-of-bag predictions (each row predicted
+        by the trees whose bootstrap sample left it out) and the linear CV
+        its fold models', at every size. "auto" (deprecated, removed in
+        0.3; model files of earlier versions hold it) is "folds". See Notes.
     n_jobs : int, default=None
         Fits run in parallel threads: the folds and refits of the members,
         and the trees of the default forest (joblib semantics).
@@ -276,9 +285,10 @@ default=None
     weights_ : ndarray of shape (n_members,)
         The weight of each member: non-negative, summing to one.
     cv_predictions_ : ndarray of shape (n_samples, n_members)
-        Each member's out-of-fold (or out-of-bag) prediction of each row;
-        NaN for a row that no tree of a forest left out of its bootstrap
-        sample (such rows do not take part in the weights).
+        Each member's out-of-fold prediction of each row (with
+        ``out_of_fold="free"``, a forest's out-of-bag one: NaN for a row that
+        no tree left out of its bootstrap sample; such rows do not take part
+        in the weights).
     cv_scores_ : ndarray of shape (n_members,)
         Negative interval MSE of each member's out-of-fold predictions
         (weighted; higher is better).
@@ -304,14 +314,19 @@ default=None
     The rows are centred on the members' mean prediction first, so the
     weights do not depend on where the targets lie.
 
-    Out-of-fold predictions: below 200 rows, members fitted on the folds
-    give a more accurate stack than the free predictions; from 200 rows the
-    free ones are as accurate and spare four forest fits and five linear
-    CVs. With the default members, a fit from 200 rows is one forest fit,
-    one linear fit and six boosting fits (five folds and all rows); below
-    200 rows, six fits of each member. The default members, the convex
-    combiner and the out-of-fold predictions were chosen by measurement
-    (:ref:`defaults` in the user guide; the fit's cost: :ref:`performance`).
+    Out-of-fold predictions: the combiner weighs each member by predictions
+    made by models that never saw the rows, as its refitted self predicts
+    new ones. From 200 rows a forest grown by the folds makes them in its
+    one fit, its trees drawing from four fifths of the rows; each fold is
+    predicted by a fifth of the trees. Below 200 rows, where a fit takes
+    under a second, refitting every member on the folds ranks better (a
+    fifth of a forest's trees predicts small data too noisily). With the
+    default members a fit from 200 rows is one forest fit, one linear fit
+    and six boosting fits (five folds and all rows); "refit" costs four
+    more forest fits and five more linear CVs. The default members, the
+    convex combiner and the out-of-fold predictions were chosen by
+    measurement (:ref:`defaults` in the user guide; the fit's cost:
+    :ref:`performance`).
 
     Predictive distributions: the residuals of the stack's own out-of-fold
     predictions measure its errors as the refitted stack makes them, so
@@ -360,7 +375,8 @@ default=None
     _parameter_constraints = {
         "estimators": [list, None],
         "cv": ["cv_object"],
-        "out_of_fold": [StrOptions({"auto", "folds", "free"})],
+        "out_of_fold": [StrOptions({"folds", "refit", "free", "auto"},
+                                   deprecated={"auto"})],
         "distribution": [StrOptions({"spread"}), SpreadDistribution, None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
@@ -370,7 +386,7 @@ default=None
     # the parameter whose models a model file holds in the stack's state
     _member_parameters = ("estimators",)
 
-    def __init__(self, estimators=None, *, cv=5, out_of_fold="auto", distribution="spread",
+    def __init__(self, estimators=None, *, cv=5, out_of_fold="folds", distribution="spread",
                  n_jobs=None, random_state=None, verbose=0, monotonic_cst=None):
         set_init_parameters(self, locals())
 
@@ -475,15 +491,20 @@ default=None
         predictions = np.full((n_samples, n_members), np.nan)
         fitted = [None] * n_members
         report = self._progress()
-        sources = out_of_fold_sources([estimator for _, estimator in members],
-                                      self.out_of_fold, n_samples)
+        out_of_fold = self.out_of_fold
+        if out_of_fold == "auto":
+            warnings.warn("out_of_fold='auto' is deprecated and will be removed in 0.3: "
+                          "it is now 'folds', the default.", FutureWarning, stacklevel=2)
+            out_of_fold = "folds"
+        sources = [out_of_fold_source(estimator, out_of_fold, n_samples)
+                   for _, estimator in members]
         # one pool of threads runs the linear CVs' one fit and every fold and
-        # refit of the other members; it starts on creation, so the bagged
-        # forests' one fit each (with their own threads) overlaps it
-        bagged = [delayed(_fit_once)(index, estimator, OUT_OF_BAG, None, X, y,
-                                     member_weight, constraints)
-                  for index, (_, estimator) in enumerate(members)
-                  if sources[index] == OUT_OF_BAG]
+        # refit of the other members; it starts on creation, so the forests'
+        # one fit each (with their own threads) overlaps it
+        forests = [delayed(_fit_once)(index, estimator, sources[index], member_cv, X, y,
+                                      member_weight, constraints)
+                   for index, (_, estimator) in enumerate(members)
+                   if sources[index] in (OUT_OF_BAG, BY_FOLDS)]
         pooled = [delayed(_fit_once)(index, estimator, CV_PATH, member_cv, X, y,
                                      member_weight, constraints)
                   for index, (_, estimator) in enumerate(members)
@@ -495,7 +516,7 @@ default=None
                    for fold, (train, test) in [*enumerate(splits),
                                                (None, (np.arange(n_samples), None))]]
         results = itertools.chain(
-            (function(*args, **kwargs) for function, args, kwargs in bagged),
+            (function(*args, **kwargs) for function, args, kwargs in forests),
             Parallel(n_jobs=self.n_jobs, prefer="threads",
                      return_as="generator_unordered")(pooled))
         for index, fold, model, member_predictions, seconds in results:
@@ -505,8 +526,8 @@ default=None
                 if sources[index] == FOLDS:
                     report(name, "all rows", seconds)
                 else:
-                    predictions[:, index] = _checked_predictions(member_predictions, name,
-                                                                 allow_nan=True)
+                    predictions[:, index] = _checked_predictions(
+                        member_predictions, name, allow_nan=sources[index] == OUT_OF_BAG)
                     report(name, f"{sources[index]}, one fit", seconds)
             else:
                 predictions[splits[fold][1], index] = _checked_predictions(

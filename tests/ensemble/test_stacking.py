@@ -135,19 +135,48 @@ def test_default_members_and_n_jobs_do_not_change_the_result():
 def test_the_default_fits_on_the_folds_below_a_size(n_samples):
     X, y = interval_problem(n=n_samples, seed=8)
     stack = IntervalStackingRegressor(random_state=0).fit(X, y)
-    folds = IntervalStackingRegressor(out_of_fold="folds", random_state=0).fit(X, y)
+    refit = IntervalStackingRegressor(out_of_fold="refit", random_state=0).fit(X, y)
     forest = stack.named_estimators_.forest
     if n_samples < FOLDS_BELOW_ROWS:  # every member fitted on every fold
-        np.testing.assert_array_equal(stack.cv_predictions_, folds.cv_predictions_)
-        assert not hasattr(forest, "oob_prediction_")
-        np.testing.assert_array_equal(stack.predict(X), folds.predict(X))
-    else:  # the forest's out-of-bag predictions and the linear model's CV path
-        np.testing.assert_array_equal(stack.cv_predictions_[:, 0], forest.oob_prediction_)
+        np.testing.assert_array_equal(stack.cv_predictions_, refit.cv_predictions_)
+        assert not hasattr(forest, "cv_predictions_")
+        np.testing.assert_array_equal(stack.predict(X), refit.predict(X))
+    else:  # the forest grown by the stack's folds and the linear model's CV path
+        folds = [test for _, test in KFold(5, shuffle=True, random_state=forest.cv
+                                           .random_state).split(X)]
+        for k, test in enumerate(folds):
+            assert np.all(forest.row_folds_[test] == k)
+        np.testing.assert_array_equal(stack.cv_predictions_[:, 0], forest.cv_predictions_)
         np.testing.assert_array_equal(stack.cv_predictions_[:, 2],
                                       stack.named_estimators_.linear[-1].cv_predictions_)
-        assert not np.array_equal(stack.cv_predictions_[:, 0], folds.cv_predictions_[:, 0])
+        # the forest's trees never saw the fold they predict: the fold
+        # predictions are not its predictions of its training rows
+        assert not np.allclose(stack.cv_predictions_[:, 0], forest.predict(X))
+        assert not np.array_equal(stack.cv_predictions_[:, 0], refit.cv_predictions_[:, 0])
     # the boosting member is fitted on the folds either way
-    np.testing.assert_array_equal(stack.cv_predictions_[:, 1], folds.cv_predictions_[:, 1])
+    np.testing.assert_array_equal(stack.cv_predictions_[:, 1], refit.cv_predictions_[:, 1])
+
+
+def test_the_default_does_not_depend_on_n_jobs_and_auto_is_deprecated():
+    X, y = interval_problem(n=FOLDS_BELOW_ROWS, seed=9)
+    one = IntervalStackingRegressor(random_state=0, n_jobs=1).fit(X, y)
+    two = IntervalStackingRegressor(random_state=0, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(one.cv_predictions_, two.cv_predictions_)
+    np.testing.assert_array_equal(one.weights_, two.weights_)
+    np.testing.assert_array_equal(one.predict(X), two.predict(X))
+    with pytest.warns(FutureWarning, match="'auto' is deprecated"):
+        auto = IntervalStackingRegressor(out_of_fold="auto", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(auto.cv_predictions_, one.cv_predictions_)
+
+
+def test_a_warm_started_forest_member_is_refitted_on_the_folds():
+    X, y = interval_problem(n=FOLDS_BELOW_ROWS, seed=10)
+    members = [("forest", MMITForest(n_estimators=10, warm_start=True, random_state=0)),
+               ("linear", IntervalLinearRegressionCV(cv=3))]
+    stack = IntervalStackingRegressor(members, random_state=0).fit(X, y)
+    refit = IntervalStackingRegressor(members, out_of_fold="refit", random_state=0)
+    refit.fit(X, y)
+    np.testing.assert_array_equal(stack.cv_predictions_[:, 0], refit.cv_predictions_[:, 0])
 
 
 def test_missing_values_reach_the_trees_and_the_imputer():
