@@ -36,19 +36,19 @@ N_TEST = 2000
 SIMULATED_PREFIX = "sim."
 
 
-def splits_of(data_dir, quick=False):
+def splits_of(data_dir, quick=False, shapes=SIMULATED_SHAPES):
     """(data set name, list of (X_train, y_train, X_test, y_test)) of every
     data set folder of ``data_dir`` (one split per fold) and of each
-    simulated shape (one split: ``N_TEST`` fresh test rows); names of the
-    simulated ones start with ``SIMULATED_PREFIX``. ``quick``: one fold per
-    folder and two shapes (a smoke test)."""
+    simulated shape of ``shapes`` (one split: ``N_TEST`` fresh test rows);
+    names of the simulated ones start with ``SIMULATED_PREFIX``. ``quick``:
+    one fold per folder and two shapes (a smoke test)."""
     for folder in sorted(p for p in data_dir.iterdir() if (p / "folds.csv").exists()):
         data = load_folder(folder)
         folds = np.unique(data.folds)
         yield data.name, [(data.data[data.folds != fold], data.target[data.folds != fold],
                            data.data[data.folds == fold], data.target[data.folds == fold])
                           for fold in (folds[:1] if quick else folds)]
-    shapes = SIMULATED_SHAPES[:2] if quick else SIMULATED_SHAPES
+    shapes = shapes[:2] if quick else shapes
     for (n, noise_features, censoring), pattern in itertools.product(shapes, PATTERNS):
         X, y = make_interval_regression(n + N_TEST, noise_features + 1, pattern,
                                         censoring=censoring,

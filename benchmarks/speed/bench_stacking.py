@@ -9,15 +9,16 @@ instead) and
 out). Both fit with
 the same ``n_jobs`` (1, as their default None, and 2) and are timed
 in turn (median of the repeats), the stack with each ``--out-of-fold``
-setting (default: "auto"). Each member's share is the wall time of its
-part of the stack's fit, timed alone the way the stack runs it: with the
-free predictions, the forest's one fit with its out-of-bag predictions and
-the linear model's one fit (its own CV on the stack's folds gives the
-out-of-fold predictions); otherwise (and always for the boosting) its fits
-on the 5 folds and on all rows in a pool of ``n_jobs`` threads.
+setting (default: "folds", the stack's default). Each member's share is the
+wall time of its part of the stack's fit, timed alone the way the stack
+runs it: the forest's and the linear model's one fit when they give their
+out-of-fold predictions from it (the forest grown by the folds, or out of
+bag with "free"; the linear model's own CV on the stack's folds); otherwise
+(and always for the boosting) its fits on the 5 folds and on all rows in a
+pool of ``n_jobs`` threads.
 
 Usage: python benchmarks/speed/bench_stacking.py [--repeats 3] [--sizes 1e4]
-       [--features 20 200] [--n-jobs 1 2] [--out-of-fold auto folds free]
+       [--features 20 200] [--n-jobs 1 2] [--out-of-fold folds refit free]
        [--datasets NAME ...] [--data-dir DIR] [--csv PATH]
 """
 
@@ -42,7 +43,7 @@ from mmit.ensemble._stacking import (
     _fit_and_predict,
     _fit_once,
     default_estimators,
-    out_of_fold_sources,
+    out_of_fold_source,
 )
 
 
@@ -62,18 +63,19 @@ def member_seconds(X, y, n_jobs, repeats, out_of_fold):
     cv = KFold(5, shuffle=True, random_state=0)
     splits = list(cv.split(X))
     times = {}
-    sources = out_of_fold_sources([estimator for _, estimator in members],
-                                  out_of_fold, len(X))
+    sources = [out_of_fold_source(estimator, out_of_fold, len(X))
+               for _, estimator in members]
     for (name, estimator), source in zip(members, sources, strict=True):
         if source == FOLDS:
             def fit(estimator=estimator):
                 Parallel(n_jobs=n_jobs, prefer="threads")(
-                    delayed(_fit_and_predict)(0, k, estimator, X, y, None, train, test)
+                    delayed(_fit_and_predict)(0, k, estimator, X, y, None, train, test,
+                                              None)
                     for k, (train, test) in [*enumerate(splits),
                                              (None, (np.arange(len(X)), None))])
         else:
             def fit(estimator=estimator, source=source):
-                _fit_once(0, estimator, source, cv, X, y, None)
+                _fit_once(0, estimator, source, cv, X, y, None, None)
         times[name] = median_seconds(fit, repeats)
     return times
 
@@ -84,8 +86,8 @@ def main():
     parser.add_argument("--sizes", type=float, nargs="*", default=[1e4])
     parser.add_argument("--features", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--out-of-fold", nargs="+", default=["auto"],
-                        choices=["auto", "folds", "free"],
+    parser.add_argument("--out-of-fold", nargs="+", default=["folds"],
+                        choices=["folds", "refit", "free"],
                         help="the stack's out_of_fold settings timed")
     parser.add_argument("--datasets", nargs="+",
                         default=["H3K27ac-H3K4me3_TDHAM_BP_FPOP", "servo"],

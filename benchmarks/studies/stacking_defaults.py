@@ -9,6 +9,9 @@ that members and combiners are compared on the same predictions:
 
 - ``forest``: ``MMITForest()``; ``forest (out of bag)``: its out-of-bag
   predictions instead of K-fold ones (the refit is the same forest);
+  ``forest by folds``: ``MMITForest(cv=<the stacking's folds>)``, one fit
+  whose trees are grown by folds: its fold predictions and its own test
+  predictions (the union of the folds' trees);
 - ``boost``: ``MMITBoost()``; ``boost 50``: 50 stages at learning rate
   0.1, and cheaper variants of it: ``boost 50, half features``
   (``max_features=0.5``), ``boost 30`` (30 stages at rate 0.15);
@@ -31,15 +34,31 @@ and, for the chosen members (``--members``), the alternatives to the
 combiner (best family by CV error, plain average, an unconstrained linear
 combiner, simplex weights plus an intercept) and to the K-fold predictions
 (out of bag, the CV path), also by the size of the training part, below
-and from the rows where ``out_of_fold="auto"`` switches: the geometric
+and from the rows where the default ``out_of_fold`` switches: the geometric
 mean of the ratios of test MSE to every member fitted on the folds, with
 the number of sets more than 2% worse and better (``+worse/-better``).
-``--families`` computes only some families;
+``--families`` computes only some families; ``--seeds`` fits every split
+once per seed (of the stacking's folds and of the models) and averages;
 ``--free`` gives the forest and the linear model their free predictions
-only (no K-fold fits of them: the stack's way).
+only (no K-fold fits of them).
+
+``--out-of-fold-table`` compares the stack's ``out_of_fold`` settings on the
+default members (forest, boost 30, linear), each as the stack makes it:
+"refit" (every member fitted on every fold), "free" (the forest out of bag,
+the linear model's CV path), "auto" as it was until 0.2 ("refit" below 200
+training rows, "free" from there), "by folds" (the forest grown by the
+folds, the linear model's CV path, the boosting fitted on the folds) and
+"folds", the default ("refit" below FOLDS_BELOW_ROWS training rows, "by
+folds" from there): each data set's test MSE and the stack's fit cost (the seconds of
+its members' fits, as the stack makes them, over those of ``MMITForest()``
+on all training rows: the fits' own seconds, run here one at a time per
+process), then mean rank and wins on the bundled and the simulated sets
+(``--csv`` writes the table). ``--large`` adds simulated shapes of 1e4 and
+1e5 training rows.
 
 Usage: python benchmarks/studies/stacking_defaults.py DATA_DIR [--cache DIR] [--n-jobs 2]
        [--members forest boost linear ...] [--families ...] [--free]
+       [--seeds 0 ...] [--out-of-fold-table [--large] [--csv PATH]]
 """
 
 import argparse
@@ -54,9 +73,11 @@ from joblib import Parallel, delayed
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from models import IntervalKNN
 from scipy.optimize import minimize
+from scipy.stats import rankdata
 from sklearn.base import clone
 from sklearn.model_selection import KFold
-from variant_study import SIMULATED_PREFIX, print_ranking, splits_of
+from tables import Table, add_csv_argument
+from variant_study import SIMULATED_PREFIX, SIMULATED_SHAPES, print_ranking, splits_of
 
 from mmit import (
     MMIT,
@@ -73,10 +94,24 @@ from mmit.metrics import interval_mse
 
 N_FOLDS = 5
 FREE = {"forest": "out_of_bag", "linear": "cv_path"}  # family -> its free predictions
+# out_of_fold="auto" fitted every member on the folds below this many rows
+# and read the free predictions from there (the default until 0.2)
+AUTO_SWITCH_ROWS = 200
+# the stack's ways to its default members' out-of-fold predictions: the
+# members and where each one's come from (--out-of-fold-table)
+DEFAULT_MEMBERS = ("forest", "boost 30", "linear")
+CONSTRUCTIONS = {
+    "refit": (DEFAULT_MEMBERS, {}),
+    "free": (DEFAULT_MEMBERS, FREE),
+    "by folds": (("forest by folds", "boost 30", "linear"), {"linear": "cv_path"}),
+}
+# (n_samples, noise features, censoring) of the larger shapes of --large
+LARGE_SHAPES = [(10_000, 19, 0.2), (100_000, 19, 0.2)]
 BASE = ("forest", "linear")  # in every stack compared
 REQUIRED = ("forest", "boost", "linear")
-OPTIONAL = ("linear leaves", "boost, linear leaves", "boost 50", "boost 50, linear leaves",
-            "boost 50, half features", "boost 30", "tree, linear leaves, depth 3",
+OPTIONAL = ("forest by folds", "linear leaves", "boost, linear leaves", "boost 50",
+            "boost 50, linear leaves", "boost 50, half features", "boost 30",
+            "tree, linear leaves, depth 3",
             "tree, linear leaves, 20 per leaf", "tree, linear leaves, depth 4, 10 per leaf",
             "MMIT", "kNN", "constant")
 
@@ -85,6 +120,7 @@ def families(seed):
     inner = KFold(5, shuffle=True, random_state=seed)
     return {
         "forest": MMITForest(random_state=seed),
+        "forest by folds": MMITForest(random_state=seed),
         "boost": MMITBoost(random_state=seed),
         "boost, linear leaves": MMITBoost(leaf_model="linear", random_state=seed),
         "boost 50": MMITBoost(n_estimators=50, learning_rate=0.1, random_state=seed),
@@ -109,15 +145,17 @@ def families(seed):
     }
 
 
-def family_predictions(family, X_train, y_train, X_test, free):
+def family_predictions(family, X_train, y_train, X_test, free, seed):
     """Out-of-fold predictions of the training rows (and the variants' free
-    ones), test predictions of the refit, and the seconds of all fits.
-    ``free``: the forest and the linear model give only their free ones."""
-    folds = list(KFold(N_FOLDS, shuffle=True, random_state=0).split(X_train))
-    model = families(0)[family]
+    ones), test predictions of the refit, and the seconds of all fits, the
+    folds and the models seeded by ``seed``. ``free``: the forest and the
+    linear model give only their free ones."""
+    folds = list(KFold(N_FOLDS, shuffle=True, random_state=seed).split(X_train))
+    model = families(seed)[family]
     start = time.perf_counter()
     out_of_fold = np.full(len(X_train), np.nan)
-    for train, test in [] if free and family in FREE else folds:
+    by_folds = family == "forest by folds"  # its one fit gives them
+    for train, test in [] if (free and family in FREE) or by_folds else folds:
         out_of_fold[test] = clone(model).fit(X_train[train], y_train[train]).predict(
             X_train[test])
     fold_seconds = time.perf_counter() - start
@@ -126,7 +164,11 @@ def family_predictions(family, X_train, y_train, X_test, free):
         model.set_params(oob_score=True)
     if family == "linear":  # its CV on the stack's folds keeps their predictions
         model.set_params(cv=folds, store_cv_predictions=True)
+    if by_folds:
+        model.set_params(cv=folds)
     refit = model.fit(X_train, y_train)
+    if by_folds:
+        out_of_fold = refit.cv_predictions_
     result = {"out_of_fold": out_of_fold, "test": refit.predict(X_test),
               "fold_seconds": fold_seconds, "refit_seconds": time.perf_counter() - start}
     if family == "forest":
@@ -136,15 +178,15 @@ def family_predictions(family, X_train, y_train, X_test, free):
     return result
 
 
-def cached(cache, name, k, family, split, free):
-    kind = ".free" if free and family in FREE else ""
+def cached(cache, name, k, family, split, free, seed):
+    kind = (".free" if free and family in FREE else "") + (f".seed{seed}" if seed else "")
     path = None if cache is None else cache / f"{name}.{k}.{family}{kind}.npz"
     if path is not None and path.exists():
         with np.load(path) as archive:
             result = {key: archive[key] for key in archive.files}
     else:
         X_train, y_train, X_test, _ = split
-        result = family_predictions(family, X_train, y_train, X_test, free)
+        result = family_predictions(family, X_train, y_train, X_test, free, seed)
         if path is not None:
             np.savez(path, **result)
     if free and family in FREE:
@@ -191,10 +233,11 @@ def print_table(title, rows, names, reference=None):
 def print_by_size(alternatives, n_train):
     """The free out-of-fold predictions against every member fitted on the
     folds, for data sets below and from ``FOLDS_BELOW_ROWS`` training rows
-    (where ``out_of_fold="auto"`` switches): the geometric mean of the
+    (where the default ``out_of_fold="folds"`` switches from the latter to
+    one fit of the forest and the linear model): the geometric mean of the
     ratios of test MSE, and the sets more than 2% worse and better."""
     variants = ["simplex, forest out of bag", "simplex, linear CV path",
-                "simplex, both (the stack's way)"]
+                "simplex, both free"]
     print(f"\nfree out-of-fold predictions / every member on the folds, by training "
           f"rows (the stack's switch: {FOLDS_BELOW_ROWS})")
     print(f"{'rows':<14}{'sets':>6}" + "".join(f"{v:>34}" for v in variants))
@@ -210,6 +253,57 @@ def print_by_size(alternatives, n_train):
         print(f"{label:<14}{len(names):>6}" + "".join(f"{c:>34}" for c in cells))
 
 
+def construction_seconds(by_family, members, variant):
+    """The seconds of a construction's fits on one training part: each
+    member's fits on the folds (unless it gives its out-of-fold predictions
+    from its one fit: ``variant``, or a forest grown by folds) and on all
+    rows."""
+    return sum(by_family[m]["refit_seconds"]
+               + (0.0 if m in variant or m == "forest by folds"
+                  else by_family[m]["fold_seconds"]) for m in members)
+
+
+def print_out_of_fold_table(data, predictions, test_mse, csv_path):
+    """The stack's out_of_fold settings (CONSTRUCTIONS, "auto" as it was
+    until 0.2 and "folds", the default) on every data set, with their fit
+    cost, then their mean rank and wins (the lowest test MSE of the five)
+    on the bundled sets, the simulated ones and all."""
+    labels = ["refit", "free", "auto (until 0.2)", "by folds", "folds (default)"]
+    table = Table(["data set", "training rows",
+                   *(f"{label} MSE" for label in labels),
+                   *(f"{label} cost" for label in labels)], csv_path,
+                  title="the default stack by out_of_fold: test interval MSE; cost: "
+                        "seconds of its fits / MMITForest()'s on all rows")
+    mse = {}
+    for name, splits in data:
+        n_train = np.mean([len(split[1]) for split in splits])
+        by_label = {label: test_mse(name, *CONSTRUCTIONS[label])
+                    for label in CONSTRUCTIONS}
+        cost = {label: np.mean([construction_seconds(by_family, *CONSTRUCTIONS[label])
+                                / by_family["forest"]["refit_seconds"]
+                                for by_family in predictions[name]])
+                for label in CONSTRUCTIONS}
+        for label, switch, above in (("auto (until 0.2)", AUTO_SWITCH_ROWS, "free"),
+                                     ("folds (default)", FOLDS_BELOW_ROWS, "by folds")):
+            chosen = "refit" if n_train < switch else above
+            by_label[label], cost[label] = by_label[chosen], cost[chosen]
+        mse[name] = [by_label[label] for label in labels]
+        table.add(name, f"{n_train:.0f}", *(f"{value:.5g}" for value in mse[name]),
+                  *(f"{cost[label]:.2f}" for label in labels))
+    groups = {"bundled": [n for n in mse if not n.startswith(SIMULATED_PREFIX)],
+              "simulated": [n for n in mse if n.startswith(SIMULATED_PREFIX)],
+              "all": list(mse)}
+    for group, names in groups.items():
+        values = np.array([mse[name] for name in names])
+        ranks = np.array([rankdata(row) for row in values])
+        wins = (values == values.min(axis=1, keepdims=True)).sum(axis=0)
+        blank = [""] * len(labels)
+        table.add(f"{group} ({len(names)} sets): mean rank", "",
+                  *(f"{rank:.2f}" for rank in ranks.mean(axis=0)), *blank)
+        table.add(f"{group} ({len(names)} sets): wins", "", *(str(w) for w in wins),
+                  *blank)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data_dir", type=Path)
@@ -223,17 +317,33 @@ def main():
     parser.add_argument("--free", action="store_true",
                         help="the forest's and the linear model's out-of-fold predictions "
                              "are their free ones (out of bag, CV path): no K-fold fits")
+    parser.add_argument("--out-of-fold-table", action="store_true",
+                        help="only compare the stack's out_of_fold settings on its "
+                             "default members")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0],
+                        help="seeds of the folds and models: each split is fitted with "
+                             "each, and its test MSE is their mean")
+    parser.add_argument("--large", action="store_true",
+                        help="add simulated shapes of 1e4 and 1e5 training rows")
+    add_csv_argument(parser)
     args = parser.parse_args()
+    if args.out_of_fold_table:
+        args.families = args.members = ["forest by folds", *DEFAULT_MEMBERS]
     if args.cache:
         args.cache.mkdir(parents=True, exist_ok=True)
     names = list(dict.fromkeys([*BASE, *args.families, *args.members]))
-    data = [(name, splits) for name, splits in splits_of(args.data_dir, quick=False)
+    shapes = SIMULATED_SHAPES + (LARGE_SHAPES if args.large else [])
+    seeds = args.seeds
+    # each split once per seed: a data set's mean test MSE is over both
+    data = [(name, [split for split in splits for _ in seeds])
+            for name, splits in splits_of(args.data_dir, shapes=shapes)
             if not (args.bundled_only and name.startswith(SIMULATED_PREFIX))]
     predictions = {}
     for name, splits in data:
         start = time.perf_counter()
         results = Parallel(n_jobs=args.n_jobs)(
-            delayed(cached)(args.cache, name, k, family, split, args.free)
+            delayed(cached)(args.cache, name, k // len(seeds), family, split, args.free,
+                            seeds[k % len(seeds)])
             for k, split in enumerate(splits) for family in names)
         predictions[name] = [dict(zip(names, results[k * len(names):(k + 1) * len(names)],
                                       strict=True)) for k in range(len(splits))]
@@ -251,6 +361,10 @@ def main():
             values.append(interval_mse(y_test, stack(P_train, y_train, P_test, combiner)))
         return float(np.mean(values))
 
+    if args.out_of_fold_table:
+        print_out_of_fold_table(data, predictions, lambda name, members, variant: test_mse(
+            name, members, variant=variant), args.csv)
+        return
     single = {name: {f: test_mse(name, [f], "average") for f in names} for name, _ in data}
     print_table("each family alone (test interval MSE)", single, names)
 
@@ -292,7 +406,7 @@ def main():
                 name, chosen, variant={"forest": "out_of_bag"})
             alternatives[name]["simplex, linear CV path"] = test_mse(
                 name, chosen, variant={"linear": "cv_path"})
-            alternatives[name]["simplex, both (the stack's way)"] = test_mse(
+            alternatives[name]["simplex, both free"] = test_mse(
                 name, chosen, variant=FREE)
     print_table(f"combiners of {' + '.join(chosen)}; ratios to the best of them",
                 alternatives, list(next(iter(alternatives.values()))))

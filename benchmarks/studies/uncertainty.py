@@ -108,11 +108,14 @@ previous main, which made its distributions in ``fit``). Medians of
 the training values known only between inspection times; and the first
 request's making of the distributions, once per model.
 
+``--methods NAME ...`` runs only those methods of the simulated table (say
+``stack`` to check the stack's coverage after a change to it).
+
 Usage: python benchmarks/studies/uncertainty.py [--shapes step linear shared skewed
        homoscedastic] [--censored 0 0.3 0.6] [--repeats 5]
        [--ngboost-python PATH] [--data-dir DIR] [--speed]
        [--spread-leaves 20 40] [--stack-construction]
-       [--fit-cost [--baseline DIR]] [--csv PATH]
+       [--fit-cost [--baseline DIR]] [--methods NAME ...] [--csv PATH]
        [--n-jobs 2]
 (``--csv`` writes the simulated table, or with ``--shapes`` given no
 shape, ``--fit-cost``'s or ``--speed``'s.)
@@ -572,6 +575,8 @@ def main():
     parser.add_argument("--fit-cost", action="store_true")
     parser.add_argument("--baseline", type=Path)
     parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--methods", nargs="+", metavar="NAME",
+                        help="only these methods of the simulated table (e.g. stack)")
     add_csv_argument(parser)
     args = parser.parse_args()
     if args.csv and (args.shapes and (args.fit_cost or args.speed)
@@ -581,6 +586,11 @@ def main():
     if args.shapes:
         methods, versions = simulation_methods(xgboost_available("rows"),
                                                args.ngboost_python)
+        if args.methods:
+            unknown = sorted(set(args.methods) - set(methods))
+            if unknown:
+                parser.error(f"unknown or unavailable methods {unknown}: {list(methods)}")
+            methods = {name: methods[name] for name in args.methods}
         simulated(args.shapes, args.censored, args.repeats, args.n_jobs, methods,
                   versions, args.csv)
     if args.data_dir:
