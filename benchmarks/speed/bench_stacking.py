@@ -89,7 +89,7 @@ def main():
     parser.add_argument("--out-of-fold", nargs="+", default=["folds"],
                         choices=["folds", "refit", "free"],
                         help="the stack's out_of_fold settings timed")
-    parser.add_argument("--datasets", nargs="+",
+    parser.add_argument("--datasets", nargs="*",
                         default=["H3K27ac-H3K4me3_TDHAM_BP_FPOP", "servo"],
                         help="bundled data sets (mmit.datasets.load_dataset names)")
     parser.add_argument("--data-dir", type=Path,

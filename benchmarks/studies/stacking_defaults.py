@@ -53,8 +53,8 @@ folds" from there): each data set's test MSE and the stack's fit cost (the secon
 its members' fits, as the stack makes them, over those of ``MMITForest()``
 on all training rows: the fits' own seconds, run here one at a time per
 process), then mean rank and wins on the bundled and the simulated sets
-(``--csv`` writes the table). ``--large`` adds simulated shapes of 1e4 and
-1e5 training rows.
+(``--csv`` writes the table). ``--large``: the simulated shapes of 1e4 and
+1e5 training rows instead of the data sets and the smaller shapes.
 
 Usage: python benchmarks/studies/stacking_defaults.py DATA_DIR [--cache DIR] [--n-jobs 2]
        [--members forest boost linear ...] [--families ...] [--free]
@@ -294,6 +294,8 @@ def print_out_of_fold_table(data, predictions, test_mse, csv_path):
               "simulated": [n for n in mse if n.startswith(SIMULATED_PREFIX)],
               "all": list(mse)}
     for group, names in groups.items():
+        if not names:
+            continue
         values = np.array([mse[name] for name in names])
         ranks = np.array([rankdata(row) for row in values])
         wins = (values == values.min(axis=1, keepdims=True)).sum(axis=0)
@@ -324,7 +326,7 @@ def main():
                         help="seeds of the folds and models: each split is fitted with "
                              "each, and its test MSE is their mean")
     parser.add_argument("--large", action="store_true",
-                        help="add simulated shapes of 1e4 and 1e5 training rows")
+                        help="only simulated shapes of 1e4 and 1e5 training rows")
     add_csv_argument(parser)
     args = parser.parse_args()
     if args.out_of_fold_table:
@@ -332,12 +334,13 @@ def main():
     if args.cache:
         args.cache.mkdir(parents=True, exist_ok=True)
     names = list(dict.fromkeys([*BASE, *args.families, *args.members]))
-    shapes = SIMULATED_SHAPES + (LARGE_SHAPES if args.large else [])
+    shapes = LARGE_SHAPES if args.large else SIMULATED_SHAPES
     seeds = args.seeds
     # each split once per seed: a data set's mean test MSE is over both
     data = [(name, [split for split in splits for _ in seeds])
             for name, splits in splits_of(args.data_dir, shapes=shapes)
-            if not (args.bundled_only and name.startswith(SIMULATED_PREFIX))]
+            if not (args.bundled_only and name.startswith(SIMULATED_PREFIX))
+            and not (args.large and not name.startswith(SIMULATED_PREFIX))]
     predictions = {}
     for name, splits in data:
         start = time.perf_counter()
