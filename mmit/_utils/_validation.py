@@ -115,6 +115,21 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero=True):
     return np.ascontiguousarray(sample_weight)
 
 
+def held_out_fold_of_rows(splits, n_samples):
+    """The index of the test fold of each of ``n_samples`` rows, for
+    ``splits`` of (train, test) whose test parts must partition the rows (as
+    for cross_val_predict); a ValueError otherwise."""
+    tests = [np.asarray(test) for _, test in splits]
+    counts = np.bincount(np.concatenate(tests).astype(np.intp), minlength=n_samples)
+    if counts.shape[0] != n_samples or np.any(counts != 1):
+        raise ValueError("cv must partition the rows: each row in exactly one test "
+                         "fold (as for cross_val_predict).")
+    row_folds = np.empty(n_samples, dtype=np.intp)
+    for fold, test in enumerate(tests):
+        row_folds[test] = fold
+    return row_folds
+
+
 def _as_bound_array(values, name):
     if isinstance(values, np.ndarray) and values.dtype == np.float64 and values.ndim == 1:
         return np.ascontiguousarray(values)

@@ -16,6 +16,7 @@ read only the forest's parameters and fitted attributes:
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from numbers import Integral
 
 import numpy as np
@@ -80,7 +81,7 @@ class FoldRows:
 
     row_folds: np.ndarray
 
-    @property
+    @cached_property
     def n_folds(self):
         return int(self.row_folds.max()) + 1
 

@@ -19,7 +19,7 @@ from .._utils._categorical import (
 )
 from .._utils._docstrings import fill_doc
 from .._utils._scores import interval_mse
-from .._utils._validation import validate_training_data
+from .._utils._validation import held_out_fold_of_rows, validate_training_data
 from ..tree._growing import (
     CATEGORICAL_PENALTY,
     MAX_SEED,
@@ -365,17 +365,8 @@ LocationDistribution or None, default="auto"
         if self.warm_start:
             raise ValueError("warm_start=True cannot add trees to a forest grown by "
                              "folds (cv): fit it at once.")
-        n_samples = X.shape[0]
-        row_folds = np.full(n_samples, -1, dtype=np.intp)
         splits = list(check_cv(self.cv).split(X, np.column_stack([lower, upper])))
-        for fold, (_, test) in enumerate(splits):
-            if np.any(row_folds[test] >= 0):
-                row_folds[:] = -2
-                break
-            row_folds[test] = fold
-        if np.any(row_folds < 0):
-            raise ValueError("cv must partition the rows: each row in exactly one test "
-                             "fold (as for cross_val_predict).")
+        row_folds = held_out_fold_of_rows(splits, X.shape[0])
         if len(splits) > self.n_estimators:
             raise ValueError(f"cv has {len(splits)} folds: a forest grown by folds needs "
                              f"at least as many trees (n_estimators={self.n_estimators}).")

@@ -25,7 +25,7 @@ from .._utils._docstrings import fill_doc
 from .._utils._partitions import by_partitions
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
-from .._utils._validation import validate_training_data
+from .._utils._validation import held_out_fold_of_rows, validate_training_data
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegressionCV
 from ..tree._growing import draw_seed
@@ -448,11 +448,7 @@ default=None
         if isinstance(cv, Integral):
             cv = KFold(cv, shuffle=True, random_state=draw_seed(random_state))
         splits = list(check_cv(cv).split(X, y, groups))
-        counts = np.bincount(np.concatenate([test for _, test in splits]),
-                             minlength=X.shape[0])
-        if np.any(counts != 1):
-            raise ValueError("cv must partition the rows: each row in exactly one test "
-                             "fold (as for cross_val_predict).")
+        held_out_fold_of_rows(splits, X.shape[0])
         return splits, cv if type(cv) is KFold else splits
 
     @fill_doc
