@@ -438,36 +438,57 @@ class IntervalLinearRegression(_LinearPredictor):
         return self
 
 
+# with store_cv_predictions, the folds keep their coefficient paths (every
+# margin and alpha) while the problem is this small in values over all folds;
+# wider ones solve each fold's path of the chosen margin again instead
+MAX_KEPT_PATH_VALUES = 2 ** 24
+
+
+def _fold_rows(X, weight, train, test, clip_features):
+    """A fold's training rows and its test rows, clipped to the training
+    rows' range with ``clip_features``."""
+    X_train, X_test = X[train], X[test]
+    if clip_features:
+        X_test = clipped(X_test, *feature_range(X_train, weight[train]))
+    return X_train, X_test
+
+
+def _path_predictions(X_test, coefs, intercepts):
+    """The predictions (n_alphas, n_test) of a path's coefficients
+    (n_alphas, n_columns) and intercepts."""
+    predictions = (X_test @ coefs.T).T if sp.issparse(X_test) else coefs @ X_test.T
+    return predictions + intercepts[:, np.newaxis]
+
+
 def _fold_paths(X, lower, upper, weight, train, test, margins, alphas, l1_ratio, tol,
                 max_iter, clip_features, signs):
     """For each margin (``alphas[m]`` the path of ``margins[m]``), the test
     rows' predictions (n_alphas, n_test) of the path fitted on ``train``
-    (with the columns' sign constraints ``signs``), and the alphas where the
-    solver did not converge. A generator: one margin's predictions in
-    memory at a time."""
-    X_train, X_test = X[train], X[test]
-    if clip_features:
-        X_test = clipped(X_test, *feature_range(X_train, weight[train]))
+    (with the columns' sign constraints ``signs``), the alphas where the
+    solver did not converge, and the path's coefficients and intercepts. A
+    generator: one margin's predictions in memory at a time."""
+    X_train, X_test = _fold_rows(X, weight, train, test, clip_features)
     features = StandardisedFeatures(X_train, weight[train], overwrite_X=True)
     for margin, margin_alphas in zip(margins, alphas, strict=True):
         problem = StandardisedProblem(features, lower[train], upper[train], margin,
                                       weight[train], signs=signs)
         coefs, intercepts, _, missed = problem.path(margin_alphas, l1_ratio, tol, max_iter)
-        predictions = (X_test @ coefs.T).T if sp.issparse(X_test) else coefs @ X_test.T
-        predictions += intercepts[:, np.newaxis]
-        yield predictions, missed
+        yield _path_predictions(X_test, coefs, intercepts), missed, coefs, intercepts
 
 
-def _fold_mse(X, lower, upper, weight, train, test, *path_args):
+def _fold_mse(X, lower, upper, weight, train, test, *path_args, keep_paths=False):
     """Test interval MSE of every margin and alpha of the paths fitted on
-    ``train``, and the alphas where the solver did not converge."""
-    scores, unconverged = [], []
-    for predictions, missed in _fold_paths(X, lower, upper, weight, train, test,
-                                           *path_args):
+    ``train``, the alphas where the solver did not converge, and with
+    ``keep_paths`` each margin's coefficients and intercepts (else None)."""
+    scores, unconverged, paths = [], [], []
+    for predictions, missed, coefs, intercepts in _fold_paths(X, lower, upper, weight,
+                                                              train, test, *path_args):
         scores.append(interval_scores(lower[test], upper[test], predictions,
                                       sample_weight=weight[test]))
         unconverged += missed
-    return scores, unconverged
+        if keep_paths:
+            paths.append((coefs, intercepts))
+    return scores, unconverged, paths if keep_paths else None
 
 
 @fill_doc
@@ -503,8 +524,10 @@ class IntervalLinearRegressionCV(_LinearPredictor):
     store_cv_predictions : bool, default=False
         Keep each row's prediction by the fold model that held it out, at
         the chosen alpha and margin (``cv_predictions_``): out-of-fold
-        predictions for stacking, at the cost of solving each fold's path
-        of the chosen margin again, down to the chosen alpha.
+        predictions for stacking. The folds keep their coefficient paths
+        for it (every margin and alpha: 8 bytes a value, up to 128 MB);
+        wider data solve each fold's path of the chosen margin again, down
+        to the chosen alpha.
     n_jobs : int, default=None
         Parallel jobs over margins and folds (threads; numpy releases the
         GIL in its products).
@@ -628,17 +651,20 @@ class IntervalLinearRegressionCV(_LinearPredictor):
                     for margin in margins]
         alphas = np.array([self._path_alphas(problem) for problem in problems])
         folds = list(check_cv(self.cv).split(X, np.column_stack([lower, upper])))
+        keep_paths = self.store_cv_predictions and (
+            alphas.size * (X.shape[1] + 1) * len(folds) <= MAX_KEPT_PATH_VALUES)
         parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
         with _single_threaded_blas():
             results = parallel(
                 delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margins,
                                    alphas, self.l1_ratio, self.tol, self.max_iter,
-                                   self.clip_features, signs)
+                                   self.clip_features, signs, keep_paths=keep_paths)
                 for train, test in folds)
-            _warn_unconverged([a for _, unconverged in results for a in unconverged],
+            _warn_unconverged([a for _, unconverged, _ in results for a in unconverged],
                               self.max_iter)
             # (margins, alphas, folds)
-            self.mse_path_ = np.array([scores for scores, _ in results]).transpose(1, 2, 0)
+            self.mse_path_ = np.array([scores for scores, _, _ in results]
+                                      ).transpose(1, 2, 0)
             self.alphas_, self.margins_ = alphas, margins
             mean = self.mse_path_.mean(axis=2)
             best_margin, best_alpha = np.unravel_index(np.argmin(mean), mean.shape)
@@ -647,15 +673,22 @@ class IntervalLinearRegressionCV(_LinearPredictor):
             best_path = alphas[best_margin:best_margin + 1, :best_alpha + 1]
             coefs, intercepts, self.n_iter_, unconverged = problems[best_margin].path(
                 best_path[0], self.l1_ratio, self.tol, self.max_iter)
-            if self.store_cv_predictions:
-                # the same warm-started path, down to the chosen alpha: the
-                # fold models that mse_path_ scored
+            if keep_paths:  # the fold models that mse_path_ scored
+                fold_predictions = [
+                    _kept_path_predictions(X, sample_weight, train, test,
+                                           self.clip_features, paths[best_margin],
+                                           best_alpha)
+                    for (train, test), (_, _, paths) in zip(folds, results, strict=True)]
+            elif self.store_cv_predictions:
+                # the same fold models: the same warm-started path, down to
+                # the chosen alpha
                 fold_predictions = parallel(
                     delayed(_last_alpha_predictions)(
                         X, lower, upper, sample_weight, train, test, [self.margin_],
                         best_path, self.l1_ratio, self.tol, self.max_iter,
                         self.clip_features, signs)
                     for train, test in folds)
+            if self.store_cv_predictions:
                 self.cv_predictions_ = _mean_over_folds(
                     fold_predictions, [test for _, test in folds], X.shape[0])
         _warn_unconverged(unconverged, self.max_iter)
@@ -664,10 +697,19 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         return self
 
 
+def _kept_path_predictions(X, weight, train, test, clip_features, path, alpha_index):
+    """The test rows' predictions of a fold's kept path (coefficients and
+    intercepts) at its ``alpha_index``-th alpha."""
+    coefs, intercepts = path
+    _, X_test = _fold_rows(X, weight, train, test, clip_features)
+    at = slice(alpha_index, alpha_index + 1)
+    return _path_predictions(X_test, coefs[at], intercepts[at])[0]
+
+
 def _last_alpha_predictions(*fold_path_args):
     """The test rows' predictions at the last alpha of one margin's fold path
     (arguments of :func:`_fold_paths`)."""
-    predictions, _ = next(_fold_paths(*fold_path_args))
+    predictions, _, _, _ = next(_fold_paths(*fold_path_args))
     return predictions[-1]
 
 

@@ -3,6 +3,7 @@ solver, and its optimality conditions."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
@@ -13,6 +14,7 @@ from sklearn.model_selection import KFold
 from mmit import IntervalLinearRegression, IntervalLinearRegressionCV
 from mmit._loss._loss import LOSSES
 from mmit._loss._solver import hinge_positions
+from mmit.linear_model import _linear as linear_module
 from mmit.linear_model._linear import StandardisedProblem
 from mmit.linear_model._newton import StandardisedFeatures, elastic_net_path
 from mmit.metrics import interval_mse
@@ -273,6 +275,27 @@ def test_cv_predictions_are_the_fold_models_at_the_chosen_alpha():
                                         store_cv_predictions=True).fit(X, y)
     assert np.all(np.isnan(search.cv_predictions_[50:]))
     assert np.all(np.isfinite(search.cv_predictions_[:50]))
+
+
+def test_cv_predictions_from_kept_paths_equal_the_paths_solved_again(monkeypatch):
+    # narrow data keep each fold's coefficient paths; wider ones solve the
+    # chosen path of each fold again: the same fold models
+    X, y, weight = problem(n=120, p=6, seed=21)
+    X[:3, 0] = 40.0  # clipped in the folds that do not train on them
+    cv = list(KFold(3, shuffle=True, random_state=2).split(X))
+    search = IntervalLinearRegressionCV(n_alphas=15, cv=cv, store_cv_predictions=True)
+    kept = clone(search).fit(X, y, weight)
+    # a sparse X's fold predictions: the dense ones
+    sparse_X = sp.csr_matrix(np.where(np.abs(X) < 0.7, 0.0, X))
+    np.testing.assert_allclose(
+        clone(search).fit(sparse_X, y, weight).cv_predictions_,
+        clone(search).fit(sparse_X.toarray(), y, weight).cv_predictions_,
+        rtol=1e-9, atol=1e-9)
+    monkeypatch.setattr(linear_module, "MAX_KEPT_PATH_VALUES", 0)
+    solved = clone(search).fit(X, y, weight)
+    assert (kept.alpha_, kept.margin_) == (solved.alpha_, solved.margin_)
+    np.testing.assert_allclose(kept.cv_predictions_, solved.cv_predictions_,
+                               rtol=1e-12, atol=1e-12)
 
 
 @settings(max_examples=60, deadline=None)
