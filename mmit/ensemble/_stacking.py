@@ -494,9 +494,10 @@ default=None
             out_of_fold = "folds"
         sources = [out_of_fold_source(estimator, out_of_fold, n_samples)
                    for _, estimator in members]
-        # one pool of threads runs the linear CVs' one fit and every fold and
-        # refit of the other members; it starts on creation, so the forests'
-        # one fit each (with their own threads) overlaps it
+        # the forests' one fit each, with their own threads, then one pool of
+        # threads for the linear CVs' one fit and every fold and refit of the
+        # other members, longest first (in turn, not side by side: twice the
+        # threads on the cores cost more than the pool's last task alone)
         forests = [delayed(_fit_once)(index, estimator, sources[index], member_cv, X, y,
                                       member_weight, constraints)
                    for index, (_, estimator) in enumerate(members)
@@ -509,10 +510,10 @@ default=None
                                              train, test, constraints)
                    for index, (_, estimator) in enumerate(members)
                    if sources[index] == FOLDS
-                   for fold, (train, test) in [*enumerate(splits),
-                                               (None, (np.arange(n_samples), None))]]
+                   for fold, (train, test) in [(None, (np.arange(n_samples), None)),
+                                               *enumerate(splits)]]
         results = itertools.chain(
-            (function(*args, **kwargs) for function, args, kwargs in forests),
+            [function(*args, **kwargs) for function, args, kwargs in forests],
             Parallel(n_jobs=self.n_jobs, prefer="threads",
                      return_as="generator_unordered")(pooled))
         for index, fold, model, member_predictions, seconds in results:
