@@ -8,8 +8,11 @@ instead) and
 "linear" pattern, 20% censored bounds; ``--sizes`` with no value leaves them
 out). Both fit with
 the same ``n_jobs`` (1, as their default None, and 2) and are timed
-in turn (median of the repeats), the stack with each ``--out-of-fold``
-setting (default: "folds", the stack's default). Each member's share is the
+in turn, the forest then the stack, in pairs (``--repeats`` pairs, more
+until the pairs took ``--min-seconds``, at most 25): the seconds are the
+medians, the ratio the median of the pairs' ratios (with their range), for
+the stack with each ``--out-of-fold`` setting (default: "folds", the
+stack's default). Each member's share is the
 wall time of its part of the stack's fit, timed alone the way the stack
 runs it: the forest's and the linear model's one fit when they give their
 out-of-fold predictions from it (the forest grown by the folds, or out of
@@ -17,8 +20,8 @@ bag with "free"; the linear model's own CV on the stack's folds); otherwise
 (and always for the boosting) its fits on the 5 folds and on all rows in a
 pool of ``n_jobs`` threads.
 
-Usage: python benchmarks/speed/bench_stacking.py [--repeats 3] [--sizes 1e4]
-       [--features 20 200] [--n-jobs 1 2] [--out-of-fold folds refit free]
+Usage: python benchmarks/speed/bench_stacking.py [--repeats 3] [--min-seconds 20]
+       [--sizes 1e4] [--features 20 200] [--n-jobs 1 2] [--out-of-fold folds refit free]
        [--datasets NAME ...] [--data-dir DIR] [--csv PATH]
 """
 
@@ -46,14 +49,29 @@ from mmit.ensemble._stacking import (
     out_of_fold_source,
 )
 
+# at most this many pairs of fits per case
+MAX_PAIRS = 25
+
+
+def seconds_of(fit):
+    start = time.perf_counter()
+    fit()
+    return time.perf_counter() - start
+
 
 def median_seconds(fit, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fit()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return float(np.median([seconds_of(fit) for _ in range(repeats)]))
+
+
+def paired_seconds(fit_a, fit_b, repeats, min_seconds):
+    """The seconds of ``fit_a`` and ``fit_b`` timed in turn: at least
+    ``repeats`` pairs, more until the pairs took ``min_seconds`` (at most
+    MAX_PAIRS). Returns the arrays of seconds of each."""
+    pairs, start = [], time.perf_counter()
+    while len(pairs) < repeats or (time.perf_counter() - start < min_seconds
+                                   and len(pairs) < MAX_PAIRS):
+        pairs.append((seconds_of(fit_a), seconds_of(fit_b)))
+    return np.array(pairs).T
 
 
 def member_seconds(X, y, n_jobs, repeats, out_of_fold):
@@ -83,6 +101,8 @@ def member_seconds(X, y, n_jobs, repeats, out_of_fold):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--min-seconds", type=float, default=20.0,
+                        help="time pairs of fits until they took this long")
     parser.add_argument("--sizes", type=float, nargs="*", default=[1e4])
     parser.add_argument("--features", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--n-jobs", type=int, nargs="+", default=[1, 2])
@@ -108,8 +128,8 @@ def main():
             X, y = make_interval_regression(int(n), p, "linear", random_state=0)
             cases.append((f"simulated {size(n)} x {p}", X, y))
     members = [name for name, _ in default_estimators(check_random_state(0), 1)]
-    table = Table(["data", "out_of_fold", "n_jobs", "stack s", "MMITForest s", "ratio",
-                   *members], args.csv)
+    table = Table(["data", "out_of_fold", "n_jobs", "pairs", "stack s", "MMITForest s",
+                   "ratio", "ratio range", *members], args.csv)
     for (label, X, y), out_of_fold, n_jobs in itertools.product(cases, args.out_of_fold,
                                                                 args.n_jobs):
         def fit_stack(X=X, y=y, n_jobs=n_jobs, out_of_fold=out_of_fold):
@@ -119,12 +139,14 @@ def main():
         def fit_forest(X=X, y=y, n_jobs=n_jobs):
             MMITForest(n_jobs=n_jobs, random_state=0).fit(X, y)
 
-        stack = median_seconds(fit_stack, args.repeats)
-        forest = median_seconds(fit_forest, args.repeats)
+        forest, stack = paired_seconds(fit_forest, fit_stack, args.repeats,
+                                       args.min_seconds)
+        ratios = stack / forest
         shares = member_seconds(X, y, n_jobs, args.repeats, out_of_fold)
         total = sum(shares.values())
-        table.add(label, out_of_fold, n_jobs, seconds(stack), seconds(forest),
-                  f"{stack / forest:.2f}",
+        table.add(label, out_of_fold, n_jobs, len(ratios), seconds(np.median(stack)),
+                  seconds(np.median(forest)), f"{np.median(ratios):.2f}",
+                  f"{ratios.min():.2f}-{ratios.max():.2f}",
                   *(f"{100 * shares[name] / total:.0f}%" for name in members))
         print(f"  {label}, {out_of_fold}, n_jobs={n_jobs} done", file=sys.stderr,
               flush=True)
