@@ -14,7 +14,8 @@ that members and combiners are compared on the same predictions:
   predictions (the union of the folds' trees);
 - ``boost``: ``MMITBoost()``; ``boost 50``: 50 stages at learning rate
   0.1, and cheaper variants of it: ``boost 50, half features``
-  (``max_features=0.5``), ``boost 30`` (30 stages at rate 0.15);
+  (``max_features=0.5``), ``boost 30`` (30 stages at rate 0.15), ``boost
+  30 hist`` (the same on binned features, ``splitter="hist"``);
 - ``linear``: ``IntervalLinearRegressionCV`` (alpha and margin by inner
   5-fold CV); ``linear (CV path)``: the predictions of its own CV's fold
   models at the chosen alpha and margin, with the stacking's folds as its
@@ -55,10 +56,13 @@ on all training rows: the fits' own seconds, run here one at a time per
 process), then mean rank and wins on the bundled and the simulated sets
 (``--csv`` writes the table). ``--large``: the simulated shapes of 1e4 and
 1e5 training rows instead of the data sets and the smaller shapes.
+``--hist-boost``: also "refit" and "by folds" with ``boost 30 hist`` (the
+same boosting on binned features, ``splitter="hist"``) and "folds" made
+of them.
 
 Usage: python benchmarks/studies/stacking_defaults.py DATA_DIR [--cache DIR] [--n-jobs 2]
        [--members forest boost linear ...] [--families ...] [--free]
-       [--seeds 0 ...] [--out-of-fold-table [--large] [--csv PATH]]
+       [--seeds 0 ...] [--out-of-fold-table [--large] [--hist-boost] [--csv PATH]]
 """
 
 import argparse
@@ -105,12 +109,19 @@ CONSTRUCTIONS = {
     "free": (DEFAULT_MEMBERS, FREE),
     "by folds": (("forest by folds", "boost 30", "linear"), {"linear": "cv_path"}),
 }
+# --hist-boost: the same with the boosting on binned features
+HIST_CONSTRUCTIONS = {
+    "refit, hist boost": (("forest", "boost 30 hist", "linear"), {}),
+    "by folds, hist boost": (("forest by folds", "boost 30 hist", "linear"),
+                             {"linear": "cv_path"}),
+}
 # (n_samples, noise features, censoring) of the larger shapes of --large
 LARGE_SHAPES = [(10_000, 19, 0.2), (100_000, 19, 0.2)]
 BASE = ("forest", "linear")  # in every stack compared
 REQUIRED = ("forest", "boost", "linear")
 OPTIONAL = ("forest by folds", "linear leaves", "boost, linear leaves", "boost 50",
             "boost 50, linear leaves", "boost 50, half features", "boost 30",
+            "boost 30 hist",
             "tree, linear leaves, depth 3",
             "tree, linear leaves, 20 per leaf", "tree, linear leaves, depth 4, 10 per leaf",
             "MMIT", "kNN", "constant")
@@ -129,6 +140,8 @@ def families(seed):
         "boost 50, half features": MMITBoost(n_estimators=50, learning_rate=0.1,
                                              max_features=0.5, random_state=seed),
         "boost 30": MMITBoost(n_estimators=30, learning_rate=0.15, random_state=seed),
+        "boost 30 hist": MMITBoost(n_estimators=30, learning_rate=0.15, splitter="hist",
+                                   random_state=seed),
         "tree, linear leaves, depth 3": MMIT(leaf_model="linear", max_depth=3,
                                              random_state=seed),
         "tree, linear leaves, 20 per leaf": MMIT(leaf_model="linear", min_samples_leaf=20,
@@ -263,12 +276,20 @@ def construction_seconds(by_family, members, variant):
                   else by_family[m]["fold_seconds"]) for m in members)
 
 
-def print_out_of_fold_table(data, predictions, test_mse, csv_path):
+def print_out_of_fold_table(data, predictions, test_mse, csv_path, hist_boost=False):
     """The stack's out_of_fold settings (CONSTRUCTIONS, "auto" as it was
     until 0.2 and "folds", the default) on every data set, with their fit
     cost, then their mean rank and wins (the lowest test MSE of the five)
-    on the bundled sets, the simulated ones and all."""
+    on the bundled sets, the simulated ones and all; ``hist_boost``: also
+    HIST_CONSTRUCTIONS and "folds" with them (ranks of eight)."""
+    constructions = {**CONSTRUCTIONS, **(HIST_CONSTRUCTIONS if hist_boost else {})}
     labels = ["refit", "free", "auto (until 0.2)", "by folds", "folds (default)"]
+    switches = [("auto (until 0.2)", AUTO_SWITCH_ROWS, "refit", "free"),
+                ("folds (default)", FOLDS_BELOW_ROWS, "refit", "by folds")]
+    if hist_boost:
+        labels += [*HIST_CONSTRUCTIONS, "folds, hist boost"]
+        switches.append(("folds, hist boost", FOLDS_BELOW_ROWS, "refit, hist boost",
+                         "by folds, hist boost"))
     table = Table(["data set", "training rows",
                    *(f"{label} MSE" for label in labels),
                    *(f"{label} cost" for label in labels)], csv_path,
@@ -277,15 +298,14 @@ def print_out_of_fold_table(data, predictions, test_mse, csv_path):
     mse = {}
     for name, splits in data:
         n_train = np.mean([len(split[1]) for split in splits])
-        by_label = {label: test_mse(name, *CONSTRUCTIONS[label])
-                    for label in CONSTRUCTIONS}
-        cost = {label: np.mean([construction_seconds(by_family, *CONSTRUCTIONS[label])
+        by_label = {label: test_mse(name, *constructions[label])
+                    for label in constructions}
+        cost = {label: np.mean([construction_seconds(by_family, *constructions[label])
                                 / by_family["forest"]["refit_seconds"]
                                 for by_family in predictions[name]])
-                for label in CONSTRUCTIONS}
-        for label, switch, above in (("auto (until 0.2)", AUTO_SWITCH_ROWS, "free"),
-                                     ("folds (default)", FOLDS_BELOW_ROWS, "by folds")):
-            chosen = "refit" if n_train < switch else above
+                for label in constructions}
+        for label, switch, below, above in switches:
+            chosen = below if n_train < switch else above
             by_label[label], cost[label] = by_label[chosen], cost[chosen]
         mse[name] = [by_label[label] for label in labels]
         table.add(name, f"{n_train:.0f}", *(f"{value:.5g}" for value in mse[name]),
@@ -325,12 +345,16 @@ def main():
     parser.add_argument("--seeds", type=int, nargs="+", default=[0],
                         help="seeds of the folds and models: each split is fitted with "
                              "each, and its test MSE is their mean")
+    parser.add_argument("--hist-boost", action="store_true",
+                        help="with --out-of-fold-table: also the settings with the "
+                             "boosting on binned features")
     parser.add_argument("--large", action="store_true",
                         help="only simulated shapes of 1e4 and 1e5 training rows")
     add_csv_argument(parser)
     args = parser.parse_args()
     if args.out_of_fold_table:
-        args.families = args.members = ["forest by folds", *DEFAULT_MEMBERS]
+        args.families = args.members = ["forest by folds", *DEFAULT_MEMBERS,
+                                        *(["boost 30 hist"] if args.hist_boost else [])]
     if args.cache:
         args.cache.mkdir(parents=True, exist_ok=True)
     names = list(dict.fromkeys([*BASE, *args.families, *args.members]))
@@ -366,7 +390,7 @@ def main():
 
     if args.out_of_fold_table:
         print_out_of_fold_table(data, predictions, lambda name, members, variant: test_mse(
-            name, members, variant=variant), args.csv)
+            name, members, variant=variant), args.csv, args.hist_boost)
         return
     single = {name: {f: test_mse(name, [f], "average") for f in names} for name, _ in data}
     print_table("each family alone (test interval MSE)", single, names)

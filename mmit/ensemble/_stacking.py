@@ -495,9 +495,10 @@ default=None
         sources = [out_of_fold_source(estimator, out_of_fold, n_samples)
                    for _, estimator in members]
         # the forests' one fit each, with their own threads, then one pool of
-        # threads for the linear CVs' one fit and every fold and refit of the
-        # other members, longest first (in turn, not side by side: twice the
-        # threads on the cores cost more than the pool's last task alone)
+        # threads for the linear CVs' one fit and every refit and fold of the
+        # other members, the longer first (a linear CV, then each member's
+        # refit on all rows before its folds); in turn, not side by side:
+        # twice the threads on the cores cost more than the pool's last task
         forests = [delayed(_fit_once)(index, estimator, sources[index], member_cv, X, y,
                                       member_weight, constraints)
                    for index, (_, estimator) in enumerate(members)
