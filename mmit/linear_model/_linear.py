@@ -9,7 +9,7 @@ models solved by coordinate descent with working sets).
 """
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
@@ -444,15 +444,6 @@ class IntervalLinearRegression(_LinearPredictor):
 MAX_KEPT_PATH_VALUES = 2 ** 24
 
 
-def _fold_rows(X, weight, train, test, clip_features):
-    """A fold's training rows and its test rows, clipped to the training
-    rows' range with ``clip_features``."""
-    X_train, X_test = X[train], X[test]
-    if clip_features:
-        X_test = clipped(X_test, *feature_range(X_train, weight[train]))
-    return X_train, X_test
-
-
 def _path_predictions(X_test, coefs, intercepts):
     """The predictions (n_alphas, n_test) of a path's coefficients
     (n_alphas, n_columns) and intercepts."""
@@ -460,35 +451,62 @@ def _path_predictions(X_test, coefs, intercepts):
     return predictions + intercepts[:, np.newaxis]
 
 
+@dataclass
+class FoldPaths:
+    """A fold's fitted paths, filled by :func:`_fold_paths`: each margin's
+    coefficients (n_alphas, n_columns) and intercepts, and the training
+    rows' range that its test rows are clipped to (None without clipping)."""
+
+    coefs: list = field(default_factory=list)
+    intercepts: list = field(default_factory=list)
+    clip_range: tuple | None = None
+
+    def predictions(self, X_test, margin_index, alpha_index):
+        """The predictions of test rows (as given, unclipped) by the fold's
+        model at one margin and alpha."""
+        if self.clip_range is not None:
+            X_test = clipped(X_test, *self.clip_range)
+        at = slice(alpha_index, alpha_index + 1)
+        return _path_predictions(X_test, self.coefs[margin_index][at],
+                                 self.intercepts[margin_index][at])[0]
+
+
 def _fold_paths(X, lower, upper, weight, train, test, margins, alphas, l1_ratio, tol,
-                max_iter, clip_features, signs):
+                max_iter, clip_features, signs, kept=None):
     """For each margin (``alphas[m]`` the path of ``margins[m]``), the test
     rows' predictions (n_alphas, n_test) of the path fitted on ``train``
-    (with the columns' sign constraints ``signs``), the alphas where the
-    solver did not converge, and the path's coefficients and intercepts. A
-    generator: one margin's predictions in memory at a time."""
-    X_train, X_test = _fold_rows(X, weight, train, test, clip_features)
+    (with the columns' sign constraints ``signs``) and the alphas where the
+    solver did not converge. A generator: one margin's predictions in
+    memory at a time. ``kept``: a FoldPaths to fill."""
+    X_train, X_test = X[train], X[test]
+    clip_range = feature_range(X_train, weight[train]) if clip_features else None
+    if clip_range is not None:
+        X_test = clipped(X_test, *clip_range)
+    if kept is not None:
+        kept.clip_range = clip_range
     features = StandardisedFeatures(X_train, weight[train], overwrite_X=True)
     for margin, margin_alphas in zip(margins, alphas, strict=True):
         problem = StandardisedProblem(features, lower[train], upper[train], margin,
                                       weight[train], signs=signs)
         coefs, intercepts, _, missed = problem.path(margin_alphas, l1_ratio, tol, max_iter)
-        yield _path_predictions(X_test, coefs, intercepts), missed, coefs, intercepts
+        if kept is not None:
+            kept.coefs.append(coefs)
+            kept.intercepts.append(intercepts)
+        yield _path_predictions(X_test, coefs, intercepts), missed
 
 
 def _fold_mse(X, lower, upper, weight, train, test, *path_args, keep_paths=False):
     """Test interval MSE of every margin and alpha of the paths fitted on
     ``train``, the alphas where the solver did not converge, and with
-    ``keep_paths`` each margin's coefficients and intercepts (else None)."""
-    scores, unconverged, paths = [], [], []
-    for predictions, missed, coefs, intercepts in _fold_paths(X, lower, upper, weight,
-                                                              train, test, *path_args):
+    ``keep_paths`` the fold's FoldPaths (else None)."""
+    scores, unconverged = [], []
+    kept = FoldPaths() if keep_paths else None
+    for predictions, missed in _fold_paths(X, lower, upper, weight, train, test,
+                                           *path_args, kept=kept):
         scores.append(interval_scores(lower[test], upper[test], predictions,
                                       sample_weight=weight[test]))
         unconverged += missed
-        if keep_paths:
-            paths.append((coefs, intercepts))
-    return scores, unconverged, paths if keep_paths else None
+    return scores, unconverged, kept
 
 
 @fill_doc
@@ -675,10 +693,8 @@ class IntervalLinearRegressionCV(_LinearPredictor):
                 best_path[0], self.l1_ratio, self.tol, self.max_iter)
             if keep_paths:  # the fold models that mse_path_ scored
                 fold_predictions = [
-                    _kept_path_predictions(X, sample_weight, train, test,
-                                           self.clip_features, paths[best_margin],
-                                           best_alpha)
-                    for (train, test), (_, _, paths) in zip(folds, results, strict=True)]
+                    kept.predictions(X[test], best_margin, best_alpha)
+                    for (_, test), (_, _, kept) in zip(folds, results, strict=True)]
             elif self.store_cv_predictions:
                 # the same fold models: the same warm-started path, down to
                 # the chosen alpha
@@ -697,19 +713,10 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         return self
 
 
-def _kept_path_predictions(X, weight, train, test, clip_features, path, alpha_index):
-    """The test rows' predictions of a fold's kept path (coefficients and
-    intercepts) at its ``alpha_index``-th alpha."""
-    coefs, intercepts = path
-    _, X_test = _fold_rows(X, weight, train, test, clip_features)
-    at = slice(alpha_index, alpha_index + 1)
-    return _path_predictions(X_test, coefs[at], intercepts[at])[0]
-
-
 def _last_alpha_predictions(*fold_path_args):
     """The test rows' predictions at the last alpha of one margin's fold path
     (arguments of :func:`_fold_paths`)."""
-    predictions, _, _, _ = next(_fold_paths(*fold_path_args))
+    predictions, _ = next(_fold_paths(*fold_path_args))
     return predictions[-1]
 
 
