@@ -405,6 +405,15 @@ class MMITBoost(TreeEnsemble):
         # the build gives each training row its leaf's value: its prediction,
         # unless the leaves hold models of their own
         row_values = np.empty(X_train.shape[0]) if leaf_model.predicts_leaf_values else None
+        # with the same weights at every stage and a leaf's rows moved alike, one
+        # criterion serves every stage: its hinges move with the predictions and
+        # stay sorted (TreeBuilder.stage_criterion), instead of sorted each stage
+        stage_criterion, weight_total = None, weight_train.sum()
+        if row_values is not None and self.subsample >= 1.0:
+            stage_criterion = builder.stage_criterion(
+                features, HingeTargets(lower_train - train_prediction,
+                                       upper_train - train_prediction, self.margin_,
+                                       n_threads=n_threads), weight_train, n_threads)
         progress = Progress("MMITBoost", self.n_estimators, "stages", self.verbose,
                             done=len(self.estimators_))
         while len(self.estimators_) < self.n_estimators:
@@ -412,20 +421,27 @@ class MMITBoost(TreeEnsemble):
             weight = weight_train if drawn is None else weight_train * drawn
             if not np.any(weight > 0):
                 weight = weight_train
-            # the previous stage's targets are done with: their arrays are reused
-            buffers = builder.buffers
-            data = TrainingData(features, HingeTargets(
-                np.subtract(lower_train, train_prediction,
-                            out=buffers.empty("stage.lower", len(lower_train))),
-                np.subtract(upper_train, train_prediction,
-                            out=buffers.empty("stage.upper", len(upper_train))),
-                self.margin_, buffers, n_threads))
-            tree = self._fitted_tree(grow_tree(params, data, weight, seed, builder=builder,
+            if stage_criterion is not None:
+                targets = stage_criterion
+            else:  # the previous stage's targets are done with: their arrays are reused
+                buffers = builder.buffers
+                targets = HingeTargets(
+                    np.subtract(lower_train, train_prediction,
+                                out=buffers.empty("stage.lower", len(lower_train))),
+                    np.subtract(upper_train, train_prediction,
+                                out=buffers.empty("stage.upper", len(upper_train))),
+                    self.margin_, buffers, n_threads)
+            tree = self._fitted_tree(grow_tree(params, TrainingData(features, targets),
+                                               weight, seed, builder=builder,
                                                row_values=row_values, n_threads=n_threads),
                                      seed, params)
             self.estimators_.append(tree)
             self._advance(train_prediction, tree, X_train, weight, row_values)
-            train_scores.append(-train_objective(train_prediction))
+            if stage_criterion is not None:  # moved by what _advance added
+                train_scores.append(-stage_criterion.advance(row_values, n_threads)
+                                    / weight_total)
+            else:
+                train_scores.append(-train_objective(train_prediction))
             if held_objective is not None:
                 held_prediction += self.learning_rate * walk_rows(tree.tree_.predict,
                                                                   X_held)

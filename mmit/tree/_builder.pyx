@@ -37,7 +37,7 @@ import numpy as np
 from .._loss._loss import IntervalLoss
 from .._utils._buffers import Buffers
 
-from ._criterion cimport Criterion, HingeCriterion
+from ._criterion cimport HingeCriterion
 from ._features cimport BinnedFeatures, Features
 from ._histogram_splitter cimport HistogramSplitter
 from ._splitter cimport (BOUNDS_LEAVES, BOUNDS_MIDPOINTS, BOUNDS_NODES, ExactSplitter,
@@ -280,7 +280,8 @@ cdef class TreeBuilder:
             values; BinnedFeatures: the histogram split search.
         targets : object
             The criterion's targets (HingeTargets for the hinge losses), one
-            per row of ``features``.
+            per row of ``features``; or a criterion kept from build to build
+            (:meth:`stage_criterion`), of these rows and weights.
         sample_weight : ndarray of shape (n_samples,)
             Non-negative weights, at least one positive.
         seed : int
@@ -324,14 +325,36 @@ cdef class TreeBuilder:
         finally:
             self.building = False
 
+    def stage_criterion(self, features, targets, const double[::1] sample_weight,
+                        int n_threads=1):
+        """A criterion of ``targets`` for the trees that :meth:`build` grows
+        one after another on ``features`` with ``sample_weight``, each on the
+        residuals of the ones before (boosting stages): pass it to ``build``
+        as the targets, then move it by each tree's predictions
+        (``HingeCriterion.advance``), which keeps its hinges sorted from one
+        stage to the next (``_criterion``). Its arrays are its own, not the
+        builder's."""
+        cdef bint binned = isinstance(features, BinnedFeatures)
+        return HingeCriterion(targets, sample_weight, self.loss.tag, not binned, None,
+                              n_threads if binned else 1, keep_leaves=True)
+
     def _build(self, features, targets, const double[::1] sample_weight, uint32_t seed,
                double[::1] row_values, int n_threads):
         cdef bint binned = isinstance(features, BinnedFeatures)
-        # without sweeps for a split search that does not sweep rows through
-        # the solver (the histogram's: the node optima and the gradients)
-        cdef Criterion criterion = HingeCriterion(
-            targets, sample_weight, self.loss.tag, not binned, self.buffers,
-            n_threads if binned else 1)
+        cdef HingeCriterion criterion
+        if isinstance(targets, HingeCriterion):  # kept from build to build
+            criterion = targets
+            if (criterion.n_samples != features.n_samples or criterion.sweeps == binned
+                    or criterion.loss != self.loss.tag
+                    or not criterion.weighs_alike(sample_weight)):
+                raise ValueError("a criterion kept from build to build serves the "
+                                 "features and weights it was made for.")
+            criterion.leaves.clear()
+        else:
+            # without sweeps for a split search that does not sweep rows through
+            # the solver (the histogram's: the node optima and the gradients)
+            criterion = HingeCriterion(targets, sample_weight, self.loss.tag, not binned,
+                                       self.buffers, n_threads if binned else 1)
         cdef Splitter splitter
         if binned:
             splitter = HistogramSplitter(criterion, features, sample_weight,

@@ -4,11 +4,17 @@
 # _criterion.pyx for the hinge criterion that implements it.
 
 from libc.stdint cimport int32_t
+from libcpp.vector cimport vector
 
 from .._loss._loss cimport LossTag
 from .._loss._pieces cimport HingeSolver
 from .._loss._solver cimport HingeEntry, Interval, SolverWorkspace
 from .._utils._typedefs cimport intp_t
+
+
+ctypedef struct TargetRange:
+    intp_t start                              # a leaf's targets: [start, end)
+    intp_t end
 
 
 cdef class HingeTargets:
@@ -47,6 +53,7 @@ cdef class Criterion:
                               double* value, double* cost) noexcept nogil
     cdef void gradients(self, double* gradient, double* curvature,
                         int n_threads) noexcept nogil
+    cdef void settle(self, intp_t target_start, intp_t target_end) noexcept nogil
 
 
 cdef class HingeCriterion(Criterion):
@@ -60,4 +67,7 @@ cdef class HingeCriterion(Criterion):
     cdef intp_t n_slots                       # slots of the current node
     cdef HingeSolver* solver                  # the solver (inside `_workspace`)
     cdef SolverWorkspace _workspace           # owns the solver's buffers
+    cdef readonly bint sweeps                 # rows are swept (slots allocated)
+    cdef readonly bint keeps_leaves           # kept from build to build (`advance`):
+    cdef vector[TargetRange] leaves           # the last build's leaves' targets
     cdef object _buffers                      # ndarrays holding the arrays above

@@ -15,17 +15,32 @@ time):
 - ``partition_targets``: follow a split in the criterion's per-node lists;
 - ``targets_minimum``: a node's optimum straight from its sorted targets
   (two sequential passes, for split searches that do not sweep rows);
-- ``gradients``: each row's derivatives, for histogram split searches.
+- ``gradients``: each row's derivatives, for histogram split searches;
+- ``settle``: a node stays a leaf, with the targets of its range.
 
 :class:`HingeCriterion` implements it for every loss of ``_loss`` on the
 interval solver of ``mmit._loss._solver``: the loss's tag (of its
 registry entry), given once when the builder makes the criterion, selects
 the solver variant compiled for it.
+
+Boosting stages. A stage's tree is grown on the residual intervals of the
+training rows around the current predictions, and adding the tree moves
+every row of a leaf by the same amount: the leaf's shrunk value. A
+criterion that keeps its leaves (``keep_leaves``, a builder's
+``stage_criterion``) serves every stage of a fit: after each build its
+hinges lie leaf by leaf, each leaf's in increasing order, and
+:meth:`HingeCriterion.advance` moves each leaf's breakpoints by that
+amount (which keeps them in order) and merges the leaves' lists into one
+increasing list (a k-way merge, its output shared between threads), and
+moves each row's breakpoints alike: the next stage's sorted targets in
+O(H log k) for H hinges and k leaves, without sorting them again.
 """
 
 from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t
+from libc.stdlib cimport free, malloc
+from libcpp.algorithm cimport sort as std_sort
 
 from .._utils._parallel cimport PARALLEL_MIN_ROWS, threads_for
 
@@ -45,6 +60,121 @@ from .._utils._checks import check_row_count, check_same_length
 
 cdef enum:
     ROWS_PER_BLOCK = 1 << 14    # sorted hinges one thread copies in order
+
+
+ctypedef struct Run:
+    # a leaf's hinges, in increasing order once moved by its shift
+    const HingeEntry* next      # its next entry (``end``: none left)
+    const HingeEntry* end
+    double shift                # what its breakpoints move down by
+    double head                 # the next entry's breakpoint, moved (+inf: none left)
+
+
+cdef bint starts_before(const TargetRange& a, const TargetRange& b) noexcept nogil:
+    return a.start < b.start
+
+
+cdef inline intp_t tree_size(intp_t count) noexcept nogil:
+    """The leaves of a tournament of ``count`` runs: a power of two."""
+    cdef intp_t size = 1
+    while size < count:
+        size <<= 1
+    return size
+
+
+cdef inline bint comes_before(double head, intp_t run, double other_head,
+                              intp_t other) noexcept nogil:
+    """Whether the next entry of ``run`` comes before that of ``other``: by
+    moved breakpoint, ties by run."""
+    return (head < other_head) | ((head == other_head) & (run < other))
+
+
+cdef void merge_runs(Run* runs, intp_t count, intp_t* tournament, double* heads,
+                     HingeEntry* out) noexcept nogil:
+    """Write the entries of the ``count`` non-empty runs to ``out`` in
+    increasing order of their moved breakpoints, each moved; ties by run.
+    A tournament of losers (``tournament``: ``3 * tree_size(count)`` slots;
+    ``heads``: ``tree_size(count)``, each run's next moved breakpoint, +inf
+    past the runs) replays log2(count) matches per entry, each between the
+    running winner and the loser kept at a node, without a branch."""
+    cdef intp_t size = tree_size(count), k, node, winner, loser, at, total = 0
+    cdef intp_t* losers = tournament                  # per internal node 1 .. size - 1
+    cdef intp_t* winners = tournament + size          # the build's, per node
+    cdef double head
+    cdef bint swap
+    cdef const HingeEntry* entry
+    cdef Run* run
+    for k in range(size):
+        heads[k] = runs[k].head if k < count else INFINITY
+        winners[size + k] = k
+        if k < count:
+            total += runs[k].end - runs[k].next
+    for node in range(size - 1, 0, -1):
+        winner = winners[2 * node]
+        loser = winners[2 * node + 1]
+        if comes_before(heads[loser], loser, heads[winner], winner):
+            winner, loser = loser, winner
+        winners[node] = winner
+        losers[node] = loser
+    winner = winners[1]
+    for at in range(total):
+        run = &runs[winner]
+        entry = run.next
+        out[at] = entry[0]
+        out[at].position = heads[winner]
+        entry += 1
+        run.next = entry
+        head = entry.position - run.shift if entry < run.end else INFINITY
+        heads[winner] = head
+        node = (size + winner) >> 1
+        while node > 0:
+            loser = losers[node]
+            swap = comes_before(heads[loser], loser, head, winner)
+            losers[node] = winner if swap else loser
+            head = heads[loser] if swap else head
+            winner = loser if swap else winner
+            node >>= 1
+
+
+cdef inline intp_t first_not_below(const HingeEntry* entries, intp_t count, double shift,
+                                   double value) noexcept nogil:
+    """The first of ``count`` entries, increasing once moved down by
+    ``shift``, whose moved breakpoint is at least ``value``."""
+    cdef intp_t low = 0, high = count, middle
+    while low < high:
+        middle = (low + high) // 2
+        if entries[middle].position - shift < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+cdef intp_t count_below(const Run* runs, intp_t k, double value) noexcept nogil:
+    """The entries of the runs whose moved breakpoint is below ``value``."""
+    cdef intp_t r, total = 0
+    for r in range(k):
+        total += first_not_below(runs[r].next, runs[r].end - runs[r].next, runs[r].shift,
+                                 value)
+    return total
+
+
+cdef double part_boundary(const Run* runs, intp_t k, intp_t largest,
+                          intp_t wanted) noexcept nogil:
+    """A moved breakpoint of the largest run below which about ``wanted`` of
+    the runs' entries lie (the first of its breakpoints with at least that
+    many below it; +inf when none has)."""
+    cdef const Run* run = &runs[largest]
+    cdef intp_t low = 0, high = run.end - run.next, middle
+    while low < high:
+        middle = (low + high) // 2
+        if count_below(runs, k, run.next[middle].position - run.shift) < wanted:
+            low = middle + 1
+        else:
+            high = middle
+    if low == run.end - run.next:
+        return INFINITY
+    return run.next[low].position - run.shift
 
 cdef Interval _dummy
 INTERVAL_DTYPE = np.dtype({
@@ -172,6 +302,9 @@ cdef class Criterion:
         that work from them (histograms), on ``n_threads`` threads.
         O(n_samples)."""
 
+    cdef void settle(self, intp_t target_start, intp_t target_end) noexcept nogil:
+        """A node whose targets are [target_start, target_end) stays a leaf."""
+
 
 cdef class HingeCriterion(Criterion):
     """The criterion of a hinge loss on the interval solver.
@@ -191,10 +324,14 @@ cdef class HingeCriterion(Criterion):
         Where the working arrays live (``_buffers``).
     n_threads : int, default=1
         Threads copying the rows and hinges in.
+    keep_leaves : bool, default=False
+        Serve one build after another (boosting stages): each build's leaves
+        are kept, for :meth:`advance` to move the targets by the tree's
+        predictions (module doc).
     """
 
     def __cinit__(self, HingeTargets targets, const double[::1] sample_weight, int loss,
-                  bint sweeps=True, buffers=None, int n_threads=1):
+                  bint sweeps=True, buffers=None, int n_threads=1, bint keep_leaves=False):
         cdef intp_t n = targets.n_samples, n_all = targets.hinge_order.shape[0]
         cdef intp_t i, k, block, n_hinges = 0, at
         cdef intp_t n_blocks = (n_all + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
@@ -241,6 +378,8 @@ cdef class HingeCriterion(Criterion):
         self.n_samples = n
         self.n_targets = n_hinges
         self.n_slots = 0
+        self.sweeps = sweeps
+        self.keeps_leaves = keep_leaves
         for i in prange(n, nogil=True, num_threads=row_threads, schedule="static"):
             rows[i].lower_position = targets.lower_position[i]
             rows[i].upper_position = targets.upper_position[i]
@@ -331,6 +470,181 @@ cdef class HingeCriterion(Criterion):
             interval = &self.intervals[rows[k]]
             costs[rows[k]] = interval.weight * tagged_interval_loss(
                 self.loss, interval.lower_position, interval.upper_position, value)
+
+    cdef void settle(self, intp_t target_start, intp_t target_end) noexcept nogil:
+        cdef TargetRange leaf
+        if self.keeps_leaves:
+            leaf.start = target_start
+            leaf.end = target_end
+            self.leaves.push_back(leaf)
+
+    def hinge_entries(self):
+        """The targets as the criterion lists them (after a build, leaf by
+        leaf; after :meth:`advance`, in increasing order): their breakpoints,
+        weights and hinge numbers (``2 * row + is_upper``), as arrays."""
+        cdef intp_t k
+        positions = np.empty(self.n_targets)
+        weights = np.empty(self.n_targets)
+        hinges = np.empty(self.n_targets, dtype=np.int32)
+        for k in range(self.n_targets):
+            positions[k] = self.hinges[k].position
+            weights[k] = self.hinges[k].weight
+            hinges[k] = self.hinges[k].hinge
+        return positions, weights, hinges
+
+    def weighs_alike(self, const double[::1] sample_weight):
+        """Whether the criterion's rows have these weights."""
+        cdef intp_t i
+        if sample_weight.shape[0] != self.n_samples:
+            return False
+        for i in range(self.n_samples):
+            if self.intervals[i].weight != sample_weight[i]:
+                return False
+        return True
+
+    def advance(self, const double[::1] row_shifts, int n_threads=1):
+        """Move the targets down by the last build's tree's predictions: each
+        row's breakpoints by ``row_shifts[row]`` (what its prediction grows
+        by), so that the criterion holds the residual intervals around the
+        new predictions, its hinges in increasing order (module doc); the
+        same whatever ``n_threads``. Every row of a leaf of that tree must
+        have the same shift. Needs ``keep_leaves`` and one call after each
+        build (ValueError otherwise). O(n + H log k) for n rows, H hinges and
+        k leaves.
+
+        Returns
+        -------
+        loss : float
+            The rows' weighted loss at the new predictions (the sum over the
+            rows of their weight times their loss at 0 once moved).
+        """
+        cdef intp_t n = self.n_samples, n_leaves = self.leaves.size(), k, i, r
+        cdef intp_t at = 0, n_runs = 0, largest = 0, n_parts, part, low, high, count
+        cdef bint covered = True
+        cdef double shift
+        cdef const HingeEntry* first
+        cdef HingeEntry* scratch = self.scratch
+        if not self.keeps_leaves:
+            raise ValueError("advance needs a criterion made with keep_leaves=True.")
+        if row_shifts.shape[0] != n:
+            raise ValueError(f"row_shifts has {row_shifts.shape[0]} entries for {n} rows.")
+        # the leaves in the order of their targets, which they cover once (a
+        # leaf without targets may lie anywhere)
+        std_sort(self.leaves.begin(), self.leaves.end(), starts_before)
+        for k in range(n_leaves):
+            if self.leaves[k].end == self.leaves[k].start:
+                continue
+            if self.leaves[k].start != at:
+                covered = False
+                break
+            at = self.leaves[k].end
+        if not covered or at != self.n_targets:
+            self.leaves.clear()
+            raise ValueError("the criterion's leaves do not cover its targets: advance "
+                             "it once after each build.")
+        cdef Interval* intervals = self.intervals
+        cdef HingeEntry* hinges = self.hinges
+        cdef const TargetRange* leaves = self.leaves.data()
+        cdef intp_t n_targets = self.n_targets
+        # each row moved, and the weighted sum of its loss there (by blocks of
+        # rows, each summed in order, then the blocks in order)
+        cdef intp_t n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK, block
+        cdef double block_loss, total = 0.0
+        sums_array = np.empty(max(n_blocks, 1))
+        cdef double[::1] sums = sums_array
+        cdef LossTag loss = self.loss
+        for block in prange(n_blocks, nogil=True,
+                            num_threads=threads_for(n, PARALLEL_MIN_ROWS, n_threads),
+                            schedule="static"):
+            block_loss = 0.0
+            for i in range(block * ROWS_PER_BLOCK, min(n, (block + 1) * ROWS_PER_BLOCK)):
+                intervals[i].lower_position -= row_shifts[i]
+                intervals[i].upper_position -= row_shifts[i]
+                block_loss = block_loss + intervals[i].weight * tagged_interval_loss(
+                    loss, intervals[i].lower_position, intervals[i].upper_position, 0.0)
+            sums[block] = block_loss
+        for block in range(n_blocks):
+            total += sums[block]
+        n_parts = threads_for(n_targets, PARALLEL_MIN_ROWS, n_threads)
+        # the leaves' runs, then each part's share of them
+        cdef Run* runs = <Run*> malloc((n_parts + 1) * max(n_leaves, 1) * sizeof(Run))
+        cdef intp_t* offsets = <intp_t*> malloc((n_parts + 1) * sizeof(intp_t))
+        cdef intp_t* sizes = <intp_t*> malloc(n_parts * sizeof(intp_t))
+        cdef double* bounds = <double*> malloc((n_parts + 1) * sizeof(double))
+        cdef intp_t matches = 3 * tree_size(max(n_leaves, 1))
+        cdef intp_t* tournaments = <intp_t*> malloc(n_parts * matches * sizeof(intp_t))
+        cdef double* heads = <double*> malloc(n_parts * matches * sizeof(double))
+        if (runs == NULL or offsets == NULL or sizes == NULL or bounds == NULL
+                or tournaments == NULL or heads == NULL):
+            free(runs)
+            free(offsets)
+            free(sizes)
+            free(bounds)
+            free(tournaments)
+            free(heads)
+            self.leaves.clear()
+            raise MemoryError("cannot allocate the leaves' runs")
+        cdef Run* share
+        with nogil:
+            # each leaf's hinges, moved by its rows' shift, stay in order
+            for k in range(n_leaves):
+                if leaves[k].end == leaves[k].start:
+                    continue
+                first = hinges + leaves[k].start
+                check_index(first.hinge >> 1, n)
+                shift = row_shifts[first.hinge >> 1]
+                runs[n_runs].next = first
+                runs[n_runs].end = hinges + leaves[k].end
+                runs[n_runs].shift = shift
+                runs[n_runs].head = first.position - shift
+                if runs[n_runs].end - first > runs[largest].end - runs[largest].next:
+                    largest = n_runs
+                n_runs += 1
+            if n_runs == 1:  # a tree of one leaf: nothing to merge
+                for k in range(n_targets):
+                    hinges[k].position = hinges[k].position - runs[0].shift
+            elif n_runs > 1:
+                # part p of the merged list holds the moved breakpoints in
+                # [bounds[p], bounds[p + 1]): about a share n_parts of them each
+                bounds[0] = -INFINITY
+                bounds[n_parts] = INFINITY
+                for part in range(1, n_parts):
+                    bounds[part] = part_boundary(runs, n_runs, largest,
+                                                 part * n_targets // n_parts)
+                offsets[0] = 0
+                for part in range(n_parts):
+                    share = runs + (part + 1) * n_runs
+                    sizes[part] = 0
+                    count = 0
+                    for r in range(n_runs):
+                        low = first_not_below(runs[r].next, runs[r].end - runs[r].next,
+                                              runs[r].shift, bounds[part])
+                        high = first_not_below(runs[r].next, runs[r].end - runs[r].next,
+                                               runs[r].shift, bounds[part + 1])
+                        if high > low:
+                            share[sizes[part]] = runs[r]
+                            share[sizes[part]].next = runs[r].next + low
+                            share[sizes[part]].end = runs[r].next + high
+                            share[sizes[part]].head = (runs[r].next[low].position
+                                                       - runs[r].shift)
+                            sizes[part] += 1
+                            count = count + high - low
+                    offsets[part + 1] = offsets[part] + count
+                for part in prange(n_parts, num_threads=n_parts, schedule="static"):
+                    merge_runs(runs + (part + 1) * n_runs, sizes[part],
+                               tournaments + part * matches, heads + part * matches,
+                               scratch + offsets[part])
+        if n_runs > 1:  # the merged list becomes the targets
+            self.hinges = scratch
+            self.scratch = hinges
+        self.leaves.clear()
+        free(runs)
+        free(offsets)
+        free(sizes)
+        free(bounds)
+        free(tournaments)
+        free(heads)
+        return total
 
     cdef void gradients(self, double* gradient, double* curvature,
                         int n_threads) noexcept nogil:

@@ -188,7 +188,8 @@ class TrainingData:
     ``features`` (a :class:`~mmit.tree._features.Features`) may be shared by data
     with other targets (other margins, boosting stages); ``targets`` (a
     :class:`~mmit.tree._criterion.HingeTargets`) holds the interval bounds as
-    sorted hinge breakpoints.
+    sorted hinge breakpoints, or is a criterion kept from one boosting stage
+    to the next (``TreeBuilder.stage_criterion``).
     """
 
     features: Features

@@ -276,8 +276,10 @@ cdef class Splitter:
 
     cdef void settle_leaf(self, const NodeRecord* node) noexcept nogil:
         """The node stays a leaf: its value goes to its rows' ``row_values``
-        (when asked for); a split search may free what it kept for it."""
+        (when asked for), the criterion hears of its targets; a split search
+        may free what it kept for it."""
         cdef intp_t k
+        self.criterion.settle(node.target_start, node.target_end)
         if self.row_values != NULL:
             for k in range(node.start, node.end):
                 check_index(self.node_rows[k], self.n_samples)
