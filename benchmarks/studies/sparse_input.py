@@ -16,7 +16,7 @@ the ratios sparse over dense. The models fitted on the two layouts are the same
 two fits' predictions of 100 rows (0 for the trees; the linear model's
 rounding otherwise).
 
-Usage: python benchmarks/studies/sparse.py [--n-rows 10000]
+Usage: python benchmarks/studies/sparse_input.py [--n-rows 10000]
        [--n-features 200 1000] [--density 0.01] [--repeats 3]
        [--models NAME ...] [--csv PATH]
 """
