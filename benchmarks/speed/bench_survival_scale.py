@@ -8,8 +8,8 @@ front-end's cost is measured against; up to ``--forest-alone`` rows), then
 the default ``SurvivalRegressor`` (the survival forest and its booster,
 ``n_jobs`` threads) fitted on n rows (the distributions are made on the
 first request that needs them); on ``--queries`` new rows, the forest's
-interval ``predict``, the risk (``predict``: minus the mean of the
-forest's and the booster's predictions), the restricted mean survival
+interval ``predict``, the risk (``predict``: minus the forest's and the
+booster's predictions weighed together), the restricted mean survival
 times (the first request making the predictive distributions) and, on
 ``--curves`` of them, the survival curves on the default time grid;
 ``concordance_index`` of the n training rows' risks. Each step's seconds

@@ -14,7 +14,7 @@ model.
 
 Models, on log times through ``SurvivalRegressor``: ``default``, the
 front-end as users get it (``SurvivalRegressor()``: the survival forest and
-a binned booster, ranked by minus the mean of their predictions), and,
+a binned booster, ranked by minus their predictions weighed together), and,
 each with the risk scores of ``--risks``, the survival forest alone
 (``forest``: ``MMITForest(min_samples_leaf=15, max_features=0.5,
 loss="linear_hinge")``), ``MMITForest()``

@@ -1,6 +1,7 @@
 """Survival data as interval targets, and survival analysis in
 scikit-survival's form for every estimator (:class:`SurvivalRegressor`)."""
 
+from math import sqrt
 from numbers import Integral
 
 import numpy as np
@@ -125,10 +126,23 @@ SURVIVAL_FILE_VERSION = 8
 # their censoring time and the ranking trails)
 SURVIVAL_FOREST = {"min_samples_leaf": 15, "max_features": 0.5, "loss": "linear_hinge"}
 
-# the booster beside it: the mean of their predictions ranks better than
-# either on large data and within a few thousandths of the forest on small
-# data (the survival page); early stopping finds its stages at every size
-SURVIVAL_BOOSTER = {"splitter": "hist", "n_estimators": 1000, "early_stopping": True}
+# the booster beside it (early stopping finds its stages at every size; at
+# this rate it ranks a little better than at the default 0.05, most on large
+# data: the survival page)
+SURVIVAL_BOOSTER = {"splitter": "hist", "n_estimators": 2000, "learning_rate": 0.025,
+                    "early_stopping": True}
+
+# the booster's share of the default model's prediction: half up to this many
+# training rows, then 1 - 0.5 sqrt(EVEN_SHARE_ROWS / n_samples) (the survival
+# page: the mean ranks best on small data, the booster more and more alone
+# with the rows)
+EVEN_SHARE_ROWS = 1000
+
+
+def booster_share(n_samples):
+    """The booster's share of the default model's prediction after a fit on
+    ``n_samples`` rows (the forest has the rest)."""
+    return 1.0 - 0.5 * min(1.0, sqrt(EVEN_SHARE_ROWS / n_samples))
 
 
 class StepFunction:
@@ -224,12 +238,14 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         max_features=0.5, loss="linear_hinge")`` (larger leaves than the
         interval default rank better on survival data, where a small leaf of
         censored times predicts their censoring time), with a binned
-        booster beside it, ``MMITBoost(splitter="hist", n_estimators=1000,
-        early_stopping=True)`` (``booster_``): the forest gives the curves,
-        and the prediction (the risk, ``predict_time``) is the mean of the
-        two's, which ranks better than the forest's alone from about 1e4
-        rows on and within a few thousandths of it on small data
-        (:ref:`survival` in the user guide).
+        booster beside it, ``MMITBoost(splitter="hist", n_estimators=2000,
+        learning_rate=0.025, early_stopping=True)`` (``booster_``): the
+        forest gives the curves, and the prediction (the risk,
+        ``predict_time``) weighs the two's, the booster's share
+        (``booster_share_``) a half up to 1000 training rows, then ``1 -
+        0.5 * sqrt(1000 / n_samples)`` (0.84 at 1e4 rows, 0.95 at 1e5): the
+        mean ranks best on small data, the booster better and better with
+        the rows (:ref:`survival` in the user guide).
     log : bool, default=True
         Fit on log times (an accelerated failure time model; times must be
         positive). False fits on the times themselves.
@@ -237,14 +253,14 @@ class SurvivalRegressor(MetaEstimatorMixin, BaseEstimator):
         The risk score ``predict`` gives: minus the restricted mean survival
         time (the area under the survival curve up to its last time, for
         models with curves), or minus the model's prediction (a time, or a
-        log time; the mean of the forest's and the booster's for the default
-        model). "auto" is the prediction for the default model
-        (``estimator=None``), which ranks about as well as the restricted
-        mean on small data and better on large data, at the cost of two
-        interval predictions; the restricted mean for a given model with
-        curves (it ranks a little better for the forest at its interval
-        defaults and the stack); the prediction for models without curves
-        (:ref:`survival` in the user guide).
+        log time; the forest's and the booster's weighed by
+        ``booster_share_`` for the default model). "auto" is the prediction
+        for the default model (``estimator=None``), which ranks about as
+        well as the restricted mean on small data and better on large data,
+        at the cost of two interval predictions; the restricted mean for a
+        given model with curves (it ranks a little better for the forest at
+        its interval defaults and the stack); the prediction for models
+        without curves (:ref:`survival` in the user guide).
     n_jobs : int, default=None
         Threads of the default model (``estimator=None``: the forest and the
         booster), which grows its trees, makes its distributions and
@@ -280,6 +296,10 @@ default=None
     booster_ : MMITBoost or None
         The default model's fitted booster (``estimator=None``); None with a
         given estimator.
+    booster_share_ : float
+        The booster's share of the prediction (the forest's is the rest):
+        0.5 up to 1000 training rows, then ``1 - 0.5 * sqrt(1000 /
+        n_samples)``; 0 with a given estimator.
     unique_times_ : ndarray of shape (n_unique_times,)
         The distinct finite positive times of the training targets, where
         the restricted mean's step function steps.
@@ -331,7 +351,8 @@ default=None
         return {"model": writer.model("model", self.estimator_),
                 "default_model": self.estimator is None,
                 "booster": None if self.booster_ is None else writer.model(
-                    "booster", self.booster_)}
+                    "booster", self.booster_),
+                "booster_share": self.booster_share_}
 
     def _import_state(self, state, reader):
         """The fitted front-end of a model file (``n_features_in_`` set),
@@ -349,6 +370,11 @@ default=None
         if self.booster_ is not None and (self.estimator is not None or getattr(
                 self.booster_, "n_features_in_", None) != self.n_features_in_):
             raise ValueError("the survival booster does not match the model")
+        # a file written before the share held the even mean
+        self.booster_share_ = (0.0 if self.booster_ is None else
+                               float(state.get("booster_share", 0.5)))
+        if not 0.0 <= self.booster_share_ <= 1.0:
+            raise ValueError("the survival booster's share must be in [0, 1]")
         self.unique_times_, self.curve_times_ = (
             check_time_grid(reader.array(name, np.float64, (None,)), self.log, name)
             for name in ("unique_times", "curve_times"))
@@ -361,6 +387,8 @@ default=None
         if "unique_times_" in state:
             state.setdefault("curve_times_", state["unique_times_"])
             state.setdefault("booster_", None)  # fitted before the booster
+            # fitted before the share: the even mean
+            state.setdefault("booster_share_", 0.0 if state["booster_"] is None else 0.5)
         super().__setstate__(state)
 
     def __sklearn_tags__(self):
@@ -395,6 +423,7 @@ default=None
         self.estimator_ = clone(model).fit(X, target, **fit_params)
         booster = survival_booster(self)
         self.booster_ = None if booster is None else booster.fit(X, target, **fit_params)
+        self.booster_share_ = 0.0 if booster is None else booster_share(target.shape[0])
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(self.estimator_, name):
                 setattr(self, name, getattr(self.estimator_, name))
@@ -441,11 +470,12 @@ default=None
         return -self.restricted_mean(X)
 
     def _prediction(self, X):
-        """The model's predicted (log) times: for the default model, the mean
-        of the forest's and the booster's."""
+        """The model's predicted (log) times: for the default model, the
+        forest's and the booster's weighed by ``booster_share_``."""
         prediction = self.estimator_.predict(X)
         if self.booster_ is not None:
-            prediction = (prediction + self.booster_.predict(X)) / 2
+            prediction = ((1.0 - self.booster_share_) * prediction
+                          + self.booster_share_ * self.booster_.predict(X))
         return prediction
 
     @available_if(_has_curves)

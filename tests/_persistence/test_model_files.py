@@ -352,8 +352,9 @@ def test_a_survival_front_end_is_saved_with_its_model(tmp_path, front_end):
     assert type(restored) is SurvivalRegressor and file_version(tmp_path / "s.npz") == 8
     assert type(restored.estimator_) is type(front_end.estimator_)
     assert (restored.estimator is None) == (front_end.estimator is None)
-    # the default model's booster comes back with it
+    # the default model's booster comes back with it, and its share
     assert (restored.booster_ is None) == (front_end.estimator is not None)
+    assert restored.booster_share_ == front_end.booster_share_
     params = front_end.get_params(deep=False)
     assert {key: value for key, value in restored.get_params(deep=False).items()
             if key != "estimator"} == {key: value for key, value in params.items()
@@ -369,6 +370,28 @@ def test_a_survival_front_end_is_saved_with_its_model(tmp_path, front_end):
     # refitting the loaded front-end fits a model like the saved one
     refitted = restored.fit(X, y)
     assert type(refitted.estimator_) is type(front_end.estimator_)
+
+
+def test_a_default_front_end_keeps_its_booster_share(tmp_path):
+    """Above 1000 rows the booster weighs more than the forest: the file
+    keeps its share, and a file written without one weighs them evenly."""
+    X, y = survival_records(1500, 4)
+    front_end = SurvivalRegressor(random_state=0).fit(X, y)
+    assert front_end.booster_share_ > 0.5
+    restored = round_trip(front_end, tmp_path / "s.npz")
+    assert restored.booster_share_ == front_end.booster_share_
+    np.testing.assert_array_equal(restored.predict(X), front_end.predict(X))
+    with np.load(tmp_path / "s.npz") as archive:
+        arrays = dict(archive)
+    metadata = json.loads(bytes(arrays["metadata"]).decode())
+    del metadata["booster_share"]  # as written before the share
+    arrays["metadata"] = np.frombuffer(json.dumps(metadata).encode(), dtype=np.uint8)
+    np.savez(tmp_path / "even.npz", **arrays)
+    even = load_model(tmp_path / "even.npz")
+    assert even.booster_share_ == 0.5
+    np.testing.assert_array_equal(
+        even.predict(X), -(front_end.estimator_.predict(X)
+                           + front_end.booster_.predict(X)) / 2)
 
 
 def test_a_damaged_survival_front_end_is_refused(tmp_path):

@@ -15,6 +15,7 @@ from mmit import (
     SurvivalRegressor,
     intervals_from_survival,
 )
+from mmit.survival._survival import booster_share
 
 
 def test_intervals_from_survival():
@@ -117,13 +118,16 @@ def test_the_default_model_is_the_survival_forest_and_a_booster():
     assert model.estimator_.loss == "linear_hinge"
     booster = model.booster_
     assert isinstance(booster, MMITBoost) and booster.splitter == "hist"
-    assert booster.early_stopping is True and booster.n_estimators == 1000
+    assert booster.early_stopping is True and booster.n_estimators == 2000
+    assert booster.learning_rate == 0.025
     # the booster is the one a user would fit on the same intervals
     target = intervals_from_survival(event, time, log=True)
-    alone = MMITBoost(splitter="hist", n_estimators=1000, early_stopping=True,
-                      random_state=0).fit(X, target)
+    alone = MMITBoost(splitter="hist", n_estimators=2000, learning_rate=0.025,
+                      early_stopping=True, random_state=0).fit(X, target)
     np.testing.assert_array_equal(booster.predict(X), alone.predict(X))
-    # the prediction (risk, time) is the mean of the two's; the curves the forest's
+    # the prediction (risk, time) is the mean of the two's (up to 1000 rows);
+    # the curves the forest's
+    assert model.booster_share_ == 0.5
     mean = (model.estimator_.predict(X) + booster.predict(X)) / 2
     np.testing.assert_array_equal(model.predict(X), -mean)
     np.testing.assert_array_equal(model.predict_time(X), np.exp(mean))
@@ -134,7 +138,24 @@ def test_the_default_model_is_the_survival_forest_and_a_booster():
         model.set_params(risk="restricted_mean").predict(X[:5]),
         -model.estimator_.predict_restricted_mean(X[:5], model.curve_times_, log=True))
     # a given model stands alone
-    assert SurvivalRegressor(MMITForest(10)).fit(X, y).booster_ is None
+    alone = SurvivalRegressor(MMITForest(10)).fit(X, y)
+    assert alone.booster_ is None and alone.booster_share_ == 0.0
+
+
+def test_the_booster_weighs_more_with_the_rows():
+    """Half of the default model's prediction up to 1000 training rows, then
+    1 - 0.5 sqrt(1000 / n)."""
+    assert [booster_share(n) for n in (10, 1000)] == [0.5, 0.5]
+    np.testing.assert_allclose([booster_share(n) for n in (4000, 1e4, 1e6)],
+                               [0.75, 1 - 0.5 / np.sqrt(10), 1 - 0.5 / np.sqrt(1000)])
+    X, y, _, _ = survival_data(1600)
+    model = SurvivalRegressor(random_state=0).fit(X, y)
+    share = 1 - 0.5 * np.sqrt(1000 / 1600)
+    assert model.booster_share_ == pytest.approx(share, rel=1e-15)
+    np.testing.assert_allclose(
+        model.predict(X[:50]), -((1 - share) * model.estimator_.predict(X[:50])
+                                 + share * model.booster_.predict(X[:50])),
+        rtol=1e-14)
 
 
 def test_the_stack_gives_curves():
