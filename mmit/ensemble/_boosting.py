@@ -5,8 +5,12 @@ Stage ``m`` grows an MMIT on the residual intervals ``[lower - F, upper -
 F]`` of the current predictions ``F``: its splits minimise the exact hinge
 loss of ``F + tree`` and its leaves hold the exact optimal residual of their
 rows, and ``F`` moves by ``learning_rate`` times the tree. The features are
-sorted once for all stages; each stage sorts only the 2n shifted
-breakpoints of its residual targets.
+sorted (or binned) once for all stages, and so are the breakpoints of the
+residual targets: one criterion serves every stage (``TreeBuilder.
+stage_criterion``), each stage's tree moving every leaf's breakpoints by
+its shrunk value, which keeps them in order, and a merge of the leaves'
+lists making the next stage's sorted list (O(n log leaves), not a sort).
+With ``subsample`` the stages' rows differ, and each sorts its own.
 
 Because the loss is convex and a leaf's value minimises the loss of its
 rows, a stage with ``learning_rate <= 1`` never increases the training loss
@@ -495,7 +499,7 @@ class MMITBoost(TreeEnsemble):
                 break
             seed = draw_seed(random_state)
             tree = rows.grow_tree(params["max_depth"], split, leaf,
-                                  params["min_cost_decrease"])
+                                  params["min_cost_decrease"], seed)
             self.estimators_.append(self._fitted_tree(tree, seed, params))
         self.n_iter_ = len(self.estimators_)
         self.train_score_ = np.array(train_scores)

@@ -7,8 +7,10 @@ cluster code here). Each partition of rows (a block of every column) becomes
 a :class:`PartitionRows` on the worker that holds it: its features binned
 once, its bounds, weights and current predictions. What crosses the network:
 
-- **Bin edges**: the quantiles of a uniform sample of at most ``SUBSAMPLE``
-  rows (all rows below it, which gives the local fit's bins), gathered once.
+- **Bin edges**: the quantiles of the rows a local fit of as many rows
+  takes (``binning_sample``: every row up to ``SUBSAMPLE``, else a uniform
+  sample of that many, the same rows), each partition sending its own
+  once: the local fit's bins at every size.
 - **Histograms**: every stage grows its tree a level at a time. Each
   partition routes its rows to the level's nodes and sums, per node,
   feature and bin, its rows' gradients, curvatures and counts
@@ -34,9 +36,10 @@ once, its bounds, weights and current predictions. What crosses the network:
   optimum travel: about the square root of a partition's rows of a node.
 
 Ties between features' gains (within the splitter's relative tolerance)
-go to the feature of the lowest index, where a local fit draws a random
-order; with that exception the trees are those of the local fit, up to the
-rounding of sums added in another order.
+go to the first feature of the node's order, drawn from its key as a
+local fit draws it (``feature_order``, ``child_keys``): the trees are
+those of the local fit, up to the rounding of sums added in another
+order.
 """
 
 import functools
@@ -56,9 +59,15 @@ from .._loss._solver import (
 from .._utils._buffers import Buffers, empty
 from .._utils._categorical import validate_features
 from .._utils._validation import check_interval_target, check_sample_weight
-from ..tree._binning import SUBSAMPLE, bin_features, place_values
+from ..tree._binning import bin_features, binning_sample, place_values
 from ..tree._growing import UNLIMITED_DEPTH
-from ..tree._histogram_splitter import best_histogram_split, node_histograms, route_rows
+from ..tree._histogram_splitter import (
+    best_histogram_split,
+    child_keys,
+    feature_order,
+    node_histograms,
+    route_rows,
+)
 from ..tree._tree import NODE_DTYPE, Tree
 
 # what the Dask fit does not do yet, as the booster's parameters say it
@@ -106,12 +115,10 @@ class PartitionRows:
         self.summary = None
 
 
-def partition_sample(X, sample_weight, n_drawn, seed):
-    """``n_drawn`` rows of a partition drawn without replacement (all of them
-    when that is every row), in row order, with their weights."""
+def partition_sample(X, sample_weight, rows):
+    """The ``rows`` of a partition (in increasing order), with their
+    weights."""
     n = X.shape[0]
-    rows = (np.arange(n) if n_drawn >= n
-            else np.sort(np.random.RandomState(seed).choice(n, n_drawn, replace=False)))
     weight = np.ones(n) if sample_weight is None else np.asarray(sample_weight)
     return X[rows] if not hasattr(X, "iloc") else X.iloc[rows], weight[rows]
 
@@ -448,18 +455,6 @@ def row_blocks(X, y, sample_weight, prefix=""):
     return X, list(zip(*blocks, strict=True))
 
 
-def sample_sizes(counts, n_drawn):
-    """Rows drawn from each partition of ``counts`` rows for a sample of
-    ``n_drawn`` (all when there are no more), in proportion to their rows."""
-    total = counts.sum()
-    if total <= n_drawn:
-        return counts
-    share = counts * (n_drawn / total)
-    sizes = np.floor(share).astype(np.intp)
-    sizes[np.argsort(sizes - share)[:n_drawn - sizes.sum()]] += 1
-    return sizes
-
-
 class WorkerPartitions:
     """The partitions of rows one worker holds, kept there through a fit (a
     Dask actor: the client calls it directly, not through the scheduler, a
@@ -569,12 +564,14 @@ class ClusterRows:
         self.client = dask_client()
         X_rows, blocks = row_blocks(X, y, sample_weight)
         self.n_samples, self.n_features = X_rows.shape
-        # the bins: quantiles of a sample of the rows (all of them up to SUBSAMPLE)
-        sizes = sample_sizes(np.array(X_rows.chunks[0]), SUBSAMPLE)
-        seeds = np.random.RandomState(0).randint(np.iinfo(np.int32).max, size=len(blocks))
+        # the bins: quantiles of the rows a local fit of as many rows takes
+        # (all of them up to SUBSAMPLE), each partition giving its own
+        starts = np.cumsum([0, *X_rows.chunks[0]])
+        sample = binning_sample(self.n_samples)
+        cuts = np.searchsorted(sample, starts)
         drawn = self.client.gather(self.client.compute([
-            delayed(partition_sample)(x, w, int(size), int(seed))
-            for (x, _, w), size, seed in zip(blocks, sizes, seeds, strict=True)]))
+            delayed(partition_sample)(x, w, sample[cuts[k]:cuts[k + 1]] - starts[k])
+            for k, (x, _, w) in enumerate(blocks)]))
         sample = np.concatenate([rows for rows, _ in drawn])
         columns = getattr(X, "columns", None)
         if columns is not None:
@@ -658,16 +655,18 @@ class ClusterRows:
         return loss / weight
 
     def grow_tree(self, max_depth, min_samples_split, min_samples_leaf,
-                  min_cost_decrease):
+                  min_cost_decrease, seed):
         """The Tree of this stage's residual hinges, grown a level at a time
         (module doc) with these limits (``max_depth`` None: unlimited;
         ``min_cost_decrease`` per unit of the root's weight), as the local
-        builder grows it. A round per level: the level's exact values and
-        the next level's histograms, for splits chosen before the costs are
-        known; a split of a node found to cost nothing is undone (the local
-        builder does not split it)."""
+        builder grows it with ``seed``: each node tries the features in the
+        order its key gives (``feature_order``; the root's key is the seed).
+        A round per level: the level's exact values and the next level's
+        histograms, for splits chosen before the costs are known; a split of
+        a node found to cost nothing is undone (the local builder does not
+        split it)."""
         max_depth = UNLIMITED_DEPTH if max_depth is None else max_depth
-        nodes = [{"depth": 0, "parent": -1, "feature": -1}]
+        nodes = [{"depth": 0, "parent": -1, "feature": -1, "key": seed}]
         frontier, level = [0], self.root
         min_decrease = min_cost_decrease * level[4][0]
         while frontier:
@@ -686,7 +685,8 @@ class ClusterRows:
                         or node["rows"] < 2 * min_samples_leaf):
                     continue
                 feature, bin_, missing_left, has_missing, gain = best_histogram_split(
-                    sums[k], self.n_bins, min_samples_leaf)
+                    sums[k], self.n_bins, min_samples_leaf,
+                    feature_order(node["key"], self.n_features))
                 if feature < 0 or 0.5 * gain < min_decrease:
                     continue
                 threshold = (np.inf if bin_ == self.n_bins[feature] - 1
@@ -694,8 +694,8 @@ class ClusterRows:
                 node.update(feature=feature, bin=bin_, missing_left=missing_left,
                             has_missing=has_missing, left=len(nodes), right=len(nodes) + 1,
                             threshold=threshold)
-                nodes += [{"depth": node["depth"] + 1, "parent": node_id, "feature": -1}
-                          for _ in range(2)]
+                nodes += [{"depth": node["depth"] + 1, "parent": node_id, "feature": -1,
+                           "key": key} for key in child_keys(node["key"])]
                 routing[0][k], routing[1][k], routing[2][k] = feature, bin_, missing_left
                 routing[3][k], routing[4][k] = len(children), len(children) + 1
                 children += [node["left"], node["right"]]

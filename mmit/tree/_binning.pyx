@@ -63,8 +63,17 @@ def bin_thresholds(values, weight, max_bins):
     return np.r_[midpoints(distinct[cut], distinct[cut + 1]), np.inf]
 
 
-def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threads=1,
-                 n_categories=None):
+def binning_sample(n_samples):
+    """The rows whose quantiles give the bins of ``n_samples`` rows: every
+    row up to ``SUBSAMPLE``, else a uniform sample of that many drawn
+    without replacement (the same for every fit of that many rows), in
+    increasing order."""
+    if n_samples <= SUBSAMPLE:
+        return np.arange(n_samples)
+    return np.sort(np.random.RandomState(0).choice(n_samples, SUBSAMPLE, replace=False))
+
+
+def bin_features(X, sample_weight=None, max_bins=255, n_threads=1, n_categories=None):
     """BinnedFeatures of validated ``X`` (float64, NaN for missing values).
 
     Parameters
@@ -74,8 +83,6 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
         Non-negative weights (ones if None).
     max_bins : int, default=255
         Bins of present values per feature, 2 to 255.
-    random_state : RandomState, default=None
-        The subsample of the quantiles (rows beyond ``SUBSAMPLE``).
     n_threads : int, default=1
         Threads placing the values in their bins.
     n_categories : array-like of int of shape (n_features,), default=None
@@ -101,10 +108,7 @@ def bin_features(X, sample_weight=None, max_bins=255, random_state=None, n_threa
                          "(raise max_bins up to 255, or use splitter='exact', which "
                          "takes any number).")
     weight = np.ones(n_samples) if sample_weight is None else sample_weight
-    sample = np.arange(n_samples)
-    if n_samples > SUBSAMPLE:
-        generator = np.random.RandomState(0) if random_state is None else random_state
-        sample = np.sort(generator.choice(n_samples, SUBSAMPLE, replace=False))
+    sample = binning_sample(n_samples)
     thresholds = np.full((n_features, MISSING_BIN), np.inf)
     n_bins = np.ones(n_features, dtype=np.int32)
     for j in range(n_features):

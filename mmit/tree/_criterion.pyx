@@ -59,7 +59,7 @@ from .._utils._checks import check_row_count, check_same_length
 
 
 cdef enum:
-    ROWS_PER_BLOCK = 1 << 14    # sorted hinges one thread copies in order
+    ROWS_PER_BLOCK = 1 << 14    # hinges copied, or rows moved, in order by one thread
 
 
 ctypedef struct Run:

@@ -2,7 +2,8 @@
 # gradient and curvature, per-node histograms (the larger child's by
 # subtraction). See _histogram_splitter.pyx.
 
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libcpp.vector cimport vector
 
 from ._features cimport BinnedFeatures
 from .._utils._typedefs cimport intp_t
@@ -59,6 +60,8 @@ cdef class HistogramSplitter(Splitter):
     cdef intp_t n_links                 # node ids the links hold
     cdef FeatureSplit* feature_splits   # per feature: its best split at the node
     cdef intp_t* drawn                  # the features in the order drawn at the node
+    cdef vector[uint64_t] node_keys     # per node id: the key of its features' order
+    cdef uint64_t root_key              # the root's: the build's seed
     cdef object _buffers                # ndarrays holding the per-row arrays
 
     cdef BinSums* histogram(self, intp_t slot) noexcept nogil

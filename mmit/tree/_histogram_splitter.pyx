@@ -22,8 +22,12 @@ linear hinge) ``h_i`` is the row's weight: the gain of a least-squares fit
 to the gradients (as for LightGBM's L1 objective). The best split of each
 feature is the first bin of largest gain; between features, the first in
 a random order (gains within a relative ``SPLIT_RTOL`` are ties, so that
-rounding in the sums never decides). A split's improvement, which orders
-best-first growth, is half its gain: the loss decrease of a Newton step.
+rounding in the sums never decides). A node's order follows from its key:
+the root's is the build's seed, a child's a hash of its parent's and its
+side (``child_keys``), so that the order is a function of the node's path
+(``feature_order``), which a fit on a cluster, growing a tree a level at
+a time, draws alike. A split's improvement, which orders best-first
+growth, is half its gain: the loss decrease of a Newton step.
 
 Histograms. When every feature is evaluated, a node's histogram is built
 in one pass over its rows for all features at once, and of two siblings
@@ -68,7 +72,7 @@ values.
 
 from cython.parallel cimport prange
 from libc.math cimport INFINITY, NAN
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
@@ -81,7 +85,7 @@ from ._features cimport MISSING_BIN, BinnedFeatures
 from .._utils._parallel cimport PARALLEL_MIN_ROWS, PARALLEL_MIN_WORK, threads_for
 from .._utils._sorting cimport first_at_least
 from .._utils._typedefs cimport check_index
-from ._splitter cimport Splitter, sort_categories
+from ._splitter cimport Splitter, random_below, sort_categories
 from ._tree cimport Tree
 
 # Gains within this of each other are ties, and a gain must exceed this
@@ -92,6 +96,49 @@ cdef double SPLIT_RTOL = 1e-10
 cdef enum:
     N_BINS = MISSING_BIN + 1    # bins per feature: present values, then missing
     ROWS_PER_BLOCK = 1 << 14    # rows of a block routed to the children on one thread
+
+cdef extern from *:
+    """
+    /* splitmix64 of 2 * key + side: a child's key from its parent's */
+    static inline unsigned long long mmit_child_key(unsigned long long key, int side) {
+        unsigned long long z = 2 * key + (unsigned long long) side
+                               + 0x9E3779B97F4A7C15ULL;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    """
+    # the key of a node's left (side 0) or right (1) child
+    uint64_t child_key "mmit_child_key"(uint64_t key, int side) noexcept nogil
+
+
+cdef inline uint32_t order_state(uint64_t key) noexcept nogil:
+    """The xorshift state that draws the features' order of a node of this
+    key (never 0)."""
+    cdef uint32_t state = <uint32_t>(key ^ (key >> 32))
+    return state if state != 0 else 1
+
+
+def child_keys(uint64_t key):
+    """The keys of the children of a node of key ``key`` (the root's: the
+    build's seed): (left, right)."""
+    return int(child_key(key, 0)), int(child_key(key, 1))
+
+
+def feature_order(uint64_t key, intp_t n_features):
+    """The order in which a node of key ``key`` tries the features (ties go
+    to the first), as ``HistogramSplitter`` draws it: int array."""
+    cdef intp_t k, j, feature
+    cdef uint32_t state = order_state(key)
+    order_array = np.arange(max(n_features, 0), dtype=np.intp)
+    cdef intp_t[::1] order = order_array
+    for k in range(n_features):
+        j = k + random_below(&state, n_features - k)
+        feature = order[j]
+        order[j] = order[k]
+        order[k] = feature
+    return order_array
+
 
 # Parents' histograms kept for their children's subtraction, at most (bytes):
 # beyond, a split node's children build theirs from their rows.
@@ -371,19 +418,21 @@ def route_rows(const uint8_t[:, ::1] codes, const int32_t[::1] slots,
 
 
 def best_histogram_split(const double[:, :, ::1] sums, const int32_t[::1] n_bins,
-                         double min_samples_leaf):
+                         double min_samples_leaf, const intp_t[::1] order):
     """The best split of a node from its histogram (``sums`` of shape
     (n_features, 256, 3), :func:`node_histograms`), numeric features without
-    constraints, tried in the order of their indices, by the rules of
-    ``HistogramSplitter.find_split``: ``(feature, bin, missing_go_to_left,
-    has_missing, gain)``, ``feature`` -1 when no split has a positive
-    gain."""
-    cdef intp_t p = sums.shape[0], j, feature = -1
+    constraints, tried in ``order`` (the node's :func:`feature_order`), by
+    the rules of ``HistogramSplitter.find_split``: ``(feature, bin,
+    missing_go_to_left, has_missing, gain)``, ``feature`` -1 when no split
+    has a positive gain."""
+    cdef intp_t p = sums.shape[0], j, k, feature = -1
     cdef double total_g = 0.0, total_h = 0.0, m = 0.0, best_gain = 0.0
     cdef FeatureSplit split, best
     if sums.shape[1] != N_BINS or sums.shape[2] != 3 or n_bins.shape[0] != p:
         raise ValueError("sums must have shape (n_features, 256, 3) and n_bins one "
                          "count per feature.")
+    if order.shape[0] != p or not np.array_equal(np.sort(order), np.arange(p)):
+        raise ValueError("order must hold every feature once.")
     if p == 0:
         return -1, -1, False, False, 0.0
     cdef const BinSums* histogram = <const BinSums*> &sums[0, 0, 0]
@@ -392,7 +441,8 @@ def best_histogram_split(const double[:, :, ::1] sums, const int32_t[::1] n_bins
             total_g += histogram[j].gradient
             total_h += histogram[j].hessian
             m += histogram[j].count
-        for j in range(p):
+        for k in range(p):
+            j = order[k]
             best_split_of(histogram + j * N_BINS, n_bins[j], False, 0, total_g, total_h,
                           m, min_samples_leaf, 0.0, &split)
             if split.gain > best_gain * (1.0 + SPLIT_RTOL):
@@ -430,6 +480,7 @@ cdef class HistogramSplitter(Splitter):
         cdef bint curved = False
         self.setup(criterion, sample_weight, n, p, max_features, min_samples_leaf, seed,
                    buffers)
+        self.root_key = seed
         self.pool = NULL
         self.slot_users = NULL
         self.slot_node = NULL
@@ -638,6 +689,8 @@ cdef class HistogramSplitter(Splitter):
         for k in range(self.n_active):
             root.weight += self.sample_weight[self.node_rows[k]]
         self.grow_links(1)
+        self.node_keys.clear()
+        self.node_keys.push_back(self.root_key)  # the root is node 0
         return 0
 
     cdef bint find_split(self, const NodeRecord* node, SplitRecord* split) noexcept nogil:
@@ -661,6 +714,10 @@ cdef class HistogramSplitter(Splitter):
         split.feature = -1
         split.categories = -1
         self.categories_start = self.category_words.size()
+        # the node's order of the features, from its key (module doc)
+        self.random_state = order_state(self.node_keys[node.node_id])
+        for k in range(p):
+            self.feature_ids[k] = k
         if self.subtract:
             sums = self.histogram(self.node_histogram(node))
             for k in range(N_BINS):
@@ -777,6 +834,10 @@ cdef class HistogramSplitter(Splitter):
         if self.monotonic != NULL:
             self.bound_children(node, split, left, right)
         self.add_children(tree, node, split, left, right)
+        if <intp_t>self.node_keys.size() <= right.node_id:
+            self.node_keys.resize(right.node_id + 1)
+        self.node_keys[left.node_id] = child_key(self.node_keys[node.node_id], 0)
+        self.node_keys[right.node_id] = child_key(self.node_keys[node.node_id], 1)
         if not self.subtract:
             return 0
         # the children share the node's histogram until one of them is searched

@@ -13,6 +13,17 @@ from .._utils._typedefs cimport intp_t
 from ._tree cimport Tree
 
 
+cdef inline uint32_t random_below(uint32_t* state, uint32_t bound) noexcept nogil:
+    """Pseudo-random integer in [0, bound) (xorshift32): the features' order
+    at a node."""
+    cdef uint32_t x = state[0]
+    x ^= x << 13
+    x ^= x >> 17
+    x ^= x << 5
+    state[0] = x
+    return x % bound
+
+
 cpdef enum:  # what the bounds of a monotone tree's nodes come from
     BOUNDS_MIDPOINTS = 0  # the midpoints of the children's values of each split
     BOUNDS_LEAVES = 1     # the values of the leaves they are comparable with

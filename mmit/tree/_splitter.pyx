@@ -138,16 +138,6 @@ from ._tree cimport TREE_LEAF, Node, Tree
 cdef double SPLIT_RTOL = 1e-10
 
 
-cdef inline uint32_t random_below(uint32_t* state, uint32_t bound) noexcept nogil:
-    """Pseudo-random integer in [0, bound) (xorshift32)."""
-    cdef uint32_t x = state[0]
-    x ^= x << 13
-    x ^= x >> 17
-    x ^= x << 5
-    state[0] = x
-    return x % bound
-
-
 cdef inline double midpoint(double left_x, double right_x) noexcept nogil:
     """Threshold between two distinct values: ``left_x <= t < right_x``."""
     cdef double threshold = left_x / 2.0 + right_x / 2.0

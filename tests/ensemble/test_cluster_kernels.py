@@ -19,7 +19,13 @@ from mmit._loss._solver import (
 )
 from mmit.ensemble import _dask_boosting as cluster
 from mmit.tree._binning import MISSING_BIN
-from mmit.tree._histogram_splitter import best_histogram_split, node_histograms, route_rows
+from mmit.tree._histogram_splitter import (
+    best_histogram_split,
+    child_keys,
+    feature_order,
+    node_histograms,
+    route_rows,
+)
 
 GRID = st.sampled_from([-1.5, -0.5, 0.0, 0.25, 1.0, 2.0])
 
@@ -159,9 +165,10 @@ def test_histograms_and_routes_of_rows_by_slot():
     np.testing.assert_array_equal(routed, expected)
 
 
-def brute_force_split(sums, n_bins, min_leaf):
+def brute_force_split(sums, n_bins, min_leaf, order):
     """The best split of a histogram by the splitter's rules, feature by
-    feature, bin by bin, missing rows on each side."""
+    feature in ``order`` (ties: the first), bin by bin, missing rows on each
+    side."""
     best = (-1, -1, False, 0.0)
     total_g, total_h, m = sums[0].sum(axis=0)
 
@@ -169,7 +176,7 @@ def brute_force_split(sums, n_bins, min_leaf):
         return g * g / h if h > 1e-10 * total_h else 0.0
 
     parent = total_g * total_g / total_h if total_h > 0 else 0.0
-    for j in range(sums.shape[0]):
+    for j in order:
         missing = sums[j, MISSING_BIN]
         best_j = (-1, False, 0.0)
         for missing_left in ((False, True) if missing[2] > 0 else (False,)):
@@ -192,15 +199,37 @@ def brute_force_split(sums, n_bins, min_leaf):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**31 - 1), st.integers(1, 4))
-def test_the_split_of_a_summed_histogram_is_the_brute_force_one(seed, min_leaf):
+@given(st.integers(0, 2**31 - 1), st.integers(1, 4), st.booleans())
+def test_the_split_of_a_summed_histogram_is_the_brute_force_one(seed, min_leaf, twins):
+    """Features tried in the node's order, ties (``twins``: two copies of a
+    column) to the first in it."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, 5, size=(40, 3)).astype(np.uint8)
     codes[rng.random(codes.shape) < 0.15] = MISSING_BIN
+    if twins:
+        codes[:, 2] = codes[:, 0]
     gradient, hessian = rng.normal(size=40), rng.random(40) + 0.1
     sums = node_histograms(codes, np.zeros(40, dtype=np.int32), gradient, hessian, 1)[0]
     n_bins = np.full(3, 5, dtype=np.int32)
-    feature, bin_, missing_left, _, gain = best_histogram_split(sums, n_bins, min_leaf)
-    expected = brute_force_split(sums, n_bins, min_leaf)
+    order = feature_order(seed, 3)
+    feature, bin_, missing_left, _, gain = best_histogram_split(sums, n_bins, min_leaf,
+                                                                order)
+    expected = brute_force_split(sums, n_bins, min_leaf, order)
     assert (feature, bin_, missing_left) == expected[:3]
     assert gain == (expected[3] if feature >= 0 else 0.0) or abs(gain - expected[3]) < 1e-9
+
+
+def test_a_nodes_feature_order_follows_from_its_path():
+    """The order is a permutation drawn from the node's key alone; a child's
+    key from its parent's and its side."""
+    orders = {tuple(feature_order(key, 7)) for key in range(200)}
+    assert all(sorted(order) == list(range(7)) for order in orders)
+    assert len(orders) > 100  # keys draw different orders
+    np.testing.assert_array_equal(feature_order(12345, 7), feature_order(12345, 7))
+    left, right = child_keys(12345)
+    assert left != right and child_keys(12345) == (left, right)
+    assert child_keys(2**64 - 1)[0] < 2**64
+    assert feature_order(3, 0).shape == (0,)
+    with np.testing.assert_raises_regex(ValueError, "every feature once"):
+        best_histogram_split(np.zeros((2, 256, 3)), np.full(2, 3, dtype=np.int32), 1,
+                             np.array([0, 0], dtype=np.intp))

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from mmit import MMITBoost, load_model, save_model, shap_values
+from mmit.tree import _binning as binning
 
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
@@ -73,6 +74,32 @@ def test_the_fit_on_the_cluster_is_the_local_fit(client, loss):
     remote = booster(loss=loss).fit(da.from_array(X, chunks=(400, 2)), dask_rows(y, 350))
     assert_same_model(local, remote, X)
     assert remote.max_features_ == X.shape[1] and remote.n_features_in_ == X.shape[1]
+
+
+def test_ties_between_features_go_as_locally(client):
+    """Two copies of a feature tie at every node that splits on it, and small
+    nodes of one row tie between most features: each node tries the features
+    in the order of its key on the cluster as locally."""
+    X, y = problem(400, p=3, seed=3, missing=0.0)
+    X = np.column_stack([X, X[:, 0], np.round(X[:, 1])])
+    params = dict(max_depth=6, min_samples_leaf=1, n_estimators=8)
+    local = booster(**params).fit(X, y)
+    remote = booster(**params).fit(dask_rows(X, 150), dask_rows(y, 150))
+    assert_same_model(local, remote, X)
+    assert any(np.isin(3, stage.tree_.feature) for stage in local.estimators_)
+
+
+def test_above_the_binning_sample_the_bins_are_the_local_fits(client, monkeypatch):
+    """A fit of more rows than the binning sample takes the bins of the rows a
+    local fit samples (the same rows, from every partition)."""
+    monkeypatch.setattr(binning, "SUBSAMPLE", 300)
+    X, y = problem(1200, seed=4)
+    local = booster().fit(X, y)
+    remote = booster().fit(dask_rows(X, 250), dask_rows(y, 250))
+    assert_same_model(local, remote, X)
+    sample = binning.binning_sample(1200)
+    assert sample.shape == (300,) and np.all(np.diff(sample) > 0)
+    np.testing.assert_array_equal(sample, binning.binning_sample(1200))
 
 
 def test_the_cluster_fit_is_an_ordinary_booster(client, tmp_path):
