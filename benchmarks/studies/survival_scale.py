@@ -21,9 +21,10 @@ score (models with curves, on the held-out rows' time range), and the
 process's peak memory.
 
 A second table pairs each model's held-out C-index with XGBoost's on the
-same rows: their difference, and its standard error and the share of
-``--bootstrap`` resamples of the held-out rows (200, the same resamples
-for every model) where the model ranks at least as well. On 5000 rows a
+same rows (of the draw ``--seed``): their difference, and its standard
+error and the share of ``--bootstrap`` resamples of the held-out rows
+(200, the same resamples for every model) where the model ranks at least
+as well. On 5000 rows a
 C-index has a standard error of about 0.002, so differences of a
 ten-thousandth need more rows held out (``--held-out 100000``: the
 concordance index takes a few hundredths of a second there).
@@ -234,11 +235,12 @@ def main():
                 from mmit import intervals_from_survival
                 _, event, time_ = survival_data(n + n_held_out, seed=args.seed)
                 target = intervals_from_survival(event[n:], time_[n:])
-                paired_rows += [(size(n), name, f"{difference:+.5f}", f"{error:.5f}",
-                                 f"{share:.2f}")
+                paired_rows += [(size(n), args.seed, name, f"{difference:+.5f}",
+                                 f"{error:.5f}", f"{share:.2f}")
                                 for name, difference, error, share in paired_with_peer(
                                     target, risks, args.bootstrap, args.seed)]
-    paired = Table(["rows", "model", f"C - {PEER}", "bootstrap SE", "share >= 0"],
+    paired = Table(["rows", "seed", "model", f"C - {PEER}", "bootstrap SE",
+                    "share >= 0"],
                    args.paired_csv, title=f"paired with {PEER} on the same "
                    f"{n_held_out} held-out rows ({args.bootstrap} resamples)")
     for row in paired_rows:

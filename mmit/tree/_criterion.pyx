@@ -39,7 +39,6 @@ O(H log k) for H hinges and k leaves, without sorting them again.
 from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t
-from libc.stdlib cimport free, malloc
 from libcpp.algorithm cimport sort as std_sort
 
 from .._utils._parallel cimport PARALLEL_MIN_ROWS, threads_for
@@ -567,23 +566,20 @@ cdef class HingeCriterion(Criterion):
             total += sums[block]
         n_parts = threads_for(n_targets, PARALLEL_MIN_ROWS, n_threads)
         # the leaves' runs, then each part's share of them
-        cdef Run* runs = <Run*> malloc((n_parts + 1) * max(n_leaves, 1) * sizeof(Run))
-        cdef intp_t* offsets = <intp_t*> malloc((n_parts + 1) * sizeof(intp_t))
-        cdef intp_t* sizes = <intp_t*> malloc(n_parts * sizeof(intp_t))
-        cdef double* bounds = <double*> malloc((n_parts + 1) * sizeof(double))
+        # the working memory, in one array of 8-byte words: the leaves' runs and
+        # each part's share of them, the parts' offsets, sizes and bounds, and
+        # each part's tournament and heads
+        cdef intp_t n_run_slots = (n_parts + 1) * max(n_leaves, 1)
         cdef intp_t matches = 3 * tree_size(max(n_leaves, 1))
-        cdef intp_t* tournaments = <intp_t*> malloc(n_parts * matches * sizeof(intp_t))
-        cdef double* heads = <double*> malloc(n_parts * matches * sizeof(double))
-        if (runs == NULL or offsets == NULL or sizes == NULL or bounds == NULL
-                or tournaments == NULL or heads == NULL):
-            free(runs)
-            free(offsets)
-            free(sizes)
-            free(bounds)
-            free(tournaments)
-            free(heads)
-            self.leaves.clear()
-            raise MemoryError("cannot allocate the leaves' runs")
+        work = np.empty(n_run_slots * (sizeof(Run) // 8) + 3 * n_parts + 2
+                        + 2 * n_parts * matches, dtype=np.float64)
+        cdef double[::1] work_view = work
+        cdef Run* runs = <Run*> &work_view[0]
+        cdef intp_t* offsets = <intp_t*> (runs + n_run_slots)
+        cdef intp_t* sizes = offsets + n_parts + 1
+        cdef double* bounds = <double*> (sizes + n_parts)
+        cdef intp_t* tournaments = <intp_t*> (bounds + n_parts + 1)
+        cdef double* heads = <double*> (tournaments + n_parts * matches)
         cdef Run* share
         with nogil:
             # each leaf's hinges, moved by its rows' shift, stay in order
@@ -638,12 +634,6 @@ cdef class HingeCriterion(Criterion):
             self.hinges = scratch
             self.scratch = hinges
         self.leaves.clear()
-        free(runs)
-        free(offsets)
-        free(sizes)
-        free(bounds)
-        free(tournaments)
-        free(heads)
         return total
 
     cdef void gradients(self, double* gradient, double* curvature,
