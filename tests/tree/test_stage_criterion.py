@@ -11,6 +11,7 @@ from problems import small_split_rows
 
 from mmit import MMITBoost
 from mmit._loss._loss import LOSSES
+from mmit.ensemble._boosting import STAGE_MERGE_MAX_LEAVES
 from mmit.tree._binning import bin_features
 from mmit.tree._builder import TreeBuilder
 from mmit.tree._criterion import HingeCriterion, HingeTargets
@@ -140,11 +141,15 @@ def test_a_kept_criterion_refuses_what_it_does_not_serve():
         one_build.advance(np.zeros(50))
 
 
+@pytest.mark.parametrize("max_depth", [3, 6])
 @pytest.mark.parametrize("splitter", ["exact", "hist"])
-def test_a_booster_grows_the_trees_of_fresh_residual_targets(splitter):
-    """A booster's stages (one criterion kept from stage to stage) replayed
-    with targets made afresh from the residuals at every stage, each stage
-    with its tree's seed: the same trees, and predictions to rounding."""
+def test_a_booster_grows_the_trees_of_fresh_residual_targets(splitter, max_depth):
+    """A booster's stages (one criterion kept from stage to stage while the
+    trees have at most STAGE_MERGE_MAX_LEAVES leaves, targets sorted again
+    at each stage for deeper trees) replayed with targets made afresh from
+    the residuals at every stage, each stage with its tree's seed: the same
+    trees, and predictions to rounding."""
+    assert 2 ** 3 <= STAGE_MERGE_MAX_LEAVES < 2 ** 6
     rng = np.random.default_rng(2)
     X = rng.normal(size=(400, 3))
     X[::9, 2] = np.nan
@@ -156,8 +161,8 @@ def test_a_booster_grows_the_trees_of_fresh_residual_targets(splitter):
     y[::13, 1] = y[::13, 0] = center[::13]
     weight = rng.uniform(0.5, 2.0, 400)
     weight[::5] = 0.0
-    booster = MMITBoost(n_estimators=25, learning_rate=0.2, max_depth=3, splitter=splitter,
-                        early_stopping=False, random_state=0).fit(X, y, weight)
+    booster = MMITBoost(n_estimators=25, learning_rate=0.2, max_depth=max_depth,
+                        splitter=splitter, early_stopping=False, random_state=0).fit(X, y, weight)
     params = resolve_constraints(booster, booster._tree_params())
     features = (bin_features(X, weight, booster.max_bins) if splitter == "hist"
                 else prepare_features(X, None))
