@@ -162,7 +162,8 @@ def test_a_booster_grows_the_trees_of_fresh_residual_targets(splitter, max_depth
     weight = rng.uniform(0.5, 2.0, 400)
     weight[::5] = 0.0
     booster = MMITBoost(n_estimators=25, learning_rate=0.2, max_depth=max_depth,
-                        splitter=splitter, early_stopping=False, random_state=0).fit(X, y, weight)
+                        splitter=splitter, early_stopping=False, random_state=0)
+    booster.fit(X, y, weight)
     params = resolve_constraints(booster, booster._tree_params())
     features = (bin_features(X, weight, booster.max_bins) if splitter == "hist"
                 else prepare_features(X, None))
