@@ -85,7 +85,7 @@ from ._features cimport MISSING_BIN, BinnedFeatures
 from .._utils._parallel cimport PARALLEL_MIN_ROWS, PARALLEL_MIN_WORK, threads_for
 from .._utils._sorting cimport first_at_least
 from .._utils._typedefs cimport check_index
-from ._splitter cimport Splitter, random_below, sort_categories
+from ._splitter cimport Splitter, draw_next, sort_categories
 from ._tree cimport Tree
 
 # Gains within this of each other are ties, and a gain must exceed this
@@ -128,15 +128,12 @@ def child_keys(uint64_t key):
 def feature_order(uint64_t key, intp_t n_features):
     """The order in which a node of key ``key`` tries the features (ties go
     to the first), as ``HistogramSplitter`` draws it: int array."""
-    cdef intp_t k, j, feature
+    cdef intp_t k
     cdef uint32_t state = order_state(key)
     order_array = np.arange(max(n_features, 0), dtype=np.intp)
     cdef intp_t[::1] order = order_array
     for k in range(n_features):
-        j = k + random_below(&state, n_features - k)
-        feature = order[j]
-        order[j] = order[k]
-        order[k] = feature
+        draw_next(&order[0], n_features, k, &state)
     return order_array
 
 

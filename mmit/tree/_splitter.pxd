@@ -14,14 +14,25 @@ from ._tree cimport Tree
 
 
 cdef inline uint32_t random_below(uint32_t* state, uint32_t bound) noexcept nogil:
-    """Pseudo-random integer in [0, bound) (xorshift32): the features' order
-    at a node."""
+    """Pseudo-random integer in [0, bound) (xorshift32)."""
     cdef uint32_t x = state[0]
     x ^= x << 13
     x ^= x >> 17
     x ^= x << 5
     state[0] = x
     return x % bound
+
+
+cdef inline intp_t draw_next(intp_t* ids, intp_t n_ids, intp_t n_drawn,
+                             uint32_t* state) noexcept nogil:
+    """The next of ``ids`` in a random order, ``n_drawn`` drawn so far (a
+    Fisher-Yates step: the drawn ones lead ``ids``): the features' order at
+    a node."""
+    cdef intp_t j = n_drawn + random_below(state, n_ids - n_drawn)
+    cdef intp_t drawn = ids[j]
+    ids[j] = ids[n_drawn]
+    ids[n_drawn] = drawn
+    return drawn
 
 
 cpdef enum:  # what the bounds of a monotone tree's nodes come from

@@ -216,12 +216,7 @@ cdef class Splitter:
         """The next feature of a random order (``n_drawn`` drawn so far in
         this node): features are evaluated in this order, ties between equal
         splits go to the first."""
-        cdef intp_t j = n_drawn + random_below(&self.random_state,
-                                               self.n_features - n_drawn)
-        cdef intp_t feature = self.feature_ids[j]
-        self.feature_ids[j] = self.feature_ids[n_drawn]
-        self.feature_ids[n_drawn] = feature
-        return feature
+        return draw_next(self.feature_ids, self.n_features, n_drawn, &self.random_state)
 
     cdef int init_root(self, NodeRecord* root) except -1 nogil:
         """Describe the root: all rows of positive weight, their value, cost
