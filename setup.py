@@ -60,7 +60,7 @@ EXTENSIONS = {
     "_loss": ["_loss", "_solver"],
     "linear_model": ["_newton"],
     "tree": ["_criterion", "_node_models", "_tree", "_features", "_splitter", "_binning",
-             "_histogram_splitter", "_builder", "_pruning"],
+             "_histogram_splitter", "_builder", "_pruning", "_level_builder"],
     "ensemble": ["_npmle"],
     "survival": ["_pair_counts"],
     "inspection": ["_treeshap"],

@@ -12,9 +12,13 @@ stages of depth-3 trees, learning rate 0.1, no early stopping:
 - ``xgboost.dask.train`` with ``survival:aft`` (normal, ``hist``) on a
   ``DaskDMatrix`` of the same arrays, exp(bounds) as its label bounds.
 
-The table: fit seconds (median of ``--repeats``), their ratio, and each
-worker's peak resident memory over the cluster's life (the largest of the
-workers) beside the data a worker holds.
+The table: fit seconds (median of ``--repeats``; "failed" when a worker
+went past its memory limit, was restarted and the fit could not go on),
+their ratio, and each worker's resident memory just before the fit and at
+its peak over the cluster's life (the largest of the workers), beside the
+data a worker holds. Past 0.7 of ``--memory-limit`` a worker spills the data
+it holds to disk, past 0.8 it pauses, past 0.95 it is restarted (Dask's
+defaults).
 
 Usage: python benchmarks/speed/bench_dask_boost.py [--sizes 1e6 1e7] [--stages 100]
        [--workers 2] [--memory-limit 4GiB] [--partition-rows 250000] [--repeats 1]
@@ -85,21 +89,34 @@ def worker_peak_gb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
+def worker_resident_gb():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status
+                    if line.startswith("VmRSS")) / 2**20
+
+
 def measure(fit, n, args):
-    """Median fit seconds and the workers' largest peak memory (GB)."""
+    """Median fit seconds (None when a fit fails: a worker past its memory
+    limit is restarted, which neither fit survives), the workers' largest
+    resident memory just before the first fit and their largest peak (GB)."""
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                       memory_limit=args.memory_limit, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         X, y = cluster_data(client, n, args.partition_rows)
+        before = max(client.run(worker_resident_gb).values())
         times = []
         for _ in range(args.repeats):
             start = time.perf_counter()
-            fit(client, X, y, args.stages)
+            try:
+                fit(client, X, y, args.stages)
+            except Exception as error:  # noqa: BLE001 - the table says it failed
+                print(f"the fit failed: {error!r}", file=sys.stderr)
+                return None, before, None
             times.append(time.perf_counter() - start)
         peak = max(client.run(worker_peak_gb).values())
-    return statistics.median(times), peak
+    return statistics.median(times), before, peak
 
 
 def main():
@@ -112,19 +129,24 @@ def main():
     parser.add_argument("--repeats", type=int, default=1)
     add_csv_argument(parser)
     args = parser.parse_args()
-    table = Table(["n", "workers", "model", "fit s", "ratio", "peak GB per worker",
-                   "data GB per worker"], args.csv)
+    table = Table(["n", "workers", "memory limit", "model", "fit s", "ratio",
+                   "before fit GB", "peak GB per worker", "data GB per worker"], args.csv)
     for n in (int(value) for value in args.sizes):
         data_gb = n * (N_FEATURES + 2) * 8 / args.workers / 2**30
         results = {}
         for name, fit in FITS.items():
             results[name] = measure(fit, n, args)
-            print(f"{name} at {size(n)} rows: {results[name][0]:.1f} s", file=sys.stderr,
-                  flush=True)
+            print(f"{name} at {size(n)} rows: "
+                  + ("failed" if results[name][0] is None else f"{results[name][0]:.1f} s"),
+                  file=sys.stderr, flush=True)
         reference = results["xgboost.dask AFT"][0]
-        for name, (fit_seconds, peak) in results.items():
-            table.add(size(n), args.workers, name, seconds(fit_seconds),
-                      f"{fit_seconds / reference:.2f}", f"{peak:.2f}", f"{data_gb:.2f}")
+        for name, (fit_seconds, before, peak) in results.items():
+            failed = fit_seconds is None
+            table.add(size(n), args.workers, args.memory_limit, name,
+                      "failed" if failed else seconds(fit_seconds),
+                      "" if failed or reference is None
+                      else f"{fit_seconds / reference:.2f}",
+                      f"{before:.2f}", "" if failed else f"{peak:.2f}", f"{data_gb:.2f}")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,3 @@ cdef bint solver_minimum(const HingeSolver* solver, double* prediction,
 # The optimum of hinges given in breakpoint order, in one sequential pass.
 cdef bint sorted_minimum(const HingeEntry* entries, intp_t count, double* prediction,
                          double* cost, LossTag loss) noexcept nogil
-# A minimiser of hinges given in any order (reordered), in expected linear time.
-cdef bint selected_minimiser(HingeEntry* entries, intp_t count, double* minimiser,
-                             LossTag loss) noexcept nogil

@@ -58,7 +58,7 @@ cost is 0 and there is no minimiser (the caller chooses a fallback).
 
 from cython.parallel cimport prange
 from libc.float cimport DBL_EPSILON
-from libc.math cimport INFINITY, NAN, isfinite, isnan
+from libc.math cimport INFINITY, NAN, isfinite
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memset
 
@@ -300,103 +300,6 @@ cdef inline bint minimum_of(const HingeSolver* solver, double* prediction,
 # ---------------------------------------------------------------------------
 # Hinges given in breakpoint order
 # ---------------------------------------------------------------------------
-
-cdef inline double hinge_slope(const HingeEntry* entry, double x, double center,
-                               const Loss* loss) noexcept nogil:
-    """The derivative at ``x`` of a hinge where it is non-zero (its piece's
-    terms, expanded at ``center``)."""
-    cdef double a = 0.0, b = 0.0, c = 0.0
-    piece_add_terms(&a, &b, &c, entry.weight, entry.position - center,
-                    1 if entry.hinge & 1 else -1, loss)
-    return 2.0 * a * (x - center) + b
-
-
-cdef inline void swap_entries(HingeEntry* entries, intp_t i, intp_t j) noexcept nogil:
-    cdef HingeEntry entry = entries[i]
-    entries[i] = entries[j]
-    entries[j] = entry
-
-
-cdef bint select_minimiser(HingeEntry* entries, intp_t count, double* minimiser,
-                           const Loss* loss) noexcept nogil:
-    """A minimiser of the sum of the hinges ``entries[0 .. count-1]``, given in
-    any order (reordered here), in expected O(count): a selection over the
-    breakpoints, not a sort. Each step splits the candidate breakpoints at a
-    pivot (the median of three) and reads the derivative just left and right
-    of it; the side holding a zero of the derivative is kept, and the
-    hinges of the other side that are non-zero across the kept range are
-    folded into one piece's terms. When no breakpoint is left, the
-    minimiser is the zero of the folded piece's derivative in the range (a
-    flat piece: its middle, or its finite end). Any point of a flat minimum
-    may be returned (unlike ``minimum_in_order``'s conventions). False
-    without any hinge.
-    """
-    cdef intp_t start = 0, end = count, below, above, i
-    cdef double low = -INFINITY, high = INFINITY, a = 0.0, b = 0.0, c = 0.0
-    cdef double center, pivot, first, middle, last, left_slope, right_slope, slope, x
-    cdef bint upper
-    if count == 0:
-        return False
-    center = entries[count // 2].position
-    while end > start:
-        first = entries[start].position
-        middle = entries[(start + end) // 2].position
-        last = entries[end - 1].position
-        pivot = max(min(first, middle), min(max(first, middle), last))
-        # three parts: [start, below) before the pivot, [above, end) after it
-        below = start
-        above = end
-        i = start
-        while i < above:
-            if entries[i].position < pivot:
-                swap_entries(entries, i, below)
-                below += 1
-                i += 1
-            elif entries[i].position > pivot:
-                above -= 1
-                swap_entries(entries, i, above)
-            else:
-                i += 1
-        left_slope = right_slope = 2.0 * a * (pivot - center) + b
-        for i in range(start, end):
-            upper = entries[i].hinge & 1
-            slope = hinge_slope(&entries[i], pivot, center, loss)
-            if (entries[i].position < pivot) if upper else (entries[i].position >= pivot):
-                left_slope += slope
-            if (entries[i].position <= pivot) if upper else (entries[i].position > pivot):
-                right_slope += slope
-        if left_slope > 0.0:  # a zero left of the pivot
-            for i in range(below, end):
-                if not entries[i].hinge & 1:  # lower hinges: non-zero left of the pivot
-                    piece_add_terms(&a, &b, &c, entries[i].weight,
-                                    entries[i].position - center, -1, loss)
-            end = below
-            high = pivot
-        elif right_slope < 0.0:  # a zero right of it
-            for i in range(start, above):
-                if entries[i].hinge & 1:  # upper hinges: non-zero right of the pivot
-                    piece_add_terms(&a, &b, &c, entries[i].weight,
-                                    entries[i].position - center, 1, loss)
-            start = above
-            low = pivot
-        else:
-            minimiser[0] = pivot
-            return True
-    # no breakpoint in (low, high): the derivative is 2 a (x - center) + b there
-    if a > 0.0:
-        x = center - b / (2.0 * a)
-        x = min(max(x, low), high)
-    elif b > 0.0:
-        x = low
-    elif b < 0.0:
-        x = high
-    elif isfinite(low) and isfinite(high):
-        x = low / 2.0 + high / 2.0
-    else:
-        x = low if isfinite(low) else high
-    minimiser[0] = x
-    return isfinite(x)
-
 
 cdef inline bint minimum_in_order(const HingeEntry* entries, intp_t count,
                                   double* prediction, double* cost,
@@ -690,58 +593,6 @@ def optimal_constant(const double[::1] lower, const double[::1] upper, double ma
     return prediction, cost
 
 
-def group_hinges(const int32_t[::1] slots, const intp_t[::1] rows,
-                 const double[::1] positions, const double[::1] weights,
-                 const int32_t[::1] parity, intp_t n_slots, buffers=None,
-                 prefix="grouped"):
-    """The hinges of each slot together, in their order within each (a
-    stable counting sort by the slot of their ``rows``; the hinges of rows
-    whose slot is -1, and infinite breakpoints, left out): their rows,
-    positions, weights and parities (arrays of ``buffers`` named from
-    ``prefix`` when given: not the inputs'), and the groups' starts
-    (n_slots + 1). O(hinges + slots)."""
-    cdef intp_t n = rows.shape[0], n_rows = slots.shape[0], k, slot, at
-    check_same_length("positions", positions, "rows", n)
-    check_same_length("weights", weights, "rows", n)
-    check_same_length("parity", parity, "rows", n)
-    if n and (np.min(rows) < 0 or np.max(rows) >= n_rows):
-        raise ValueError(f"rows must be in [0, {n_rows}).")
-    if n_rows and (np.min(slots) < -1 or np.max(slots) >= n_slots):
-        raise ValueError(f"slots must be in [-1, {n_slots}).")
-    starts_array = np.zeros(n_slots + 1, dtype=np.intp)
-    cdef intp_t[::1] starts = starts_array
-    with nogil:
-        for k in range(n):
-            slot = slots[rows[k]]
-            if slot >= 0 and isfinite(positions[k]):
-                starts[slot + 1] += 1
-        for slot in range(n_slots):
-            starts[slot + 1] += starts[slot]
-    cdef intp_t kept = starts[n_slots]
-    out_rows = empty(buffers, f"{prefix}.rows", kept, np.intp)
-    out_positions = empty(buffers, f"{prefix}.positions", kept)
-    out_weights = empty(buffers, f"{prefix}.weights", kept)
-    out_parity = empty(buffers, f"{prefix}.parity", kept, np.int32)
-    next_array = starts_array[:n_slots].copy()
-    cdef intp_t[::1] next_free = next_array
-    cdef intp_t[::1] rows_view = out_rows
-    cdef double[::1] positions_view = out_positions
-    cdef double[::1] weights_view = out_weights
-    cdef int32_t[::1] parity_view = out_parity
-    with nogil:
-        for k in range(n):
-            slot = slots[rows[k]]
-            if slot < 0 or not isfinite(positions[k]):
-                continue
-            at = next_free[slot]
-            next_free[slot] = at + 1
-            rows_view[at] = rows[k]
-            positions_view[at] = positions[k]
-            weights_view[at] = weights[k]
-            parity_view[at] = parity[k]
-    return out_rows, out_positions, out_weights, out_parity, starts_array
-
-
 cdef intp_t longest_group(const double[::1] positions, const double[::1] weights,
                           const int32_t[::1] hinges, const intp_t[::1] starts) except -1:
     """Check groups of hinges (``starts``, n_groups + 1 increasing positions
@@ -775,102 +626,6 @@ cdef inline intp_t weighted_entries(const double[::1] positions, const double[::
             entries[count].hinge = hinges[i]
             count += 1
     return count
-
-
-def hinges_in_ranges(const double[::1] positions, const double[::1] weights,
-                     const int32_t[::1] hinges, const intp_t[::1] starts,
-                     const double[::1] lows, const double[::1] highs):
-    """For each group of hinges (``starts``, in any order), those near a range
-    ``[lows[k], highs[k]]`` (skipped where ``lows[k]`` is NaN): the range
-    widened to the group's next breakpoint on each side (the ``edges``), the
-    hinges with breakpoints within the edges, and the sums (weight, weight
-    times breakpoint and its square) of the upper hinges below the edges
-    and of the lower hinges above them. Returns the listed hinges' groups,
-    positions, weights and parities, the edges (n_groups, 2), and the sums
-    below and above (n_groups, 3). Two passes over each group."""
-    longest_group(positions, weights, hinges, starts)
-    cdef intp_t n_groups = starts.shape[0] - 1, k, i, count = 0
-    cdef double low_edge, high_edge, p
-    if lows.shape[0] != n_groups or highs.shape[0] != n_groups:
-        raise ValueError("lows and highs need one range per group.")
-    edges_array = np.empty((n_groups, 2))
-    edges_array[:, 0], edges_array[:, 1] = -INFINITY, INFINITY
-    below_array = np.zeros((n_groups, 3))
-    above_array = np.zeros((n_groups, 3))
-    cdef double[:, ::1] edges = edges_array
-    cdef double[:, ::1] below = below_array
-    cdef double[:, ::1] above = above_array
-    with nogil:
-        for k in range(n_groups):
-            if isnan(lows[k]):
-                continue
-            low_edge, high_edge = -INFINITY, INFINITY
-            for i in range(starts[k], starts[k + 1]):
-                p = positions[i]
-                if p < lows[k] and p > low_edge:
-                    low_edge = p
-                if p > highs[k] and p < high_edge:
-                    high_edge = p
-            edges[k, 0], edges[k, 1] = low_edge, high_edge
-            for i in range(starts[k], starts[k + 1]):
-                p = positions[i]
-                if low_edge <= p <= high_edge:
-                    count += 1
-                elif p < low_edge and hinges[i] & 1:
-                    below[k, 0] += weights[i]
-                    below[k, 1] += weights[i] * p
-                    below[k, 2] += weights[i] * p * p
-                elif p > high_edge and not hinges[i] & 1:
-                    above[k, 0] += weights[i]
-                    above[k, 1] += weights[i] * p
-                    above[k, 2] += weights[i] * p * p
-    groups_array = np.empty(count, dtype=np.intp)
-    listed_positions = np.empty(count)
-    listed_weights = np.empty(count)
-    listed_hinges = np.empty(count, dtype=np.int32)
-    cdef intp_t[::1] groups_view = groups_array
-    cdef double[::1] positions_view = listed_positions
-    cdef double[::1] weights_view = listed_weights
-    cdef int32_t[::1] hinges_view = listed_hinges
-    count = 0
-    with nogil:
-        for k in range(n_groups):
-            if isnan(lows[k]):
-                continue
-            for i in range(starts[k], starts[k + 1]):
-                if edges[k, 0] <= positions[i] <= edges[k, 1]:
-                    groups_view[count] = k
-                    positions_view[count] = positions[i]
-                    weights_view[count] = weights[i]
-                    hinges_view[count] = hinges[i] & 1
-                    count += 1
-    return (groups_array, listed_positions, listed_weights, listed_hinges, edges_array,
-            below_array, above_array)
-
-
-def group_minimisers(const double[::1] positions, const double[::1] weights,
-                     const int32_t[::1] hinges, const intp_t[::1] starts, int loss,
-                     buffers=None):
-    """A minimiser of each group of hinges, the hinges ``starts[k]`` to
-    ``starts[k + 1] - 1`` in any order (``positions``, ``weights``, ``hinges``:
-    odd for an upper hinge; weight 0 left out): ``select_minimiser``, expected
-    O(hinges) in all. Any point of a flat minimum; NaN for a group without
-    a hinge. The scratch entries from ``buffers`` when given."""
-    cdef intp_t longest = longest_group(positions, weights, hinges, starts)
-    cdef intp_t n_groups = starts.shape[0] - 1, k, count
-    check_loss_tag(loss)
-    minimisers_array = np.empty(n_groups)
-    cdef double[::1] minimisers = minimisers_array
-    scratch = empty(buffers, "group_minimisers.entries",
-                    max(longest, 1) * sizeof(HingeEntry), np.uint8)
-    cdef HingeEntry* entries = entries_of(scratch)
-    with nogil:
-        for k in range(n_groups):
-            count = weighted_entries(positions, weights, hinges, starts[k], starts[k + 1],
-                                     entries)
-            if not selected_minimiser(entries, count, &minimisers[k], <LossTag> loss):
-                minimisers[k] = NAN
-    return minimisers_array
 
 
 def grouped_minima(const double[::1] positions, const double[::1] weights,

@@ -490,11 +490,13 @@ class MMITBoost(TreeEnsemble):
         loss = LOSSES[self.loss]
         self.margin_ = (AUTO_MARGIN_SCALE * rows.bounds_spread() if self.margin == "auto"
                         else float(self.margin))
-        self.baseline_prediction_ = rows.optimal_constant(self.margin_, loss)
+        params = self._tree_params()
+        # as a local fit, which keeps one criterion for every stage (no subsample)
+        self.baseline_prediction_ = rows.optimal_constant(
+            self.margin_, loss, _most_leaves(params) <= STAGE_MERGE_MAX_LEAVES)
         held = (None if validation is None
                 else ClusterValidation(*validation, self.baseline_prediction_,
                                        self.margin_, loss))
-        params = self._tree_params()
         split, leaf = resolve_sample_counts(params, rows.n_samples)
         self.max_features_ = rows.n_features
         self.estimators_ = []
@@ -502,7 +504,8 @@ class MMITBoost(TreeEnsemble):
         train_scores, validation_scores = [], []
         progress = Progress("MMITBoost", self.n_estimators, "stages", self.verbose)
         while True:
-            train_scores.append(-rows.next_stage(self.learning_rate))
+            train_scores.append(-rows.next_stage(
+                self.learning_rate, len(self.estimators_) == self.n_estimators))
             if held is not None:
                 validation_scores.append(-held.mean_loss(
                     self.estimators_[-1].tree_ if self.estimators_ else None,

@@ -5,35 +5,48 @@
 edges, through the user's Dask client (Dask's distributed scheduler: no
 cluster code here). Each partition of rows (a block of every column) becomes
 a :class:`PartitionRows` on the worker that holds it: its features binned
-once, its bounds, weights and current predictions. What crosses the network:
+once, its bounds and weights, and a ``LevelBuilder``
+(``mmit.tree._level_builder``) that keeps its rows' residual hinges sorted
+from stage to stage and grows each stage's tree on them a level at a time,
+with the local fit's histogram splitter. What crosses the network:
 
 - **Bin edges**: the quantiles of the rows a local fit of as many rows
   takes (``binning_sample``: every row up to ``SUBSAMPLE``, else a uniform
   sample of that many, the same rows), each partition sending its own
   once: the local fit's bins at every size.
 - **Histograms**: every stage grows its tree a level at a time. Each
-  partition routes its rows to the level's nodes and sums, per node,
-  feature and bin, its rows' gradients, curvatures and counts
-  (``node_histograms``); the sums are added up in a tree of tasks, and the
-  client chooses each node's split from them as the local histogram
-  splitter does (``best_histogram_split``), then sends the splits back.
+  partition sums, per node of the level, feature and bin, its rows'
+  gradients, curvatures and counts (of two siblings, the smaller from its
+  rows, the larger by subtraction); each worker adds up its partitions'
+  and the client theirs, chooses each node's split from the sums as the
+  local histogram splitter does (``best_histogram_split``), and sends the
+  splits back. With them go each node's rows, weight, and its largest
+  lower and smallest upper breakpoint over every partition: a node whose
+  intervals all meet costs nothing and stays a leaf, as locally.
 - **Hinges near each node's optimum**: a node's value is the exact optimum
   of the hinge losses of all its rows, whichever partition holds them.
-  Each partition gives a minimiser of its own rows' losses in the node
-  (``group_minimisers``: a selection over the breakpoints, nothing is
-  sorted): the node's optimum lies between the least and the largest of
-  these (where every part's derivative is at most, then at least, zero),
-  and a flat minimum spreads at most to the breakpoints next to that range,
-  where the slope changes. So each partition then sends its hinges with breakpoints in the
-  range widened to its next breakpoint on each side, and the sums (weight,
-  weight times position and its square) of the hinges beyond those that
-  are active across the range (upper hinges below it, lower hinges above).
-  The client solves each node exactly on these (``grouped_minima``), the
-  active hinges beyond stood in for by one hinge on each side at their
-  weighted mean position: on the range, a sum of linear or squared hinges
-  that are all active is one such hinge of their total weight (plus a
-  constant for the squared hinge, added to the cost). Only hinges near the
-  optimum travel: about the square root of a partition's rows of a node.
+  Each partition solves its own rows of the node on their sorted hinges
+  (as the local splitter solves a node): the node's optimum lies between
+  the least and the largest of these (where every part's derivative is at
+  most, then at least, zero), and a flat minimum spreads at most to the
+  breakpoints next to that range, where the slope changes. So each
+  partition then sends its hinges with breakpoints in the range widened to
+  its next breakpoint on each side (binary searches of the sorted hinges),
+  and the sums (weight, weight times position and its square) of the
+  hinges beyond those that are active across the range (upper hinges below
+  it, lower hinges above). The client solves each node exactly on these
+  (``grouped_minima``), the active hinges beyond stood in for by one hinge
+  on each side at their weighted mean position: on the range, a sum of
+  linear or squared hinges that are all active is one such hinge of their
+  total weight (plus a constant for the squared hinge, added to the
+  cost). Only hinges near the optimum travel: about the square root of a
+  partition's rows of a node.
+- **Leaf values**: the client sends each stage's leaves' values; each
+  partition moves its leaves' rows by them and merges its leaves' sorted
+  hinges into the next stage's (``HingeCriterion.advance``).
+
+A level's exact values travel with the next level's histograms: a round
+per level, and one more for the last level's values.
 
 Ties between features' gains (within the splitter's relative tolerance)
 go to the first feature of the node's order, drawn from its key as a
@@ -48,26 +61,15 @@ import sys
 import numpy as np
 from sklearn.utils import check_array
 
-from .._loss._loss import derivatives, weighted_loss
-from .._loss._solver import (
-    group_hinges,
-    group_minimisers,
-    grouped_minima,
-    hinge_positions,
-    hinges_in_ranges,
-)
-from .._utils._buffers import Buffers, empty
+from .._loss._loss import weighted_loss
+from .._loss._solver import grouped_minima, hinge_positions
 from .._utils._categorical import validate_features
 from .._utils._validation import check_interval_target, check_sample_weight
 from ..tree._binning import bin_features, binning_sample, place_values
+from ..tree._features import BinnedFeatures
 from ..tree._growing import UNLIMITED_DEPTH
-from ..tree._histogram_splitter import (
-    best_histogram_split,
-    child_keys,
-    feature_order,
-    node_histograms,
-    route_rows,
-)
+from ..tree._histogram_splitter import best_histogram_split, child_keys, feature_order
+from ..tree._level_builder import LevelBuilder
 from ..tree._tree import NODE_DTYPE, Tree
 
 # what the Dask fit does not do yet, as the booster's parameters say it
@@ -82,36 +84,15 @@ _LOCAL_ONLY = {
 
 
 class PartitionRows:
-    """A partition's rows as its worker keeps them through a fit; the tasks
-    of a fit update it in place (a worker's actor owns it).
+    """A partition's rows as its worker keeps them through a fit (a worker's
+    actor owns it): its binned ``features``, its rows' ``lower`` and
+    ``upper`` bounds and ``weight``, and from the fit's margin on, its
+    ``builder`` (a ``LevelBuilder``). ``summary`` is what the last task made
+    for the client."""
 
-    ``codes`` (rows, features) are their bins; ``lower``, ``upper``,
-    ``weight`` and ``prediction`` (the ensemble's so far) are per row. During
-    a stage: ``slot`` is each row's node of the level being grown (-1 once
-    its node is a leaf, and for rows of weight 0); the rows' weighted
-    ``gradient`` and ``hessian``; the residual hinges of the rows of positive
-    weight (``hinge_*``: breakpoint, weight, parity (1: upper), row) of the
-    level's nodes, grouped by node (from ``group_starts``), in no order
-    within each (nothing is sorted). The working arrays live in ``buffers``, kept
-    from stage to stage (a worker hands out and zeroes new pages for every
-    new array). ``summary`` is what the last task made for the client.
-    """
-
-    def __init__(self, codes, lower, upper, weight, prediction):
-        self.codes, self.lower, self.upper = codes, lower, upper
-        self.weight, self.prediction = weight, prediction
-        self.root_slots = np.where(weight > 0.0, 0, -1).astype(np.int32)
-        # the rows' hinges: lower ones, then upper ones (breakpoints per stage)
-        n = lower.shape[0]
-        self.all_hinge_rows = np.r_[np.arange(n), np.arange(n)].astype(np.intp)
-        self.all_hinge_parity = np.repeat(np.array([0, 1], dtype=np.int32), n)
-        self.all_hinge_weights = np.r_[weight, weight]
-        self.slot = self.root_slots
-        self.buffers = Buffers()
-        self.level = 0  # the parity of the level: which of two buffers is current
-        self.gradient = self.hessian = None
-        self.hinge_positions = self.hinge_weights = None
-        self.hinge_parity = self.hinge_rows = self.group_starts = None
+    def __init__(self, features, lower, upper, weight):
+        self.features, self.lower, self.upper, self.weight = features, lower, upper, weight
+        self.builder = None
         self.summary = None
 
 
@@ -123,16 +104,17 @@ def partition_sample(X, sample_weight, rows):
     return X[rows] if not hasattr(X, "iloc") else X.iloc[rows], weight[rows]
 
 
-def partition_rows(X, y, sample_weight, thresholds, n_threads):
+def partition_rows(X, y, sample_weight, thresholds, n_bins, n_threads):
     """A partition's :class:`PartitionRows`, its values binned with
-    ``thresholds``, its checks those of a local fit."""
+    ``thresholds`` (``n_bins`` per feature), its checks those of a local
+    fit."""
     X = check_array(X, dtype=np.float64, order="C", ensure_all_finite="allow-nan",
                     ensure_min_samples=0)
     lower, upper = check_interval_target(y, X.shape[0])
     weight = check_sample_weight(sample_weight, X.shape[0])
     codes = np.empty(X.shape, dtype=np.uint8)
     place_values(X, thresholds, codes, n_threads)
-    return PartitionRows(codes, lower, upper, weight, np.zeros(X.shape[0]))
+    return PartitionRows(BinnedFeatures(codes, thresholds, n_bins), lower, upper, weight)
 
 
 def finite_bounds(rows):
@@ -154,100 +136,68 @@ def spread_sums(rows, mean):
     return np.array([weight.sum(), weight @ (bounds - mean) ** 2])
 
 
-def walk_codes(codes, walk, buffers=None):
-    """Each row's leaf in a tree given by ``walk`` (per node: the split's
-    feature (-1 for a leaf), bin, side of the missing values and children),
-    read on the rows' bins: a step of ``route_rows`` per level."""
-    node = empty(buffers, "walk.node", codes.shape[0], np.int32)
-    node[:] = 0
-    below = empty(buffers, "walk.below", codes.shape[0], np.int32)
-    while True:
-        route_rows(codes, node, *walk, out=below)
-        inner = below >= 0
-        if not inner.any():
-            return node
-        np.copyto(node, below, where=inner)
-
-
-def begin_stage(rows, walk, values, learning_rate, margin, loss_tag):
-    """The rows after the last stage's tree (``walk``, see
-    :func:`walk_codes`, and its nodes' ``values``; None before the first),
-    ready for the next: their residual hinges, their derivatives.
-    Summary: the weighted sum of the losses of the predictions, the weight,
-    and whether any row has curvature."""
-    buffers, n = rows.buffers, rows.lower.shape[0]
-    if walk is not None:
-        step = np.take(values, walk_codes(rows.codes, walk, buffers),
-                       out=buffers.empty("stage.step", n))
-        rows.prediction += learning_rate * step
-    lower = np.subtract(rows.lower, rows.prediction, out=buffers.empty("stage.lower", n))
-    upper = np.subtract(rows.upper, rows.prediction, out=buffers.empty("stage.upper", n))
-    lower_position, upper_position = hinge_positions(lower, upper, margin, buffers)
-    at_zero = buffers.empty("stage.zeros", n)
-    at_zero[:] = 0.0
-    loss, gradient, hessian = derivatives(lower_position, upper_position, at_zero,
-                                          loss_tag, buffers)
-    rows.gradient = np.multiply(gradient, rows.weight,
-                                out=buffers.empty("stage.gradient", n))
-    rows.hessian = np.multiply(hessian, rows.weight, out=buffers.empty("stage.hessian", n))
-    rows.hinge_positions = np.concatenate([lower_position, upper_position],
-                                          out=buffers.empty("stage.hinge_positions", 2 * n))
-    rows.hinge_rows, rows.hinge_parity = rows.all_hinge_rows, rows.all_hinge_parity
-    rows.hinge_weights = rows.all_hinge_weights
-    rows.slot = rows.root_slots
-    rows.summary = (float(rows.weight @ loss), float(rows.weight.sum()),
-                    bool(np.any(rows.hessian > 0.0)))
+def prepare(rows, margin, loss_tag, merge, n_threads):
+    """The partition's ``LevelBuilder`` for the fit's margin and loss, its
+    predictions at 0."""
+    rows.builder = LevelBuilder(rows.features, rows.lower, rows.upper, rows.weight, margin,
+                                loss_tag, merge, n_threads)
     return rows
 
 
-def grow_level(rows, routing, n_slots, histograms, curved, loss_tag, n_threads):
-    """Route the rows to this level's ``n_slots`` nodes (``routing``: the last
-    level's splits; None at the root), group their hinges by node and, when
-    ``histograms``, sum the nodes' histograms (curvatures, or the weights
-    for a loss without ``curved`` rows). Summary: the histograms, each
-    node's optimum of this partition's rows (NaN without a hinge) twice (a
-    low and a high), its rows of positive weight and their weight."""
-    buffers = rows.buffers
-    rows.level = 1 - rows.level  # the other of two sets of buffers
-    if routing is not None:
-        rows.slot = route_rows(rows.codes, rows.slot, *routing, out=buffers.empty(
-            f"level{rows.level}.slot", rows.slot.shape[0], np.int32))
-    placed = rows.slot + 1  # slot -1 (no node) counted apart
-    counts = np.bincount(placed, minlength=n_slots + 1)[1:].astype(float)
-    weights = np.bincount(placed, weights=rows.weight, minlength=n_slots + 1)[1:]
-    sums = None
-    if histograms:
-        sums = node_histograms(rows.codes, rows.slot, rows.gradient,
-                               rows.hessian if curved else rows.weight, n_slots, n_threads)
-    # the finite hinges grouped by node
-    (rows.hinge_rows, rows.hinge_positions, rows.hinge_weights, rows.hinge_parity,
-     rows.group_starts) = group_hinges(rows.slot, rows.hinge_rows, rows.hinge_positions,
-                                       rows.hinge_weights, rows.hinge_parity, n_slots,
-                                       buffers, f"level{rows.level}.hinges")
-    values = group_minimisers(rows.hinge_positions, rows.hinge_weights, rows.hinge_parity,
-                              rows.group_starts, loss_tag, buffers)
-    rows.summary = (sums, values, values.copy(), counts, weights)
-    return rows
+def level_summary(summary):
+    """A partition's summary of a level (``LevelBuilder.grow``) as the sums
+    across partitions take it: histograms, the range of the partitions'
+    optima (low and high), rows, weights, largest lower and smallest upper
+    breakpoint."""
+    histograms, optima, counts, weights, largest_lower, smallest_upper = summary
+    return histograms, optima, optima.copy(), counts, weights, largest_lower, smallest_upper
 
 
 def add_level_summaries(one, other):
-    """Two partitions' level summaries as one's (histograms, optima ranges,
-    rows and weights)."""
-    sums = None if one[0] is None else one[0] + other[0]
-    return (sums, np.fmin(one[1], other[1]), np.fmax(one[2], other[2]),
-            one[3] + other[3], one[4] + other[4])
+    """Two partitions' level summaries as one's."""
+    return (None if one[0] is None else one[0] + other[0], np.fmin(one[1], other[1]),
+            np.fmax(one[2], other[2]), one[3] + other[3], one[4] + other[4],
+            np.fmax(one[5], other[5]), np.fmin(one[6], other[6]))
 
 
-def hinges_near(rows, lows, highs):
-    """Per node, the partition's hinges near its optimum (module doc): with
-    breakpoints in ``[lows[k], highs[k]]`` widened to the next breakpoint on
-    each side (the edges), and the sums of the upper hinges below and the
-    lower hinges above (``hinges_in_ranges``). Summary: a
-    :func:`near_hinges` tuple."""
-    node, positions, weights, parity, edges, below, above = hinges_in_ranges(
-        rows.hinge_positions, rows.hinge_weights, rows.hinge_parity, rows.group_starts,
-        lows, highs)
-    rows.summary = near_hinges([(node, positions, weights, parity)], edges, below, above)
+def start_stage(rows, values, learning_rate, search):
+    """End the last stage with its leaves' ``values`` (None before the
+    first), then start the next at its root (its histogram when
+    ``search``; None: no next stage). Summary: the weighted sum of the
+    rows' losses at their predictions (None before the first end), whether
+    a row has curvature, the root's level summary."""
+    builder = rows.builder
+    loss = None if values is None else builder.finish(values, learning_rate)
+    if search is None:
+        rows.summary = (loss, (False, False), None)
+        return rows
+    curved, summary = builder.start(search)
+    rows.summary = (loss, (curved, curved), level_summary(summary))
+    return rows
+
+
+def add_stage_summaries(one, other):
+    """Two partitions' stage summaries as one's: losses, whether any and
+    whether every partition's rows have curvature, the root."""
+    return (None if one[0] is None else one[0] + other[0],
+            (one[1][0] or other[1][0], one[1][1] and other[1][1]),
+            None if one[2] is None else add_level_summaries(one[2], other[2]))
+
+
+def use_curvature(rows):
+    """The root's level summary with every partition's rows' curvatures
+    (some partition's rows have curvature, this one's may have none)."""
+    rows.summary = level_summary(rows.builder.use_curvature())
+    return rows
+
+
+def grow_level(rows, lows, highs, routing, search):
+    """The hinges of a level's nodes near their optima's ranges, then the
+    next level (``routing``: each node's split feature (-1: a leaf), bin
+    and side of the missing values). Summary: the near hinges and the next
+    level's summary."""
+    near, summary = rows.builder.grow(lows, highs, *routing, search)
+    rows.summary = (near, level_summary(summary))
     return rows
 
 
@@ -286,27 +236,6 @@ def add_near_hinges(one, other):
     return near_hinges(listed, edges, one[5] + other[5], one[6] + other[6])
 
 
-def start_stage(rows, walk, values, learning_rate, margin, loss_tag, curved, n_threads):
-    """:func:`begin_stage`, then :func:`grow_level` of the stage's root (its
-    histogram of curvatures, or of weights unless ``curved``). Summary: the
-    two summaries."""
-    rows = begin_stage(rows, walk, values, learning_rate, margin, loss_tag)
-    stage = rows.summary
-    rows = grow_level(rows, None, 1, True, curved, loss_tag, n_threads)
-    rows.summary = (stage, rows.summary)
-    return rows
-
-
-def next_level(rows, lows, highs, routing, n_slots, search, curved, loss_tag, n_threads):
-    """:func:`hinges_near` of a level's nodes, then :func:`grow_level` of the
-    next. Summary: the two summaries."""
-    rows = hinges_near(rows, lows, highs)
-    near = rows.summary
-    rows = grow_level(rows, routing, n_slots, search, curved, loss_tag, n_threads)
-    rows.summary = (near, rows.summary)
-    return rows
-
-
 class CombinePairs:
     """Combine pairs of summaries, each part with its own function."""
 
@@ -315,6 +244,10 @@ class CombinePairs:
 
     def __call__(self, one, other):
         return self.first(one[0], other[0]), self.second(one[1], other[1])
+
+
+# two partitions' grow_level summaries as one's
+add_grown_levels = CombinePairs(add_near_hinges, add_level_summaries)
 
 
 def solve_near_hinges(near, quadratic, loss_tag):
@@ -366,12 +299,6 @@ def check_dask_fit(booster):
                              "fit on Dask collections; fit on arrays or use its default.")
     if booster.warm_start and hasattr(booster, "estimators_"):
         raise ValueError("warm_start is not available for a fit on Dask collections.")
-
-
-def shift_predictions(rows, value):
-    """The rows with ``value`` added to their predictions."""
-    rows.prediction += value
-    return rows
 
 
 class ValidationRows:
@@ -498,22 +425,6 @@ def on_workers(actors, method, task, combine, *args):
     return None if combine is None else functools.reduce(combine, results)
 
 
-def add_stage_summaries(one, other):
-    """Two partitions' stage summaries as one's: losses, weights, curvature."""
-    return one[0] + other[0], one[1] + other[1], one[2] or other[2]
-
-
-def code_walk(nodes):
-    """The walk of :func:`walk_codes` through grown ``nodes``, and their values."""
-    def column(key, default, dtype):
-        return np.array([node.get(key, default) for node in nodes], dtype=dtype)
-
-    walk = (column("feature", -1, np.intp), column("bin", 0, np.intp),
-            column("missing_left", False, np.uint8), column("left", -1, np.int32),
-            column("right", -1, np.int32))
-    return walk, column("value", 0.0, np.float64)
-
-
 def tree_of(nodes, n_features):
     """The Tree of grown ``nodes`` (those below the root), numbered as the
     local depth-first builder numbers them (children get the next ids when
@@ -592,13 +503,13 @@ class ClusterRows:
         self.n_bins = np.asarray(binned.n_bins)
         self.n_threads = n_threads
         parts = self.client.compute([
-            delayed(partition_rows)(x, labels, w, self.thresholds, n_threads)
+            delayed(partition_rows)(x, labels, w, self.thresholds, self.n_bins, n_threads)
             for x, labels, w in blocks])
         wait(parts)
         self.workers = worker_partitions(self.client, parts)
-        self.margin = self.loss = None
-        self.curved = False
-        self.root = self.grown = None
+        self.loss = None
+        self.root = None
+        self.leaf_values = None  # of the last tree grown, as the partitions list them
 
     def summed(self, task, combine, *args):
         """``task`` of every partition (with ``args``), their summaries
@@ -615,21 +526,23 @@ class ClusterRows:
                                      total / weight)
         return float(np.sqrt(squares / weight))
 
-    def optimal_constant(self, margin, loss):
+    def optimal_constant(self, margin, loss, merge):
         """The optimal constant of the intervals at ``margin`` (0.0 without a
-        finite bound), which becomes every row's prediction; ``loss`` (its
-        registry entry) and the margin are the fit's from now on."""
-        self.margin, self.loss = margin, loss
-        _, weight, _ = self.summed(begin_stage, add_stage_summaries, None, None, 0.0,
-                                   margin, loss.tag)
-        if not weight > 0.0:
+        finite bound), which becomes every row's prediction at the next
+        stage; ``loss`` (its registry entry) and the margin are the fit's
+        from now on; ``merge``: whether the stages' leaves merge their sorted
+        hinges (``LevelBuilder``)."""
+        self.loss = loss
+        self.summed(prepare, None, margin, loss.tag, merge, self.n_threads)
+        _, _, root = self.summed(start_stage, add_stage_summaries, None, 1.0, False)
+        self.weight = root[4][0]
+        if not self.weight > 0.0:
             raise ValueError("No training row has a positive weight.")
-        _, lows, highs, _, _ = self.summed(grow_level, add_level_summaries, None, 1,
-                                           False, False, loss.tag, self.n_threads)
-        near = self.summed(hinges_near, add_near_hinges, lows, highs)
+        near, _ = self.summed(grow_level, add_grown_levels, root[1], root[2], no_splits(1),
+                              False)
         values, _, found = self.solve(near)
         baseline = float(values[0]) if found[0] else 0.0
-        self.summed(shift_predictions, None, baseline)
+        self.leaf_values, self.leaf_rate = np.array([baseline]), 1.0
         return baseline
 
     def solve(self, near):
@@ -637,22 +550,20 @@ class ClusterRows:
         near the optimum."""
         return solve_near_hinges(near, self.loss.differentiable, self.loss.tag)
 
-    def next_stage(self, learning_rate):
-        """Add the last tree grown (if any), shrunk by ``learning_rate``, to
-        the predictions, make the next stage's residual hinges and its root's
-        histogram; returns the mean loss of the predictions."""
-        walk, values = (None, None) if self.grown is None else code_walk(self.grown)
-        # a loss without curvature: the histograms sum weights (the splitter's rule)
-        args = (walk, values, learning_rate, self.margin, self.loss.tag)
-        curved = self.loss.differentiable
-        (loss, weight, any_curved), self.root = self.summed(
-            start_stage, CombinePairs(add_stage_summaries, add_level_summaries), *args,
-            curved, self.n_threads)
-        if curved and not any_curved:  # no row has curvature: histograms of weights
-            self.root = self.summed(grow_level, add_level_summaries, None, 1, True, False,
-                                    self.loss.tag, self.n_threads)
-        self.curved = curved and any_curved
-        return loss / weight
+    def next_stage(self, learning_rate, last):
+        """Add the last tree grown, shrunk by ``learning_rate`` (the optimal
+        constant at first, as is), to the predictions and, unless it is the
+        ``last``, make the next stage's root histogram; returns the mean
+        loss of the predictions."""
+        loss, (any_curved, all_curved), self.root = self.summed(
+            start_stage, add_stage_summaries, self.leaf_values, self.leaf_rate,
+            None if last else True)
+        self.leaf_rate = learning_rate
+        if self.root is not None and any_curved and not all_curved:
+            # as a local fit's splitter, every partition sums the rows' curvatures
+            # when some row has any
+            self.root = self.summed(use_curvature, add_level_summaries)
+        return loss / self.weight
 
     def grow_tree(self, max_depth, min_samples_split, min_samples_leaf,
                   min_cost_decrease, seed):
@@ -662,32 +573,30 @@ class ClusterRows:
         builder grows it with ``seed``: each node tries the features in the
         order its key gives (``feature_order``; the root's key is the seed).
         A round per level: the level's exact values and the next level's
-        histograms, for splits chosen before the costs are known; a split of
-        a node found to cost nothing is undone (the local builder does not
-        split it)."""
+        summary; one more for the last level's values."""
         max_depth = UNLIMITED_DEPTH if max_depth is None else max_depth
         nodes = [{"depth": 0, "parent": -1, "feature": -1, "key": seed}]
         frontier, level = [0], self.root
-        min_decrease = min_cost_decrease * level[4][0]
+        min_decrease = min_cost_decrease * self.weight
+        leaves = []  # the nodes in the order the partitions make them leaves
         while frontier:
-            sums, lows, highs, counts, weights = level
-            routing = [np.full(len(frontier), -1, dtype=np.intp),
-                       np.zeros(len(frontier), dtype=np.intp),
-                       np.zeros(len(frontier), dtype=np.uint8),
-                       np.zeros(len(frontier), dtype=np.int32),
-                       np.zeros(len(frontier), dtype=np.int32)]
-            children = []
+            sums, lows, highs, counts, weights, largest_lower, smallest_upper = level
+            routing = no_splits(len(frontier))
+            children, first_child = [], {}
             for k, node_id in enumerate(frontier):
                 node = nodes[node_id]
                 node["rows"], node["weight"] = int(counts[k]), weights[k]
-                if (node.get("dropped") or node["depth"] >= max_depth
-                        or node["rows"] < min_samples_split
-                        or node["rows"] < 2 * min_samples_leaf):
+                # a node whose intervals all meet costs nothing: it stays a leaf
+                if (node["depth"] >= max_depth or node["rows"] < min_samples_split
+                        or node["rows"] < 2 * min_samples_leaf
+                        or not largest_lower[k] > smallest_upper[k]):
+                    leaves.append(node_id)
                     continue
                 feature, bin_, missing_left, has_missing, gain = best_histogram_split(
                     sums[k], self.n_bins, min_samples_leaf,
                     feature_order(node["key"], self.n_features))
                 if feature < 0 or 0.5 * gain < min_decrease:
+                    leaves.append(node_id)
                     continue
                 threshold = (np.inf if bin_ == self.n_bins[feature] - 1
                              else self.thresholds[feature, bin_])
@@ -697,12 +606,11 @@ class ClusterRows:
                 nodes += [{"depth": node["depth"] + 1, "parent": node_id, "feature": -1,
                            "key": key} for key in child_keys(node["key"])]
                 routing[0][k], routing[1][k], routing[2][k] = feature, bin_, missing_left
-                routing[3][k], routing[4][k] = len(children), len(children) + 1
+                first_child[k] = len(children)
                 children += [node["left"], node["right"]]
             search = any(nodes[child]["depth"] < max_depth for child in children)
-            near, level = self.summed(
-                next_level, CombinePairs(add_near_hinges, add_level_summaries), lows, highs,
-                routing, len(children), search, self.curved, self.loss.tag, self.n_threads)
+            near, level = self.summed(grow_level, add_grown_levels, lows, highs, routing,
+                                      search)
             values, costs, found = self.solve(near)
             for k, node_id in enumerate(frontier):
                 node = nodes[node_id]
@@ -710,19 +618,21 @@ class ClusterRows:
                 node["value"] = (values[k] if found[k] else
                                  parent["value"] if parent is not None else 0.0)
                 node["cost"] = costs[k] if found[k] else 0.0
-                if node["feature"] >= 0 and not node["cost"] > 0.0:
-                    node["feature"] = -1  # a node without cost stays a leaf
-                    nodes[node["left"]]["dropped"] = nodes[node["right"]]["dropped"] = True
             # without missing rows in a node, NaN follows the heavier child
-            slot_of = {child: k for k, child in enumerate(children)}
-            for node_id in frontier:
-                node = nodes[node_id]
-                if node["feature"] >= 0 and not node["has_missing"]:
-                    node["missing_left"] = (level[4][slot_of[node["left"]]]
-                                            >= level[4][slot_of[node["right"]]])
+            for k, first in first_child.items():
+                node = nodes[frontier[k]]
+                if not node["has_missing"]:
+                    node["missing_left"] = level[4][first] >= level[4][first + 1]
             frontier = children
-        self.grown = nodes
+        self.leaf_values = np.array([nodes[node_id]["value"] for node_id in leaves])
         return tree_of(nodes, self.n_features)
+
+
+def no_splits(n_nodes):
+    """The routing of a level of ``n_nodes`` nodes that all stay leaves: per
+    node, the split's feature (-1), bin and side of the missing values."""
+    return [np.full(n_nodes, -1, dtype=np.intp), np.zeros(n_nodes, dtype=np.intp),
+            np.zeros(n_nodes, dtype=np.uint8)]
 
 
 class ClusterValidation:

@@ -227,6 +227,16 @@ cdef class BinnedFeatures:
             return self.entry_codes.shape[0]
         return self.n_samples * self.n_features
 
+    def __reduce__(self):
+        codes = np.asarray(self.codes)
+        if self.sparse:
+            codes = sp.csr_matrix((np.asarray(self.entry_codes),
+                                   np.asarray(self.entry_features),
+                                   np.asarray(self.row_starts)),
+                                  shape=(self.n_samples, self.n_features))
+        return (BinnedFeatures, (codes, np.asarray(self.thresholds),
+                                 np.asarray(self.n_bins), np.asarray(self.n_categories)))
+
     def toarray(self):
         """The codes as an ndarray of shape (n_samples, n_features), uint8."""
         if not self.sparse:

@@ -50,6 +50,8 @@ cdef class HistogramSplitter(Splitter):
     cdef const int32_t* n_bins          # per feature: bins of present values
     cdef int n_threads                  # threads building a histogram or scanning
     cdef bint subtract                  # every feature evaluated: children by subtraction
+    cdef bint curved                    # the second sums are the rows' curvatures (else
+    #                                     their weights: no row has curvature)
     cdef double* gradient               # per row: weighted derivative of its loss
     cdef double* hessian                # per row: weighted curvature (or weight)
     cdef BinSums* pool                  # histograms: slots x features x 256 bins
@@ -72,6 +74,7 @@ cdef class HistogramSplitter(Splitter):
     cdef void sum_rows(self, const int32_t* rows, intp_t count, intp_t first,
                        intp_t last, BinSums* out) noexcept nogil
     cdef intp_t node_histogram(self, const NodeRecord* node) except -1 nogil
+    cdef int use_curvature(self) except -1 nogil
     cdef int keep_categories(self, SplitRecord* split, const BinSums* sums,
                              double total_h, bint by_ratio) except -1 nogil
     cdef void route_block(self, const NodeRecord* node, const SplitRecord* split,

@@ -507,6 +507,7 @@ cdef class HistogramSplitter(Splitter):
             if not curved:  # a loss without curvature: least squares on the gradients
                 for i in range(n):
                     self.hessian[i] = sample_weight[i]
+        self.curved = curved
         self.features = features
         self.sparse = features.sparse
         self.codes = NULL
@@ -674,6 +675,25 @@ cdef class HistogramSplitter(Splitter):
         link.slot = slot
         link.parent_slot = -1
         return slot
+
+    cdef int use_curvature(self) except -1 nogil:
+        """Sum the rows' curvatures even though none has any (a fit whose
+        other rows have some: on a cluster, each partition its own
+        splitter), and forget the root's histogram, which summed their
+        weights. Before the root splits."""
+        cdef intp_t slot
+        if self.curved:
+            return 0
+        self.criterion.gradients(self.gradient, self.hessian,
+                                 threads_for(self.n_samples, PARALLEL_MIN_ROWS,
+                                             self.n_threads))
+        self.curved = True
+        if self.n_links > 0 and self.links[0].slot >= 0:
+            slot = self.links[0].slot
+            self.slot_users[slot] = 0
+            self.slot_node[slot] = -1
+            self.links[0].slot = -1
+        return 0
 
     cdef int init_root(self, NodeRecord* root) except -1 nogil:
         """The root's value and cost from its sorted hinges, as every node's."""

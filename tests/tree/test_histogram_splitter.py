@@ -2,8 +2,11 @@
 a brute-force Newton criterion, exact leaves, monotone training loss,
 missing values, weights, and the binning."""
 
+import pickle
+
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -241,6 +244,19 @@ def test_binning_keeps_distinct_values_apart_and_missing_values_last():
     codes = np.asarray(bin_features(column, max_bins=16).codes)[:, 0]
     counts = np.bincount(codes)
     assert counts.size == 16 and counts.min() > 0.8 * counts.mean()
+
+
+def test_binned_features_pickle_dense_or_sparse():
+    """What a cluster's workers hold (and may spill to disk) pickles."""
+    X = np.array([[0.0, 5.0], [1.0, np.nan], [0.0, 0.0], [3.0, 0.0], [np.nan, 6.0]])
+    for values in (X, sp.csr_matrix(np.nan_to_num(X, nan=2.0))):
+        binned = bin_features(values, n_categories=[0, 0])
+        copy = pickle.loads(pickle.dumps(binned))
+        assert copy.sparse == binned.sparse
+        np.testing.assert_array_equal(copy.toarray(), binned.toarray())
+        for name in ("thresholds", "n_bins", "n_categories", "zero_bins"):
+            np.testing.assert_array_equal(np.asarray(getattr(copy, name)),
+                                          np.asarray(getattr(binned, name)))
 
 
 def test_binning_on_threads_places_values_as_on_one():
