@@ -80,7 +80,8 @@ def test_criterion_and_builder_entries(fitted):
         TreeBuilder(LOSSES["linear_hinge"], 5, 2, 0, 3, -1, 0.0, 0)
     with pytest.raises(ValueError, match="2-D"):
         Features(np.ones(3), True)
-    assert presort(np.asfortranarray(np.ones((0, 2)))).shape == (2, 0)
+    order, ranks = presort(np.asfortranarray(np.ones((0, 2))))
+    assert order.shape == (2, 0) and ranks == [None, None]
 
 
 def test_tree_entries(fitted):

@@ -352,11 +352,11 @@ MaxMarginIntervalTree = MMIT
 
 
 def mmit_training_data(estimator, X, y, sample_weight):
-    """The validated TrainingData and weights of an MMIT's fit (its fitted
-    feature attributes set)."""
+    """The validated TrainingData and weights of an MMIT's fit, for its one
+    tree (its fitted feature attributes set)."""
     X, lower, upper, sample_weight = validate_training_data(estimator, X, y, sample_weight)
     return (training_data(X, lower, upper, estimator.margin, estimator.max_features,
-                          n_categories(estimator)), sample_weight)
+                          n_categories(estimator), single_build=True), sample_weight)
 
 
 def hold_tree(model, tree, feature_names):

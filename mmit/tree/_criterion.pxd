@@ -20,11 +20,15 @@ ctypedef struct TargetRange:
 cdef class HingeTargets:
     cdef readonly intp_t n_samples           # rows
     cdef readonly double margin               # margin the breakpoints were moved by
+    cdef readonly bint single_build           # one criterion takes the breakpoints
+    cdef readonly bint taken                  # that criterion has: the arrays are gone
     cdef const double[::1] lower_position     # each lower hinge's breakpoint (-inf: none)
     cdef const double[::1] upper_position     # each upper hinge's breakpoint (+inf: none)
     cdef const int32_t[::1] hinge_order       # finite hinges 2 * row + is_upper, sorted
     cdef const double[::1] hinge_position     # their breakpoints, increasing
     cdef object _bounds                       # (lower, upper) arrays, for pickling
+
+    cdef void let_go(self)
 
 
 cdef class Criterion:

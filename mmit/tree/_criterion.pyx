@@ -207,6 +207,9 @@ cdef class HingeTargets:
         stage after another, each done with before the next is made.
     n_threads : int, default=1
         Threads computing and reading back the breakpoints.
+    single_build : bool, default=False
+        One tree grows on these targets: the criterion made from them
+        takes the breakpoints, which are then let go (the bounds stay).
 
     Every finite bound is a hinge numbered ``2 * row + is_upper``; the
     finite hinges are listed by increasing breakpoint, ties by number
@@ -215,7 +218,7 @@ cdef class HingeTargets:
     """
 
     def __cinit__(self, const double[::1] lower, const double[::1] upper, double margin,
-                  buffers=None, int n_threads=1):
+                  buffers=None, int n_threads=1, bint single_build=False):
         cdef intp_t n = lower.shape[0]
         check_same_length("upper", upper, "lower", n)
         check_row_count(n)
@@ -225,6 +228,8 @@ cdef class HingeTargets:
                                                               buffers, n_threads)
         self.n_samples = n
         self.margin = margin
+        self.single_build = single_build
+        self.taken = False
         self.lower_position = lower_position
         self.upper_position = upper_position
         self._bounds = (np.asarray(lower), np.asarray(upper))
@@ -234,8 +239,15 @@ cdef class HingeTargets:
         """The interval bounds: (lower, upper)."""
         return self._bounds
 
+    cdef void let_go(self):
+        """Let the breakpoints go: the one criterion of single-build targets
+        has them."""
+        self.taken = True
+        self.lower_position = self.upper_position = self.hinge_position = np.empty(0)
+        self.hinge_order = np.empty(0, dtype=np.int32)
+
     def __reduce__(self):
-        return (HingeTargets, (*self._bounds, self.margin))
+        return (HingeTargets, (*self._bounds, self.margin, None, 1, self.single_build))
 
 
 cdef class Criterion:
@@ -331,6 +343,9 @@ cdef class HingeCriterion(Criterion):
 
     def __cinit__(self, HingeTargets targets, const double[::1] sample_weight, int loss,
                   bint sweeps=True, buffers=None, int n_threads=1, bint keep_leaves=False):
+        if targets.taken:
+            raise ValueError("the targets of a single build serve one criterion, which "
+                             "has taken their breakpoints.")
         cdef intp_t n = targets.n_samples, n_all = targets.hinge_order.shape[0]
         cdef intp_t i, k, block, n_hinges = 0, at
         cdef intp_t n_blocks = (n_all + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
@@ -397,6 +412,8 @@ cdef class HingeCriterion(Criterion):
                     entries[at].weight = weight
                     entries[at].hinge = hinge
                     at = at + 1
+        if targets.single_build:
+            targets.let_go()
 
     cdef void node_init(self, intp_t target_start, intp_t target_end) noexcept nogil:
         """Give the node's breakpoints dense slots in one walk of its sorted

@@ -3,6 +3,7 @@
 # _features.pyx.
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
+from libcpp.vector cimport vector
 
 from .._utils._typedefs cimport intp_t
 
@@ -12,14 +13,26 @@ cdef class Features:
     cdef readonly intp_t n_features            # columns of X
     cdef readonly bint presorted               # whether `order` is filled
     cdef readonly bint sparse                  # X held as compressed columns (CSC)
-    cdef const double[::1, :] X                # dense: column-major features (NaN: missing)
+    cdef readonly bint single_build            # one tree grows on them (see Features)
+    cdef const double* values                  # dense: X (NaN: missing) as given, row i
+    cdef readonly intp_t row_step              # and feature j at values[i * row_step
+    cdef readonly intp_t column_step           # + j * column_step]
     cdef const int64_t[::1] indptr             # sparse: column j's stored values are
     cdef const int32_t[::1] indices            # data[indptr[j]:indptr[j + 1]], in rows
     cdef const double[::1] data                # indices[...] (increasing); others are 0
-    cdef const int32_t[:, ::1] order           # order[j]: rows by X[:, j], NaN last
+    cdef int32_t[:, ::1] order                 # order[j]: rows by X[:, j], NaN last
+    cdef readonly const uint8_t[::1] distinct  # presorted: per feature, whether its
+    #                                            present values all differ
+    cdef vector[const int32_t*] ranks          # presorted, per feature with ties: each
+    #                                            row's dense rank (else NULL)
+    cdef object _ranks                         # the arrays `ranks` point into
+    cdef readonly const uint8_t[::1] missing   # per feature: whether a value is NaN
     cdef readonly const int32_t[::1] n_categories  # per feature: categories (0: numeric)
     cdef object _matrix                        # X as kept (ndarray or CSC matrix)
     cdef object _rows                          # X in row-major order, made on first use
+
+    cdef int bind(self, const double[:, :] X) except -1
+    cdef int32_t[:, ::1] take_order(self) except *
 
 
 cdef enum:

@@ -1,8 +1,9 @@
 """Training features of Maximum Margin Interval Trees, presorted once per fit.
 
-:class:`Features` holds the validated features (column-major, NaN for a
-missing value), shared read-only by every tree grown on them, so that the
-trees of a forest grow in parallel threads on one copy. When the trees keep
+:class:`Features` holds the validated features (NaN for a missing value,
+read where they are: row-major or column-major), shared read-only by every
+tree grown on them, so that the trees of a forest grow in parallel threads
+on one copy. When the trees keep
 their large nodes' rows presorted (``presort_min_rows`` in ``_splitter``),
 every feature is sorted once here (:func:`presort`): the rows by increasing
 value, ties by row, missing values last, the order of a stable argsort.
@@ -17,7 +18,8 @@ of its ``K`` categories (``n_categories``), NaN for a missing value; its
 order is the order of the codes, each category's rows together.
 """
 
-from libc.stdint cimport int32_t, uint64_t
+from libc.math cimport isnan
+from libc.stdint cimport int32_t, uint8_t, uint64_t
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,37 +30,104 @@ from .._utils._sorting cimport dropped_bits, index_mask_for, key_index, order_ke
 from .._utils._sorting cimport sort_key_array, sortable_bits_nan_last
 
 
-def presort(const double[::1, :] X):
+def presort(const double[:, :] X):
     """Rows of X by increasing value of each feature, ties by row, NaN last.
 
     Returns ``order`` of shape (n_features, n_samples), int32: the order of
-    ``numpy.argsort(X[:, j], kind="stable")`` for each feature j. One
-    vectorised ``numpy.sort`` of packed keys (the value's high bits and the
-    row, see ``_sorting``) orders the values up to ties in the kept bits,
-    which a linear pass then orders exactly: faster than a stable argsort,
-    most on continuous values.
+    ``numpy.argsort(X[:, j], kind="stable")`` for each feature j; and
+    ``ranks``: per feature, None when its present values all differ, else
+    the dense rank of each row's value (int32 per row; NaN's past the
+    values'). One feature at a time, a vectorised ``numpy.sort`` of packed
+    keys (the value's high bits and the row, see ``_sorting``) orders the
+    values up to ties in the kept bits, which a linear pass then orders
+    exactly: faster than a stable argsort, most on continuous values.
     """
     cdef intp_t n = X.shape[0], p = X.shape[1], i, j
     cdef uint64_t index_mask = index_mask_for(n), bits
-    keys_array = np.empty((p, n), dtype=np.uint64)
+    keys_array = np.empty(n, dtype=np.uint64)
     order_array = np.empty((p, n), dtype=np.int32)
-    cdef uint64_t[:, ::1] keys = keys_array
+    cdef uint64_t[::1] keys = keys_array
     cdef int32_t[:, ::1] order = order_array
-    with nogil:
-        for j in range(p):
+    cdef int32_t[::1] rank_view
+    cdef bint tied
+    ranks = []
+    for j in range(p):
+        with nogil:
             for i in range(n):
                 bits = sortable_bits_nan_last(X[i, j])
-                keys[j, i] = pack_key(bits, i, index_mask)
+                keys[i] = pack_key(bits, i, index_mask)
                 # order[j] holds the dropped bits until the keys are ordered
                 order[j, i] = dropped_bits(bits, index_mask)
-    sort_key_array(keys_array)
-    with nogil:
-        for j in range(p):
+        sort_key_array(keys_array)
+        tied = False
+        with nogil:
             if n > 0:
-                order_keys(&keys[j, 0], n, index_mask, &order[j, 0], n)
+                order_keys(&keys[0], n, index_mask, &order[j, 0], n)
+                tied = has_ties(&keys[0], n, index_mask, &order[j, 0])
+        if tied:
+            rank_array = np.empty(n, dtype=np.int32)
+            rank_view = rank_array
+            with nogil:
+                dense_ranks(&keys[0], n, index_mask, &order[j, 0], &rank_view[0])
+        ranks.append(rank_array if tied else None)
+        with nogil:
             for i in range(n):
-                order[j, i] = <int32_t>key_index(keys[j, i], index_mask)
-    return order_array
+                order[j, i] = <int32_t>key_index(keys[i], index_mask)
+    return order_array, ranks
+
+
+cdef void dense_ranks(const uint64_t* keys, intp_t count, uint64_t index_mask,
+                      const int32_t* dropped, int32_t* ranks) noexcept nogil:
+    """Each index's dense rank among the values of the exactly ordered keys
+    (equal high and dropped bits: one value)."""
+    cdef intp_t k, index, previous = key_index(keys[0], index_mask)
+    cdef int32_t rank = 0
+    cdef uint64_t high_mask = ~index_mask
+    ranks[previous] = 0
+    for k in range(1, count):
+        index = key_index(keys[k], index_mask)
+        if (((keys[k] ^ keys[k - 1]) & high_mask) != 0
+                or dropped[index] != dropped[previous]):
+            rank += 1
+        ranks[index] = rank
+        previous = index
+
+
+cdef bint has_ties(const uint64_t* keys, intp_t count, uint64_t index_mask,
+                   const int32_t* dropped) noexcept nogil:
+    """Whether two of the exactly ordered ``keys`` hold the same present
+    value (the same high bits and dropped bits; NaN's bits are all set)."""
+    cdef intp_t k
+    cdef uint64_t high_mask = ~index_mask
+    for k in range(1, count):
+        if ((keys[k] ^ keys[k - 1]) & high_mask) == 0 and (
+                keys[k] & high_mask) != high_mask and (
+                dropped[key_index(keys[k], index_mask)]
+                == dropped[key_index(keys[k - 1], index_mask)]):
+            return True
+    return False
+
+
+cdef const int32_t* rank_start(const int32_t[::1] ranks):
+    return &ranks[0]
+
+
+def missing_features(X):
+    """Per feature of X (dense or compressed columns), whether a value it
+    stores is NaN (uint8)."""
+    if sp.issparse(X):
+        return np.array([np.isnan(stored_values(X, j)).any() for j in range(X.shape[1])],
+                        dtype=np.uint8)
+    cdef const double[:, :] values = X
+    cdef intp_t n = X.shape[0], p = X.shape[1], i, j
+    missing_array = np.zeros(p, dtype=np.uint8)
+    cdef uint8_t[::1] missing = missing_array
+    with nogil:
+        for i in range(n):
+            for j in range(p):
+                if isnan(values[i, j]):
+                    missing[j] = 1
+    return missing_array
 
 
 def checked_categories(X, n_categories):
@@ -98,17 +167,25 @@ cdef class Features:
     ----------
     X : ndarray or sparse matrix of shape (n_samples, n_features), float64
         Validated features: finite or NaN (missing); a categorical feature's
-        category codes. A sparse matrix is kept as compressed columns.
+        category codes. A dense X in row-major or column-major order is read
+        where it is (other layouts are copied, column-major); a sparse
+        matrix is kept as compressed columns.
     presorted : bool
         Sort every feature now (see :func:`presort`), for trees whose large
         nodes keep their rows presorted (ignored for sparse X).
     n_categories : array-like of int of shape (n_features,), default=None
         Categories of each categorical feature, 0 for a numeric one (None:
         every feature numeric).
+    single_build : bool, default=False
+        One tree grows on these features, on all their rows: its split
+        search may take the presorted order and partition it in place
+        (:meth:`take_order`) rather than copy it.
     """
 
-    def __cinit__(self, X, bint presorted, n_categories=None):
+    def __cinit__(self, X, bint presorted, n_categories=None, bint single_build=False):
         self.sparse = sp.issparse(X)
+        self.values = NULL
+        self.row_step = self.column_step = 0
         if self.sparse:
             X = canonical_sparse(X, "csc")
             presorted = False
@@ -116,17 +193,48 @@ cdef class Features:
             self.indices = X.indices.astype(np.int32, copy=False)
             self.data = X.data
         else:
-            X = np.asfortranarray(X, dtype=np.float64)
+            X = np.asarray(X, dtype=np.float64)
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D, got shape {X.shape}.")
-            self.X = X
+            if not (X.flags.c_contiguous or X.flags.f_contiguous):
+                X = np.asfortranarray(X)
+            self.bind(X)
         check_row_count(X.shape[0])
         self.n_categories = checked_categories(X, n_categories)
         self.n_samples = X.shape[0]
         self.n_features = X.shape[1]
         self.presorted = presorted
-        self.order = presort(X) if presorted else np.empty((0, 0), dtype=np.int32)
+        self.single_build = single_build
+        self.order = np.empty((0, 0), dtype=np.int32)
+        ranks = [None] * X.shape[1]
+        if presorted:
+            self.order, ranks = presort(X)
+        self.distinct = np.array([presorted and rank is None for rank in ranks],
+                                 dtype=np.uint8)
+        self.ranks.assign(X.shape[1], NULL)
+        for j, rank in enumerate(ranks):
+            if rank is not None:
+                self.ranks[j] = rank_start(rank)
+        self._ranks = ranks
+        self.missing = missing_features(X)
         self._matrix = X
+
+    cdef int bind(self, const double[:, :] X) except -1:
+        """Read the values of X (kept alive by ``_matrix``) where they are."""
+        if X.shape[0] and X.shape[1]:
+            self.values = &X[0, 0]
+            self.row_step = X.strides[0] // sizeof(double)
+            self.column_step = X.strides[1] // sizeof(double)
+        return 0
+
+    cdef int32_t[:, ::1] take_order(self) except *:
+        """The presorted order, for the split search of the one tree built on
+        these features (``single_build``) to partition in place: the
+        features are no longer presorted."""
+        order = self.order
+        self.presorted = False
+        self.order = np.empty((0, 0), dtype=np.int32)
+        return order
 
     @property
     def rows(self):
@@ -140,7 +248,8 @@ cdef class Features:
         return self._rows
 
     def __reduce__(self):
-        return (Features, (self._matrix, self.presorted, np.asarray(self.n_categories)))
+        return (Features, (self._matrix, self.presorted, np.asarray(self.n_categories),
+                           self.single_build))
 
 
 def zero_bins_of(thresholds):

@@ -204,20 +204,28 @@ class TrainingData:
         return self.features.n_features
 
 
-def prepare_features(X, max_features, n_categories=None):
+def prepare_features(X, max_features, n_categories=None, single_build=False):
     """Features for trees evaluating ``max_features`` per node: presorted
     when the root of a tree grown on all rows would keep presorted lists;
-    ``n_categories`` per feature for categorical features (0: numeric)."""
+    ``n_categories`` per feature for categorical features (0: numeric);
+    ``single_build``: one tree grows on them (its split search partitions
+    their presorted order rather than a copy)."""
     n_samples, n_features = X.shape
     k = resolve_max_features(max_features, n_features)
-    return Features(X, n_samples >= presort_min_rows(n_features, k), n_categories)
+    return Features(X, n_samples >= presort_min_rows(n_features, k), n_categories,
+                    single_build)
 
 
-def training_data(X, lower, upper, margin, max_features, n_categories=None):
+def training_data(X, lower, upper, margin, max_features, n_categories=None,
+                  single_build=False):
     """TrainingData of validated X and bounds, for trees with this margin and
-    ``max_features`` (``n_categories``: see :func:`prepare_features`)."""
-    return TrainingData(prepare_features(X, max_features, n_categories),
-                        HingeTargets(lower, upper, float(margin)))
+    ``max_features`` (``n_categories``: see :func:`prepare_features`);
+    ``single_build``: one tree grows on them, whose split search and
+    criterion take the presorted order and the sorted breakpoints rather
+    than copies."""
+    return TrainingData(prepare_features(X, max_features, n_categories, single_build),
+                        HingeTargets(lower, upper, float(margin),
+                                     single_build=single_build))
 
 
 def resolve_sample_counts(params, n_samples):

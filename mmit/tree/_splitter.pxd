@@ -181,7 +181,9 @@ cdef class ExactSplitter(Splitter):
     # the criterion's sweeps
     cdef Features features              # the data (kept alive)
     cdef intp_t presort_min_rows        # a node this large keeps its children presorted
-    cdef const double* X                # column-major features (NULL: sparse)
+    cdef const double* X                # dense features (NULL: sparse): row i of feature
+    cdef intp_t row_step                # j at X[i * row_step + j * column_step];
+    cdef intp_t column_step             # sparse: row_step 1 in `values`
     cdef const int64_t* indptr          # sparse features (NULL: dense): compressed columns
     cdef const int32_t* indices         # (see _features)
     cdef const double* data
@@ -201,7 +203,7 @@ cdef class ExactSplitter(Splitter):
     cdef double* backward_cost          # cost of every right part
     cdef double* backward_value         # and its prediction
     cdef double* missing_cost           # sweeps that start with the missing rows
-    cdef double* missing_value          # and their predictions
+    cdef double* missing_value          # and their predictions (NULL: no NaN in X)
     cdef double* lower_losses           # a bounded node: per row, its loss at the
     cdef double* upper_losses           # node's lower / upper bound
     cdef double* lower_costs            # the loss of its first k rows in a feature's

@@ -118,7 +118,7 @@ cimport cython
 from libc.math cimport INFINITY, NAN, isfinite, isnan, log2
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -701,13 +701,22 @@ cdef class ExactSplitter(Splitter):
                    buffers)
         m = self.n_active
         cdef bint presorted = features.presorted and m >= presort_min_rows
-        samples = empty(buffers, "exact.samples",
-                        (p if presorted else 0, m if presorted else 0), np.int32)
-        keys = empty(buffers, "exact.keys", max(n, 1), np.uint64)
-        dropped = empty(buffers, "exact.dropped", max(n, 1), np.int32)
-        feature_rows = empty(buffers, "exact.feature_rows", max(n, 1), np.int32)
+        # the one tree of its features partitions their presorted order itself
+        cdef bint adopt = presorted and features.single_build and m == n
+        samples = (np.asarray(features.take_order()) if adopt else
+                   empty(buffers, "exact.samples",
+                         (p if presorted else 0, m if presorted else 0), np.int32))
+        # a node sorts its rows on demand below presort_min_rows (a node of
+        # fewer than 2 rows never splits), and sparse features always
+        cdef intp_t sorted_rows = (max(n, 1) if features.sparse or not presorted
+                                   or presort_min_rows > 2 else 1)
+        keys = empty(buffers, "exact.keys", sorted_rows, np.uint64)
+        dropped = empty(buffers, "exact.dropped", sorted_rows, np.int32)
+        feature_rows = empty(buffers, "exact.feature_rows", sorted_rows, np.int32)
         change = empty(buffers, "exact.change", n + 1, np.uint8)
-        sweeps = empty(buffers, "exact.sweeps", (6, max(n, 1)))
+        # the sweeps that start with the missing rows only where some are
+        cdef bint missing = np.asarray(features.missing).any()
+        sweeps = empty(buffers, "exact.sweeps", (6 if missing else 4, max(n, 1)))
         categorical = np.asarray(features.n_categories).any()
         category_rows = empty(buffers, "exact.category_rows",
                               max(n, 1) if categorical else 1, np.int32)
@@ -741,7 +750,7 @@ cdef class ExactSplitter(Splitter):
         cdef int32_t[::1] written_rows_view = written_rows
         cdef int64_t[::1] found_entries_view = found_entries
         cdef int32_t row
-        if presorted:
+        if presorted and not adopt:
             with nogil:
                 # the rows of positive weight in each feature's presorted order
                 for j in range(p):
@@ -756,12 +765,16 @@ cdef class ExactSplitter(Splitter):
         self.X = self.data = NULL
         self.indptr = NULL
         self.indices = NULL
+        self.row_step = 1  # sparse: `values` holds a feature's values by row
+        self.column_step = 0
         if features.sparse:
             self.indptr = &features.indptr[0]
             self.indices = &features.indices[0] if features.indices.shape[0] else NULL
             self.data = &features.data[0] if features.data.shape[0] else NULL
-        elif n > 0 and p > 0:
-            self.X = &features.X[0, 0]
+        else:
+            self.X = features.values
+            self.row_step = features.row_step
+            self.column_step = features.column_step
         self.values = &values_view[0]
         self.found_positions = &found_positions_view[0]
         self.written_rows = &written_rows_view[0]
@@ -776,8 +789,8 @@ cdef class ExactSplitter(Splitter):
         self.forward_value = &sweeps_view[1, 0]
         self.backward_cost = &sweeps_view[2, 0]
         self.backward_value = &sweeps_view[3, 0]
-        self.missing_cost = &sweeps_view[4, 0]
-        self.missing_value = &sweeps_view[5, 0]
+        self.missing_cost = &sweeps_view[4, 0] if missing else NULL
+        self.missing_value = &sweeps_view[5, 0] if missing else NULL
         self.category_rows = &category_rows_view[0]
         self.groups = <CategoryGroup*> &groups_view[0]
 
@@ -894,16 +907,19 @@ cdef class ExactSplitter(Splitter):
         cdef int32_t* sorted_rows
         cdef uint64_t index_mask
         cdef double x, low = INFINITY, high = -INFINITY
+        cdef intp_t step = self.row_step
         if self.indptr != NULL:
             return self.sparse_order(node, feature, n_present)
-        column = self.X + feature * self.n_samples
+        column = self.column_of(feature)
         if node.presorted:
             rows = self.samples + feature * self.n_active + node.start
             count = m
-            while count > 0 and isnan(column[rows[count - 1]]):
-                count -= 1
+            if self.features.missing[feature]:
+                while count > 0 and isnan(column[rows[count - 1] * step]):
+                    count -= 1
             n_present[0] = count
-            if count == 0 or (count == m and column[rows[0]] >= column[rows[m - 1]]):
+            if count == 0 or (count == m and column[rows[0] * step]
+                              >= column[rows[m - 1] * step]):
                 return NULL
             return rows
         # unsorted node: sort the present values, keyed by position in the node
@@ -913,7 +929,7 @@ cdef class ExactSplitter(Splitter):
         count = 0
         for t in range(m):
             check_index(rows[t], self.n_samples)
-            x = column[rows[t]]
+            x = column[rows[t] * step]
             if isnan(x):
                 sorted_rows[m - 1 - (t - count)] = rows[t]
                 continue
@@ -933,12 +949,12 @@ cdef class ExactSplitter(Splitter):
         return sorted_rows
 
     cdef inline const double* column_of(self, intp_t feature) noexcept nogil:
-        """The values of ``feature`` indexed by row: the column of dense
-        features; for sparse ones, valid at the rows of the node whose
-        values of this feature were read last (``read_stored``)."""
+        """The values of ``feature``: row i's at ``column_of(feature)[i *
+        row_step]``. For sparse features, valid at the rows of the node
+        whose values of this feature were read last (``read_stored``)."""
         if self.indptr != NULL:
             return self.values
-        return self.X + feature * self.n_samples
+        return self.X + feature * self.column_step
 
     cdef intp_t find_stored(self, const NodeRecord* node, intp_t feature) noexcept nogil:
         """The stored values of the sparse ``feature`` at the node's rows:
@@ -1079,7 +1095,8 @@ cdef class ExactSplitter(Splitter):
         if k == n_present:
             best.threshold = INFINITY  # present rows left, missing rows right
         else:
-            best.threshold = midpoint(column[rows[k - 1]], column[rows[k]])
+            best.threshold = midpoint(column[rows[k - 1] * self.row_step],
+                                      column[rows[k] * self.row_step])
 
     cdef void evaluate_feature(self, const NodeRecord* node, intp_t feature,
                                const int32_t* rows, intp_t n_present,
@@ -1091,15 +1108,28 @@ cdef class ExactSplitter(Splitter):
         cdef intp_t min_leaf = self.min_samples_leaf
         cdef const double* column = self.column_of(feature)
         cdef const int32_t* missing_rows = rows + n_present
+        cdef intp_t step = self.row_step
         cdef unsigned char* change = self.change
         cdef double bound, missing_alone, missing_alone_value = node.value
-        cdef bint any_change = False
+        cdef bint any_change = n_present > 1
+        cdef const int32_t* ranks = NULL
         change[0] = 0
-        for k in range(1, n_present):
-            check_index(rows[k], self.n_samples)
-            # rows in increasing order of the values, or of categories grouped
-            change[k] = column[rows[k - 1]] != column[rows[k]]
-            any_change |= change[k]
+        if self.features.distinct[feature]:  # no two rows share a value
+            if n_present > 1:
+                memset(change + 1, 1, n_present - 1)
+        else:
+            # rows in increasing order of the values, or of categories grouped:
+            # equal values where the ranks (else the values) are
+            if self.indptr == NULL:
+                ranks = self.features.ranks[feature]
+            any_change = False
+            for k in range(1, n_present):
+                check_index(rows[k], self.n_samples)
+                if ranks != NULL:
+                    change[k] = ranks[rows[k - 1]] != ranks[rows[k]]
+                else:
+                    change[k] = column[rows[k - 1] * step] != column[rows[k] * step]
+                any_change |= change[k]
         change[n_present] = n_missing > 0
         if not (any_change or n_missing > 0):
             return
@@ -1108,7 +1138,8 @@ cdef class ExactSplitter(Splitter):
             for k in range(n_present + 1):
                 self.forward_value[k] = NAN
                 self.backward_value[k] = NAN
-                self.missing_value[k] = NAN
+                if self.missing_value != NULL:
+                    self.missing_value[k] = NAN
             self.costs_ready = False
         # cost of every left part [0, k) forwards, of every right part
         # [k, n_present) backwards
@@ -1173,10 +1204,11 @@ cdef class ExactSplitter(Splitter):
         cdef double before = best.cost, cost, penalty
         cdef SplitRecord trial
         cdef bint reordered = False
+        cdef intp_t step = self.row_step
         for k in range(n_present):
             check_index(rows[k], self.n_samples)
-            if k == 0 or column[rows[k]] != column[rows[k - 1]]:
-                groups[n_groups].code = <intp_t>column[rows[k]]
+            if k == 0 or column[rows[k] * step] != column[rows[k - 1] * step]:
+                groups[n_groups].code = <intp_t>column[rows[k] * step]
                 groups[n_groups].start = k
                 n_groups += 1
             groups[n_groups - 1].count = k + 1 - groups[n_groups - 1].start
@@ -1225,14 +1257,15 @@ cdef class ExactSplitter(Splitter):
         cdef intp_t k, n_words, code
         cdef int64_t first
         cdef uint32_t* words
+        cdef intp_t step = self.row_step
         for k in range(n_present):
-            low = min(low, column[rows[k]])
-            high = max(high, column[rows[k]])
+            low = min(low, column[rows[k] * step])
+            high = max(high, column[rows[k] * step])
         first = <int64_t>low
         n_words = (<int64_t>high - first) // 32 + 1
         words = self.new_categories(best, first, n_words)
         for k in range(n_present):
-            code = <intp_t>(<int64_t>column[rows[k]] - first)
+            code = <intp_t>(<int64_t>column[rows[k] * step] - first)
             words[n_words + (code >> 5)] |= 1u << (code & 31)
             if k < best.boundary:
                 words[code >> 5] |= 1u << (code & 31)
@@ -1291,19 +1324,35 @@ cdef class ExactSplitter(Splitter):
         cdef const double* column
         cdef int32_t* rows = self.node_rows + node.start
         cdef bint keep_presorted = node.presorted and m >= self.presort_min_rows
+        cdef const int32_t* ordered
         cdef double x
         if self.indptr != NULL:
             self.read_stored(node, split.feature)
         column = self.column_of(split.feature)
-        for k in range(m):
-            check_index(rows[k], self.n_samples)
-            x = column[rows[k]]
-            if split.categories >= 0:
-                self.goes_left[rows[k]] = self.category_goes_left(split, x)
-            else:
-                self.goes_left[rows[k]] = (split.missing_go_to_left if isnan(x)
-                                           else x <= split.threshold)
-            n_left += self.goes_left[rows[k]]
+        if node.presorted and split.categories < 0 and self.indptr == NULL:
+            # the rows before the scan's boundary in the feature's order go
+            # left, and the missing ones (last) where the split sends them
+            ordered = self.samples + split.feature * self.n_active + node.start
+            for k in range(m):
+                check_index(ordered[k], self.n_samples)
+                self.goes_left[ordered[k]] = k < split.boundary
+            n_left = split.boundary
+            k = m - 1
+            while (split.has_missing and split.missing_go_to_left and k >= 0
+                   and isnan(column[ordered[k] * self.row_step])):
+                self.goes_left[ordered[k]] = True
+                n_left += 1
+                k -= 1
+        else:
+            for k in range(m):
+                check_index(rows[k], self.n_samples)
+                x = column[rows[k] * self.row_step]
+                if split.categories >= 0:
+                    self.goes_left[rows[k]] = self.category_goes_left(split, x)
+                else:
+                    self.goes_left[rows[k]] = (split.missing_go_to_left if isnan(x)
+                                               else x <= split.threshold)
+                n_left += self.goes_left[rows[k]]
         if keep_presorted:
             for j in range(self.n_features):
                 stable_partition(self.samples + j * self.n_active + node.start, m,

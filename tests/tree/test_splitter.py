@@ -113,6 +113,32 @@ def test_presorted_and_sorted_on_demand_grow_the_same_tree(problem, seed):
     assert states[0] == states[1] == states[2]
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(split_problems(), st.integers(1, 2**31))
+def test_the_layout_and_a_single_build_grow_the_same_tree(problem, seed):
+    """Features read in row-major or column-major order, and the one build
+    of single-build data (which takes their presorted order and sorted
+    breakpoints), grow the tree of the other builds; a second build on the
+    same features sorts on demand."""
+    X, lower, upper, weight, loss, margin, min_leaf = problem
+    builder = TreeBuilder(LOSS_ENTRIES[loss], 64, 2, min_leaf, X.shape[1], -1, 0.0,
+                          ALWAYS_PRESORTED)
+
+    def state(features, targets):
+        tree = builder.build(features, targets, weight, seed)
+        return pickle.dumps(tree.__getstate__())
+
+    expected = state(Features(np.asfortranarray(X), True),
+                     HingeTargets(lower, upper, margin))
+    single = Features(np.ascontiguousarray(X), True, single_build=True)
+    targets = HingeTargets(lower, upper, margin, single_build=True)
+    assert state(single, targets) == expected
+    assert single.presorted == (not np.all(weight > 0))  # the build took the order
+    assert state(single, HingeTargets(lower, upper, margin)) == expected
+    with pytest.raises(ValueError, match="serve one criterion"):
+        state(single, targets)
+
+
 @pytest.mark.parametrize("loss", LOSSES)
 def test_same_tree_either_way_on_larger_data(loss):
     rng = np.random.default_rng(0)
@@ -145,6 +171,16 @@ def test_presort_orders_like_a_stable_argsort():
         np.where(rng.random(500) < 0.3, np.nan, rng.normal(size=500)),
         np.r_[[0.0, -0.0, 5e-324, -5e-324, 1e300, -1e300], rng.normal(size=494)],
     ]
-    X = np.asfortranarray(np.column_stack(columns))
+    X = np.column_stack(columns)
     expected = np.argsort(X, axis=0, kind="stable").T
-    np.testing.assert_array_equal(presort(X), expected)
+    for layout in (np.ascontiguousarray, np.asfortranarray):
+        order, ranks = presort(layout(X))
+        np.testing.assert_array_equal(order, expected)
+        # the features with ties (0.0 and -0.0 are one value) rank their rows
+        assert [rank is None for rank in ranks] == [True, False, False, True, False]
+        for column, rank in zip(columns, ranks, strict=True):
+            if rank is not None:
+                present = ~np.isnan(column)
+                values = np.unique(column[present])
+                np.testing.assert_array_equal(rank[present],
+                                              np.searchsorted(values, column[present]))
