@@ -495,7 +495,7 @@ class MMITBoost(TreeEnsemble):
         self.baseline_prediction_ = rows.optimal_constant(
             self.margin_, loss, _most_leaves(params) <= STAGE_MERGE_MAX_LEAVES)
         held = (None if validation is None
-                else ClusterValidation(*validation, self.baseline_prediction_,
+                else ClusterValidation(*validation, self, self.baseline_prediction_,
                                        self.margin_, loss))
         split, leaf = resolve_sample_counts(params, rows.n_samples)
         self.max_features_ = rows.n_features
@@ -519,7 +519,8 @@ class MMITBoost(TreeEnsemble):
                 break
             seed = draw_seed(random_state)
             tree = rows.grow_tree(params["max_depth"], split, leaf,
-                                  params["min_cost_decrease"], seed)
+                                  params["min_cost_decrease"],
+                                  params["categorical_penalty"], seed)
             self.estimators_.append(self._fitted_tree(tree, seed, params))
         self.n_iter_ = len(self.estimators_)
         self.train_score_ = np.array(train_scores)

@@ -59,11 +59,15 @@ import functools
 import sys
 
 import numpy as np
-from sklearn.utils import check_array
 
 from .._loss._loss import weighted_loss
 from .._loss._solver import grouped_minima, hinge_positions
-from .._utils._categorical import validate_features
+from .._utils._categorical import (
+    n_categories,
+    resolve_categorical_features,
+    takes_categorical_features,
+    validate_features,
+)
 from .._utils._validation import check_interval_target, check_sample_weight
 from ..tree._binning import bin_features, binning_sample, place_values
 from ..tree._features import BinnedFeatures
@@ -104,17 +108,33 @@ def partition_sample(X, sample_weight, rows):
     return X[rows] if not hasattr(X, "iloc") else X.iloc[rows], weight[rows]
 
 
-def partition_rows(X, y, sample_weight, thresholds, n_bins, n_threads):
-    """A partition's :class:`PartitionRows`, its values binned with
-    ``thresholds`` (``n_bins`` per feature), its checks those of a local
-    fit."""
-    X = check_array(X, dtype=np.float64, order="C", ensure_all_finite="allow-nan",
-                    ensure_min_samples=0)
+def distinct_rows(X, columns):
+    """The rows of a partition that first hold each distinct value of its
+    ``columns`` (the categorical features): what the categories of every
+    row come from."""
+    if hasattr(X, "iloc"):
+        first = np.zeros(X.shape[0], dtype=bool)
+        for j in columns:
+            first |= ~X.iloc[:, j].duplicated().to_numpy()
+        return X.iloc[np.flatnonzero(first)]
+    X = np.asarray(X)
+    rows = [np.unique(X[:, j], return_index=True)[1] for j in columns]
+    return X[np.unique(np.concatenate(rows))]
+
+
+def partition_rows(X, y, sample_weight, encoding, thresholds, n_bins, n_threads):
+    """A partition's :class:`PartitionRows`: its features checked and encoded
+    as the fitted ``encoding`` (the estimator) reads new rows, then binned
+    with ``thresholds`` (``n_bins`` per feature, a categorical feature's bin
+    its category); its checks those of a local fit."""
+    X = np.ascontiguousarray(validate_features(encoding, X, reset=False,
+                                               ensure_min_samples=0))
     lower, upper = check_interval_target(y, X.shape[0])
     weight = check_sample_weight(sample_weight, X.shape[0])
     codes = np.empty(X.shape, dtype=np.uint8)
     place_values(X, thresholds, codes, n_threads)
-    return PartitionRows(BinnedFeatures(codes, thresholds, n_bins), lower, upper, weight)
+    return PartitionRows(BinnedFeatures(codes, thresholds, n_bins, n_categories(encoding)),
+                         lower, upper, weight)
 
 
 def finite_bounds(rows):
@@ -188,6 +208,13 @@ def use_curvature(rows):
     """The root's level summary with every partition's rows' curvatures
     (some partition's rows have curvature, this one's may have none)."""
     rows.summary = level_summary(rows.builder.use_curvature())
+    return rows
+
+
+def near_level(rows, lows, highs):
+    """The hinges of a level's nodes near their optima's ranges (summary),
+    before their splits are chosen."""
+    rows.summary = rows.builder.near(lows, highs)
     return rows
 
 
@@ -310,10 +337,12 @@ class ValidationRows:
         self.weight, self.prediction = weight, prediction
 
 
-def validation_rows(X, y, sample_weight, baseline, margin):
-    """A partition's :class:`ValidationRows`, predicted ``baseline``."""
-    X = check_array(X, dtype=np.float64, order="C", ensure_all_finite="allow-nan",
-                    ensure_min_samples=0)
+def validation_rows(X, y, sample_weight, encoding, baseline, margin):
+    """A partition's :class:`ValidationRows`, its features checked and
+    encoded as the fitted ``encoding`` (the estimator) reads new rows,
+    predicted ``baseline``."""
+    X = np.ascontiguousarray(validate_features(encoding, X, reset=False,
+                                               ensure_min_samples=0))
     lower, upper = check_interval_target(y, X.shape[0])
     weight = check_sample_weight(sample_weight, X.shape[0])
     return ValidationRows(X, *hinge_positions(lower, upper, margin), weight,
@@ -360,26 +389,42 @@ def dask_rows(collection, name):
 
 
 def row_blocks(X, y, sample_weight, prefix=""):
-    """Per block of X's rows: its delayed rows of X (every column), y and the
-    weights (None without), y and the weights rechunked as X's rows."""
-    X = dask_rows(X, f"{prefix}X")
-    if X.ndim != 2:
-        raise ValueError(f"{prefix}X must be 2-D, not of {X.ndim} dimensions.")
-    X = X.rechunk({1: -1})
-    parts = [X]
+    """X's rows in blocks: the rows' and their features' number, each
+    block's first row (and one past the last), and per block its delayed
+    rows of X (every column: a pandas data frame for a Dask data frame, so
+    that its columns keep their dtypes, else an array), y and the weights
+    (None without), y and the weights rechunked as X's rows."""
+    frames = sys.modules.get("dask.dataframe")
+    if frames is not None and isinstance(X, frames.DataFrame):
+        sizes = tuple(int(size) for size in X.map_partitions(len).compute())
+        shape, x_blocks = (sum(sizes), len(X.columns)), X.to_delayed()
+    else:
+        X = dask_rows(X, f"{prefix}X")
+        if X.ndim != 2:
+            raise ValueError(f"{prefix}X must be 2-D, not of {X.ndim} dimensions.")
+        X = X.rechunk({1: -1})
+        sizes, shape, x_blocks = X.chunks[0], X.shape, X.to_delayed().ravel()
+    parts = [x_blocks]
     for name, values in ((f"{prefix}y", y), (f"{prefix}sample_weight", sample_weight)):
         if values is None:
-            parts.append(None)
+            parts.append([None] * len(sizes))
             continue
         values = dask_rows(values, name)
-        if values.shape[0] != X.shape[0]:
+        if values.shape[0] != shape[0]:
             raise ValueError(f"{name} has {values.shape[0]} rows but {prefix}X has "
-                             f"{X.shape[0]} samples.")
-        parts.append(values.rechunk({0: X.chunks[0],
-                                     **({1: -1} if values.ndim == 2 else {})}))
-    blocks = [part.to_delayed().ravel() if part is not None
-              else [None] * X.numblocks[0] for part in parts]
-    return X, list(zip(*blocks, strict=True))
+                             f"{shape[0]} samples.")
+        parts.append(values.rechunk({0: sizes, **({1: -1} if values.ndim == 2 else {})})
+                     .to_delayed().ravel())
+    return shape, np.cumsum([0, *sizes]), list(zip(*parts, strict=True))
+
+
+def concatenated_rows(parts):
+    """Rows of several partitions as one array or data frame."""
+    if hasattr(parts[0], "iloc"):
+        import pandas as pd
+
+        return pd.concat(parts)
+    return np.concatenate(parts)
 
 
 class WorkerPartitions:
@@ -428,7 +473,9 @@ def on_workers(actors, method, task, combine, *args):
 def tree_of(nodes, n_features):
     """The Tree of grown ``nodes`` (those below the root), numbered as the
     local depth-first builder numbers them (children get the next ids when
-    their parent is split, the left subtree first)."""
+    their parent is split, the left subtree first). A categorical split
+    sends the categories absent from its node where its missing values go,
+    as the local splitter does."""
     ids, stack = {0: 0}, [0]
     while stack:
         node = nodes[stack.pop()]
@@ -437,16 +484,27 @@ def tree_of(nodes, n_features):
             stack += [node["right"], node["left"]]
     state = np.zeros(len(ids), dtype=NODE_DTYPE)
     values = np.empty(len(ids))
-    for grown, k in ids.items():
+    category_sets, category_words = [], []
+    for grown, k in sorted(ids.items(), key=lambda item: item[1]):
         node = nodes[grown]
         leaf = node["feature"] < 0
+        category_set = -1
+        if not leaf and node.get("categories") is not None:
+            left, present = np.split(node["categories"], 2)
+            absent_side = np.uint32(0xFFFFFFFF if node["missing_left"] else 0)
+            category_set = len(category_sets)
+            category_sets.append((0, 32 * left.size, len(category_words)))
+            category_words += (left | (~present & absent_side)).tolist()
         state[k] = (-1 if leaf else ids[node["left"]], -1 if leaf else ids[node["right"]],
                     -2 if leaf else node["feature"], -2.0 if leaf else node["threshold"],
                     node["cost"], node["rows"], node["weight"],
-                    0 if leaf else node["missing_left"], -1)
+                    0 if leaf else node["missing_left"], category_set)
         values[k] = node["value"]
     tree = Tree(n_features)
-    tree.__setstate__({"nodes": state, "values": values, "node_models": None})
+    tree.__setstate__({
+        "nodes": state, "values": values, "node_models": None,
+        "category_sets": np.array(category_sets, dtype=np.int64).reshape(-1, 3),
+        "category_words": np.array(category_words, dtype=np.uint32)})
     return tree
 
 
@@ -473,37 +531,37 @@ class ClusterRows:
         from distributed import wait
 
         self.client = dask_client()
-        X_rows, blocks = row_blocks(X, y, sample_weight)
-        self.n_samples, self.n_features = X_rows.shape
+        (self.n_samples, self.n_features), starts, blocks = row_blocks(X, y, sample_weight)
         # the bins: quantiles of the rows a local fit of as many rows takes
         # (all of them up to SUBSAMPLE), each partition giving its own
-        starts = np.cumsum([0, *X_rows.chunks[0]])
         sample = binning_sample(self.n_samples)
         cuts = np.searchsorted(sample, starts)
         drawn = self.client.gather(self.client.compute([
             delayed(partition_sample)(x, w, sample[cuts[k]:cuts[k + 1]] - starts[k])
             for k, (x, _, w) in enumerate(blocks)]))
-        sample = np.concatenate([rows for rows, _ in drawn])
-        columns = getattr(X, "columns", None)
-        if columns is not None:
-            import pandas as pd
-
-            if not all(np.dtype(dtype).kind in "biuf" for dtype in X.dtypes):
-                raise ValueError("A fit on Dask collections takes numeric features only "
-                                 "(categorical features are not available there yet).")
-            sample = pd.DataFrame(sample, columns=list(columns))
-        sample = validate_features(estimator, sample, reset=True,
-                                   ensure_all_finite="allow-nan", ensure_min_samples=1)
-        if estimator.is_categorical_ is not None and np.any(estimator.is_categorical_):
-            raise ValueError("categorical_features are not available for a fit on Dask "
-                             "collections yet.")
+        sample = concatenated_rows([rows for rows, _ in drawn])
+        # the categories of every row, as a local fit takes them: from the
+        # rows holding each value of a categorical feature, in any partition
+        reference = sample
+        is_categorical = (resolve_categorical_features(sample,
+                                                       estimator.categorical_features)
+                          if takes_categorical_features(estimator) else None)
+        if is_categorical is not None:
+            columns = np.flatnonzero(is_categorical)
+            reference = concatenated_rows([sample, *self.client.gather(self.client.compute(
+                [delayed(distinct_rows)(x, columns) for x, _, _ in blocks]))])
+        validate_features(estimator, reference, reset=True, ensure_all_finite="allow-nan",
+                          ensure_min_samples=1)
+        sample = validate_features(estimator, sample, reset=False)
         binned = bin_features(sample, np.concatenate([weight for _, weight in drawn]),
-                              max_bins)
+                              max_bins, n_categories=n_categories(estimator))
         self.thresholds = np.asarray(binned.thresholds)
         self.n_bins = np.asarray(binned.n_bins)
+        self.n_categories = np.asarray(binned.n_categories)
         self.n_threads = n_threads
         parts = self.client.compute([
-            delayed(partition_rows)(x, labels, w, self.thresholds, self.n_bins, n_threads)
+            delayed(partition_rows)(x, labels, w, estimator, self.thresholds, self.n_bins,
+                                    n_threads)
             for x, labels, w in blocks])
         wait(parts)
         self.workers = worker_partitions(self.client, parts)
@@ -566,21 +624,30 @@ class ClusterRows:
         return loss / self.weight
 
     def grow_tree(self, max_depth, min_samples_split, min_samples_leaf,
-                  min_cost_decrease, seed):
+                  min_cost_decrease, category_penalty, seed):
         """The Tree of this stage's residual hinges, grown a level at a time
         (module doc) with these limits (``max_depth`` None: unlimited;
-        ``min_cost_decrease`` per unit of the root's weight), as the local
-        builder grows it with ``seed``: each node tries the features in the
-        order its key gives (``feature_order``; the root's key is the seed).
-        A round per level: the level's exact values and the next level's
-        summary; one more for the last level's values."""
+        ``min_cost_decrease`` per unit of the root's weight; a split of more
+        than two categories gains ``category_penalty`` times the node's mean
+        loss less per category beyond two), as the local builder grows it
+        with ``seed``: each node tries the features in the order its key
+        gives (``feature_order``; the root's key is the seed). A round per
+        level: the level's exact values and the next level's summary; one
+        more for the last level's values. With categorical features, whose
+        splits' bar needs the node's cost, a level's exact values take a
+        round of their own, before its splits."""
         max_depth = UNLIMITED_DEPTH if max_depth is None else max_depth
         nodes = [{"depth": 0, "parent": -1, "feature": -1, "key": seed}]
         frontier, level = [0], self.root
         min_decrease = min_cost_decrease * self.weight
+        costs_first = bool(np.any(self.n_categories))
         leaves = []  # the nodes in the order the partitions make them leaves
         while frontier:
             sums, lows, highs, counts, weights, largest_lower, smallest_upper = level
+            if costs_first:
+                value_nodes(nodes, frontier, self.solve(self.summed(
+                    near_level, add_near_hinges, lows, highs)))
+                lows = np.full(len(frontier), np.nan)  # solved: no hinges to send
             routing = no_splits(len(frontier))
             children, first_child = [], {}
             for k, node_id in enumerate(frontier):
@@ -592,32 +659,34 @@ class ClusterRows:
                         or not largest_lower[k] > smallest_upper[k]):
                     leaves.append(node_id)
                     continue
-                feature, bin_, missing_left, has_missing, gain = best_histogram_split(
+                # in gain units, per category beyond two (the local splitter's bar)
+                penalty = (2.0 * category_penalty * node["cost"] / node["weight"]
+                           if costs_first and node["weight"] > 0.0 else 0.0)
+                (feature, bin_, missing_left, has_missing, gain,
+                 categories) = best_histogram_split(
                     sums[k], self.n_bins, min_samples_leaf,
-                    feature_order(node["key"], self.n_features))
+                    feature_order(node["key"], self.n_features), self.n_categories,
+                    penalty)
                 if feature < 0 or 0.5 * gain < min_decrease:
                     leaves.append(node_id)
                     continue
-                threshold = (np.inf if bin_ == self.n_bins[feature] - 1
+                threshold = (np.nan if categories is not None
+                             else np.inf if bin_ == self.n_bins[feature] - 1
                              else self.thresholds[feature, bin_])
                 node.update(feature=feature, bin=bin_, missing_left=missing_left,
                             has_missing=has_missing, left=len(nodes), right=len(nodes) + 1,
-                            threshold=threshold)
+                            threshold=threshold, categories=categories)
                 nodes += [{"depth": node["depth"] + 1, "parent": node_id, "feature": -1,
                            "key": key} for key in child_keys(node["key"])]
                 routing[0][k], routing[1][k], routing[2][k] = feature, bin_, missing_left
+                routing[3][k] = categories
                 first_child[k] = len(children)
                 children += [node["left"], node["right"]]
             search = any(nodes[child]["depth"] < max_depth for child in children)
             near, level = self.summed(grow_level, add_grown_levels, lows, highs, routing,
                                       search)
-            values, costs, found = self.solve(near)
-            for k, node_id in enumerate(frontier):
-                node = nodes[node_id]
-                parent = nodes[node["parent"]] if node["parent"] >= 0 else None
-                node["value"] = (values[k] if found[k] else
-                                 parent["value"] if parent is not None else 0.0)
-                node["cost"] = costs[k] if found[k] else 0.0
+            if not costs_first:
+                value_nodes(nodes, frontier, self.solve(near))
             # without missing rows in a node, NaN follows the heavier child
             for k, first in first_child.items():
                 node = nodes[frontier[k]]
@@ -628,11 +697,25 @@ class ClusterRows:
         return tree_of(nodes, self.n_features)
 
 
+def value_nodes(nodes, level, solved):
+    """Give a level's nodes their exact values and costs (``solved``: from
+    their hinges near the optimum); a node without a hinge takes its
+    parent's value (0 at the root) and no cost."""
+    values, costs, found = solved
+    for k, node_id in enumerate(level):
+        node = nodes[node_id]
+        parent = nodes[node["parent"]] if node["parent"] >= 0 else None
+        node["value"] = (values[k] if found[k] else
+                         parent["value"] if parent is not None else 0.0)
+        node["cost"] = costs[k] if found[k] else 0.0
+
+
 def no_splits(n_nodes):
     """The routing of a level of ``n_nodes`` nodes that all stay leaves: per
-    node, the split's feature (-1), bin and side of the missing values."""
+    node, the split's feature (-1), bin, side of the missing values and
+    category sets (None: not a categorical split)."""
     return [np.full(n_nodes, -1, dtype=np.intp), np.zeros(n_nodes, dtype=np.intp),
-            np.zeros(n_nodes, dtype=np.uint8)]
+            np.zeros(n_nodes, dtype=np.uint8), [None] * n_nodes]
 
 
 class ClusterValidation:
@@ -641,19 +724,22 @@ class ClusterValidation:
     Parameters
     ----------
     X, y, sample_weight : Dask collections
+    encoding : MMITBoost
+        Fitted on the training rows' features: encodes these.
     baseline : float
         Their first prediction.
     margin : float
     loss : IntervalLoss
     """
 
-    def __init__(self, X, y, sample_weight, baseline, margin, loss):
+    def __init__(self, X, y, sample_weight, encoding, baseline, margin, loss):
         from dask import delayed
         from distributed import wait
 
         client = dask_client()
-        _, blocks = row_blocks(X, y, sample_weight, prefix="validation ")
-        parts = client.compute([delayed(validation_rows)(x, labels, w, baseline, margin)
+        _, _, blocks = row_blocks(X, y, sample_weight, prefix="validation ")
+        parts = client.compute([delayed(validation_rows)(x, labels, w, encoding, baseline,
+                                                         margin)
                                 for x, labels, w in blocks])
         wait(parts)
         self.workers = worker_partitions(client, parts)

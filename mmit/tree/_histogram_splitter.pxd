@@ -2,7 +2,7 @@
 # gradient and curvature, per-node histograms (the larger child's by
 # subtraction). See _histogram_splitter.pyx.
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 
 from ._features cimport BinnedFeatures
@@ -77,5 +77,7 @@ cdef class HistogramSplitter(Splitter):
     cdef int use_curvature(self) except -1 nogil
     cdef int keep_categories(self, SplitRecord* split, const BinSums* sums,
                              double total_h, bint by_ratio) except -1 nogil
+    cdef int take_categories(self, SplitRecord* split, const uint32_t* words,
+                             intp_t n_words) except -1 nogil
     cdef void route_block(self, const NodeRecord* node, const SplitRecord* split,
                           intp_t block, BlockSums* sums) noexcept nogil

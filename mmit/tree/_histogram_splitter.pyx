@@ -74,7 +74,7 @@ from cython.parallel cimport prange
 from libc.math cimport INFINITY, NAN
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -415,23 +415,30 @@ def route_rows(const uint8_t[:, ::1] codes, const int32_t[::1] slots,
 
 
 def best_histogram_split(const double[:, :, ::1] sums, const int32_t[::1] n_bins,
-                         double min_samples_leaf, const intp_t[::1] order):
+                         double min_samples_leaf, const intp_t[::1] order,
+                         const int32_t[::1] n_categories, double penalty):
     """The best split of a node from its histogram (``sums`` of shape
-    (n_features, 256, 3), :func:`node_histograms`), numeric features without
-    constraints, tried in ``order`` (the node's :func:`feature_order`), by
-    the rules of ``HistogramSplitter.find_split``: ``(feature, bin,
-    missing_go_to_left, has_missing, gain)``, ``feature`` -1 when no split
-    has a positive gain."""
-    cdef intp_t p = sums.shape[0], j, k, feature = -1
+    (n_features, 256, 3): per feature and bin, the rows' gradient,
+    curvature and count), without constraints, the features tried in
+    ``order`` (the node's :func:`feature_order`), categorical ones (of
+    ``n_categories`` categories, 0: numeric) with ``penalty`` per category
+    beyond two (in gain units), by the rules of
+    ``HistogramSplitter.find_split``: ``(feature, bin, missing_go_to_left,
+    has_missing, gain, categories)``, ``feature`` -1 when no split has a
+    positive gain; ``categories``: for a categorical split, its sets as
+    words of 32 bits (uint32, the codes going left, then those of the
+    node), else None."""
+    cdef intp_t p = sums.shape[0], j, k, feature = -1, n_words
     cdef double total_g = 0.0, total_h = 0.0, m = 0.0, best_gain = 0.0
     cdef FeatureSplit split, best
-    if sums.shape[1] != N_BINS or sums.shape[2] != 3 or n_bins.shape[0] != p:
-        raise ValueError("sums must have shape (n_features, 256, 3) and n_bins one "
-                         "count per feature.")
+    if (sums.shape[1] != N_BINS or sums.shape[2] != 3 or n_bins.shape[0] != p
+            or n_categories.shape[0] != p):
+        raise ValueError("sums must have shape (n_features, 256, 3), n_bins and "
+                         "n_categories one count per feature.")
     if order.shape[0] != p or not np.array_equal(np.sort(order), np.arange(p)):
         raise ValueError("order must hold every feature once.")
     if p == 0:
-        return -1, -1, False, False, 0.0
+        return -1, -1, False, False, 0.0, None
     cdef const BinSums* histogram = <const BinSums*> &sums[0, 0, 0]
     with nogil:
         for j in range(N_BINS):
@@ -440,16 +447,46 @@ def best_histogram_split(const double[:, :, ::1] sums, const int32_t[::1] n_bins
             m += histogram[j].count
         for k in range(p):
             j = order[k]
-            best_split_of(histogram + j * N_BINS, n_bins[j], False, 0, total_g, total_h,
-                          m, min_samples_leaf, 0.0, &split)
+            best_split_of(histogram + j * N_BINS, n_bins[j], n_categories[j] > 0, 0,
+                          total_g, total_h, m, min_samples_leaf, penalty, &split)
             if split.gain > best_gain * (1.0 + SPLIT_RTOL):
                 best_gain = split.gain
                 feature = j
                 best = split
     if feature < 0:
-        return -1, -1, False, False, 0.0
+        return -1, -1, False, False, 0.0, None
+    categories = None
+    cdef uint32_t[::1] words
+    if n_categories[feature] > 0:
+        n_words = (n_bins[feature] + 31) // 32
+        categories = np.zeros(2 * n_words, dtype=np.uint32)
+        words = categories
+        category_sets(histogram + feature * N_BINS, n_bins[feature], best.bin, total_h,
+                      best.by_ratio, &words[0], n_words)
     return (int(feature), int(best.bin), bool(best.missing_go_to_left),
-            bool(histogram[feature * N_BINS + MISSING_BIN].count > 0.0), float(best_gain))
+            bool(histogram[feature * N_BINS + MISSING_BIN].count > 0.0), float(best_gain),
+            categories)
+
+
+cdef void category_sets(const BinSums* sums, intp_t n_bins, intp_t split_bin,
+                        double total_h, bint by_ratio, uint32_t* words,
+                        intp_t n_words) noexcept nogil:
+    """The sets of a split of a categorical feature's histogram ``sums``
+    (bin ``c`` holds category ``c``) in ``words`` (``2 * n_words`` of them,
+    zero): the categories with rows up to the split's bin go left, in the
+    order of their ratios when ``by_ratio`` (``ratio_order``), else by
+    code; then every category with rows."""
+    cdef CategoryGroup order[MISSING_BIN]
+    cdef intp_t b, bin
+    if by_ratio:
+        ratio_order(sums, n_bins, total_h, order)
+    for b in range(n_bins):
+        if sums[b].count > 0.0:
+            words[n_words + (b >> 5)] |= 1u << (b & 31)
+    for b in range(split_bin + 1):
+        bin = order[b].code if by_ratio else b
+        if sums[bin].count > 0.0:
+            words[bin >> 5] |= 1u << (bin & 31)
 
 
 cdef class HistogramSplitter(Splitter):
@@ -794,21 +831,21 @@ cdef class HistogramSplitter(Splitter):
     cdef int keep_categories(self, SplitRecord* split, const BinSums* sums,
                              double total_h, bint by_ratio) except -1 nogil:
         """Make the best split, on a categorical feature with histogram
-        ``sums``, a split of sets: the categories up to its bin go left (in
-        the ratio order when ``by_ratio``, else in code order)."""
-        cdef CategoryGroup order[MISSING_BIN]
-        cdef intp_t n_bins = self.n_bins[split.feature], b, bin
-        cdef intp_t n_words = (n_bins + 31) // 32
-        cdef uint32_t* words = self.new_categories(split, 0, n_words)
-        if by_ratio:
-            ratio_order(sums, n_bins, total_h, order)
-        for b in range(n_bins):
-            if sums[b].count > 0.0:
-                words[n_words + (b >> 5)] |= 1u << (b & 31)
-        for b in range(split.bin + 1):
-            bin = order[b].code if by_ratio else b
-            if sums[bin].count > 0.0:
-                words[bin >> 5] |= 1u << (bin & 31)
+        ``sums``, a split of sets (``category_sets``)."""
+        cdef intp_t n_words = (self.n_bins[split.feature] + 31) // 32
+        category_sets(sums, self.n_bins[split.feature], split.bin, total_h, by_ratio,
+                      self.new_categories(split, 0, n_words), n_words)
+        split.threshold = NAN
+        return 0
+
+    cdef int take_categories(self, SplitRecord* split, const uint32_t* words,
+                             intp_t n_words) except -1 nogil:
+        """Make ``split`` one of sets chosen elsewhere (``words``: the
+        categories going left, then those of the node, ``2 * n_words``
+        words; see ``category_sets``)."""
+        self.categories_start = self.category_words.size()
+        memcpy(self.new_categories(split, 0, n_words), words,
+               2 * n_words * sizeof(uint32_t))
         split.threshold = NAN
         return 0
 

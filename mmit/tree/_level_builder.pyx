@@ -27,7 +27,7 @@ such trees does.
 """
 
 from libc.math cimport INFINITY, isnan
-from libc.stdint cimport int32_t, uint8_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
@@ -179,13 +179,15 @@ cdef class LevelBuilder:
 
     def grow(self, const double[::1] lows, const double[::1] highs,
              const intp_t[::1] feature, const intp_t[::1] bins,
-             const uint8_t[::1] missing_left, bint search):
+             const uint8_t[::1] missing_left, list categories, bint search):
         """The next level: for each node of the current one, its hinges near
         ``[lows[k], highs[k]]`` (none where ``lows[k]`` is NaN), then its split
         by ``feature[k]`` (codes up to ``bins[k]`` go left, missing ones to
-        ``missing_left[k]``) or, where ``feature[k]`` is -1, its end as a
-        leaf. The children, in order (each split node's left then right),
-        make the next level.
+        ``missing_left[k]``; on a categorical feature, the sets of
+        ``categories[k]``, else None: the codes going left, then those of
+        the node, as words of 32 bits) or, where ``feature[k]`` is -1, its end
+        as a leaf. The children, in order (each split node's left then
+        right), make the next level.
 
         Returns ``(near, summary)``. ``near``: the hinges listed (their
         nodes, breakpoints, weights and parities, 1 for an upper hinge), the
@@ -202,15 +204,15 @@ cdef class LevelBuilder:
         cdef NodeRecord node, left, right
         cdef SplitRecord split
         cdef vector[NodeRecord] children
+        cdef const uint32_t[::1] words
         if not (lows.shape[0] == highs.shape[0] == feature.shape[0] == bins.shape[0]
-                == missing_left.shape[0] == n):
-            raise ValueError(f"lows, highs, feature, bins and missing_left need one "
-                             f"entry per node of the level ({n}).")
+                == missing_left.shape[0] == len(categories) == n):
+            raise ValueError(f"lows, highs, feature, bins, missing_left and categories "
+                             f"need one entry per node of the level ({n}).")
         p = self.features.n_features
         if n and (np.max(feature) >= p or np.min(feature) < -1):
             raise ValueError(f"split features must be -1 or in [0, {p}).")
         near = self.near_hinges(lows, highs)
-        split.categories = -1
         split.has_missing = True
         split.improvement = 0.0
         for k in range(n):
@@ -222,14 +224,34 @@ cdef class LevelBuilder:
             split.feature = feature[k]
             split.bin = bins[k]
             split.missing_go_to_left = missing_left[k]
+            split.categories = -1
             split.threshold = (INFINITY if bins[k] >= self.features.n_bins[feature[k]] - 1
                                else self.features.thresholds[feature[k], bins[k]])
+            if self.features.n_categories[feature[k]] > 0:
+                words = self.category_words(categories[k], feature[k])
+                self.splitter.take_categories(&split, &words[0], words.shape[0] // 2)
             with nogil:
                 self.splitter.split_node(self.tree, &node, &split, &left, &right)
             children.push_back(left)
             children.push_back(right)
         self.frontier = children
         return near, self.summary(search)
+
+    cdef category_words(self, categories, intp_t feature):
+        """A categorical split's sets as given (see :meth:`grow`), checked."""
+        cdef intp_t n_words = (self.features.n_bins[feature] + 31) // 32
+        if categories is None or np.shape(categories) != (2 * n_words,):
+            raise ValueError(f"a split of categorical feature {feature} needs its sets: "
+                             f"{2 * n_words} words.")
+        return np.ascontiguousarray(categories, dtype=np.uint32)
+
+    def near(self, const double[::1] lows, const double[::1] highs):
+        """The hinges of the current level's nodes near ``[lows[k],
+        highs[k]]`` (see :meth:`grow`), before their splits are chosen."""
+        if not lows.shape[0] == highs.shape[0] == <intp_t>self.frontier.size():
+            raise ValueError(f"lows and highs need one entry per node of the level "
+                             f"({self.frontier.size()}).")
+        return self.near_hinges(lows, highs)
 
     cdef summary(self, bint search):
         """The summary of the current level's nodes (see :meth:`grow`)."""

@@ -37,13 +37,14 @@ def split_intervals(draw, max_rows=9):
     return lower, upper, weight, parts
 
 
-def features_of(codes, n_bins=6):
-    """BinnedFeatures of codes (bins 0 .. n_bins - 1, MISSING_BIN)."""
+def features_of(codes, n_bins=6, n_categories=None):
+    """BinnedFeatures of codes (bins 0 .. n_bins - 1, MISSING_BIN; a
+    categorical feature's bin its category)."""
     p = codes.shape[1]
     thresholds = np.full((p, MISSING_BIN), np.inf)
     thresholds[:, :n_bins - 1] = np.arange(n_bins - 1) + 0.5
     return BinnedFeatures(np.ascontiguousarray(codes, dtype=np.uint8), thresholds,
-                          np.full(p, n_bins, dtype=np.int32))
+                          np.full(p, n_bins, dtype=np.int32), n_categories)
 
 
 def builder_of(lower, upper, weight, margin, loss, codes=None, merge=True):
@@ -156,14 +157,15 @@ def partitions(draw):
        st.booleans(), st.integers(0, 2**31 - 1))
 def test_a_partitions_levels_and_stages_are_the_brute_force_ones(data, margin, name, merge,
                                                                  seed):
-    """Two stages of a depth-2 tree with random splits: each level's summary
-    and near hinges, and the loss after each stage, against brute force on
-    the rows routed by their codes."""
+    """Two stages of a depth-2 tree with random splits (the second feature
+    categorical: random sets of its 4 categories): each level's summary and
+    near hinges, and the loss after each stage, against brute force on the
+    rows routed by their codes."""
     codes, lower, upper, weight = data
     loss = LOSSES[name]
     rng = np.random.default_rng(seed)
-    builder = LevelBuilder(features_of(codes, 4), lower, upper, weight, margin, loss.tag,
-                           merge)
+    builder = LevelBuilder(features_of(codes, 4, np.array([0, 4], dtype=np.int32)), lower,
+                           upper, weight, margin, loss.tag, merge)
     lower_position, upper_position = hinge_positions(lower, upper, margin)
     prediction = np.zeros(lower.size)
     active = np.flatnonzero(weight > 0)
@@ -182,7 +184,12 @@ def test_a_partitions_levels_and_stages_are_the_brute_force_ones(data, margin, n
             lows = np.where(rng.random(len(nodes)) < 0.8, rng.normal(size=len(nodes)),
                             np.nan)
             highs = lows + rng.exponential(size=len(nodes))
-            near, summary = builder.grow(lows, highs, feature, bins, missing_left, True)
+            left_sets = rng.random((len(nodes), 4)) < 0.5
+            categories = [np.array([left @ 2 ** np.arange(4), 15], dtype=np.uint32)
+                          if feature[k] == 1 else None
+                          for k, left in enumerate(left_sets)]
+            near, summary = builder.grow(lows, highs, feature, bins, missing_left,
+                                         categories, True)
             for k, rows in enumerate(nodes):
                 listed = near[1][near[0] == k]
                 if np.isnan(lows[k]):
@@ -200,7 +207,9 @@ def test_a_partitions_levels_and_stages_are_the_brute_force_ones(data, margin, n
                     leaves.append(rows)
                     continue
                 code = codes[rows, feature[k]]
-                left = np.where(code == MISSING_BIN, missing_left[k] == 1, code <= bins[k])
+                goes_left = (left_sets[k][np.minimum(code, 3)] if feature[k] == 1
+                             else code <= bins[k])
+                left = np.where(code == MISSING_BIN, missing_left[k] == 1, goes_left)
                 children += [rows[left], rows[~left]]
             nodes = children
             assert_same_level(summary, brute_force_level(codes, *residual, weight, nodes,
@@ -241,7 +250,16 @@ def test_a_builder_refuses_what_it_cannot_grow():
         builder.grow(*[np.zeros(2)] * 2, *cluster.no_splits(2), True)
     with pytest.raises(ValueError, match="split features"):
         builder.grow(np.zeros(1), np.zeros(1), np.array([3]), np.zeros(1, np.intp),
-                     np.zeros(1, np.uint8), True)
+                     np.zeros(1, np.uint8), [None], True)
+    with pytest.raises(ValueError, match="one entry per node of the level"):
+        builder.near(np.zeros(2), np.zeros(2))
+    categorical = LevelBuilder(features_of(np.zeros((3, 1), np.uint8), 4,
+                                           np.array([4], dtype=np.int32)),
+                               np.zeros(3), np.ones(3), np.ones(3), 0.0, loss.tag, True)
+    categorical.start(False)
+    with pytest.raises(ValueError, match="needs its sets: 2 words"):
+        categorical.grow(np.zeros(1), np.zeros(1), np.zeros(1, np.intp),
+                         np.zeros(1, np.intp), np.zeros(1, np.uint8), [None], False)
     with pytest.raises(ValueError, match="has not ended"):
         builder.finish(np.zeros(1), 0.1)
     builder.grow(np.zeros(1), np.zeros(1), *cluster.no_splits(1), False)
@@ -319,8 +337,9 @@ def test_the_split_of_a_summed_histogram_is_the_brute_force_one(seed, min_leaf, 
                      for j in range(3)])
     n_bins = np.full(3, 5, dtype=np.int32)
     order = feature_order(seed, 3)
-    feature, bin_, missing_left, _, gain = best_histogram_split(sums, n_bins, min_leaf,
-                                                                order)
+    feature, bin_, missing_left, _, gain, categories = best_histogram_split(
+        sums, n_bins, min_leaf, order, np.zeros(3, dtype=np.int32), 0.0)
+    assert categories is None
     expected = brute_force_split(sums, n_bins, min_leaf, order)
     assert (feature, bin_, missing_left) == expected[:3]
     assert gain == (expected[3] if feature >= 0 else 0.0) or abs(gain - expected[3]) < 1e-9
@@ -339,4 +358,4 @@ def test_a_nodes_feature_order_follows_from_its_path():
     assert feature_order(3, 0).shape == (0,)
     with np.testing.assert_raises_regex(ValueError, "every feature once"):
         best_histogram_split(np.zeros((2, 256, 3)), np.full(2, 3, dtype=np.int32), 1,
-                             np.array([0, 0], dtype=np.intp))
+                             np.array([0, 0], dtype=np.intp), np.zeros(2, np.int32), 0.0)

@@ -155,13 +155,67 @@ def test_data_frames_and_early_stopping_on_held_out_rows(client):
     assert list(remote.feature_names_in_) == names
 
 
+def with_categories(X, seed, n_categories=7):
+    """X with its first feature replaced by category codes (some missing)
+    that shift the targets' centre, so that the trees split on them."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_categories, size=X.shape[0]).astype(float)
+    codes[rng.random(X.shape[0]) < 0.05] = np.nan
+    X = X.copy()
+    X[:, 0] = codes
+    return X, np.where(np.isnan(codes), 0.0, np.sin(3.0 * np.nan_to_num(codes)))
+
+
+def test_categorical_features_as_locally(client, monkeypatch):
+    """Category codes declared categorical, some of them only in the rows the
+    binning sample leaves out: the categories of every row, the splits of
+    sets (their bar in units of each node's cost) of the local fit."""
+    monkeypatch.setattr(binning, "SUBSAMPLE", 300)
+    X, y = problem(1500, seed=7)
+    X, shift = with_categories(X, seed=7)
+    rare = [1400, 1401, 1402]  # rows of a category the binning sample leaves out
+    assert not np.isin(rare, binning.binning_sample(1500)).any()
+    X[rare, 0] = 7.0
+    y = y + shift[:, None]
+    params = dict(categorical_features=[0], max_depth=4)
+    local = booster(**params).fit(X, y)
+    remote = booster(**params).fit(dask_rows(X, 400), dask_rows(y, 400))
+    assert_same_model(local, remote, X)
+    np.testing.assert_array_equal(remote.categories_[0], np.arange(8.0))
+    assert any(stage.tree_.is_categorical.any() for stage in remote.estimators_)
+
+
+def test_categorical_columns_of_data_frames_as_locally(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = problem(1200, seed=8)
+    X, shift = with_categories(X, seed=8, n_categories=5)
+    y = y + shift[:, None]
+    names = [f"x{j}" for j in range(X.shape[1])]
+    frame = pd.DataFrame(X, columns=names)
+    frame["x0"] = pd.Categorical.from_codes(np.nan_to_num(X[:, 0], nan=-1).astype(int),
+                                            categories=list("abcde"))
+    train, held = slice(0, 900), slice(900, None)
+    params = {"n_estimators": 60, "learning_rate": 0.5, "n_iter_no_change": 3,
+              "early_stopping": True}
+    local = booster(**params).fit(frame[train], y[train], X_val=frame[held],
+                                  y_val=y[held])
+    remote = booster(**params).fit(
+        dd.from_pandas(frame[train], npartitions=3), dask_rows(y[train], 300),
+        X_val=dd.from_pandas(frame[held], npartitions=2), y_val=dask_rows(y[held], 150))
+    assert_same_model(local, remote, frame)
+    np.testing.assert_allclose(remote.validation_score_, local.validation_score_,
+                               rtol=1e-10)
+    assert list(remote.categories_[0]) == list("abcde")
+
+
 def test_what_the_cluster_fit_does_not_take_is_refused(client):
     X, y = problem(100)
     rows, targets = dask_rows(X, 50), dask_rows(y, 50)
     with pytest.raises(ValueError, match="splitter='hist'"):
         MMITBoost().fit(rows, targets)
     for params in ({"subsample": 0.5}, {"max_features": 2}, {"max_leaf_nodes": 4},
-                   {"monotonic_cst": [1, 0, 0, 0]}, {"categorical_features": [0]}):
+                   {"monotonic_cst": [1, 0, 0, 0]}):
         with pytest.raises(ValueError, match="not available"):
             booster(**params).fit(rows, targets)
     with pytest.raises(ValueError, match="held-out rows given as X_val"):
