@@ -89,10 +89,10 @@ _LOCAL_ONLY = {
 
 class PartitionRows:
     """A partition's rows as its worker keeps them through a fit (a worker's
-    actor owns it): its binned ``features``, its rows' ``lower`` and
-    ``upper`` bounds and ``weight``, and from the fit's margin on, its
-    ``builder`` (a ``LevelBuilder``). ``summary`` is what the last task made
-    for the client."""
+    actor owns it): its binned ``features``, its rows' ``weight`` and, until
+    the fit's margin is known, their ``lower`` and ``upper`` bounds; then its
+    ``builder`` (a ``LevelBuilder``, which keeps the bounds as it needs
+    them). ``summary`` is what the last task made for the client."""
 
     def __init__(self, features, lower, upper, weight):
         self.features, self.lower, self.upper, self.weight = features, lower, upper, weight
@@ -161,6 +161,7 @@ def prepare(rows, margin, loss_tag, merge, n_threads):
     predictions at 0."""
     rows.builder = LevelBuilder(rows.features, rows.lower, rows.upper, rows.weight, margin,
                                 loss_tag, merge, n_threads)
+    rows.lower = rows.upper = None  # the builder has them as it needs them
     return rows
 
 

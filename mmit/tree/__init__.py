@@ -7,7 +7,9 @@ resolved, build, leaf model, pruning) over the compiled core: the split
 criterion of a loss (``_criterion``), features presorted or binned
 (``_features``, ``_binning``), the split searches behind one ``Splitter``
 interface (``_splitter``: exact, ``_histogram_splitter``: binned), the
-builder (``_builder``), the fitted tree's arrays and walks (``_tree``), leaf
+builder (``_builder``), boosting stages grown a level at a time on one
+partition of rows with splits chosen elsewhere (``_level_builder``: a
+Dask cluster's workers), the fitted tree's arrays and walks (``_tree``), leaf
 models (``_leaf_models``, compiled in ``_node_models``), minimal
 cost-complexity pruning (``_pruning``), sums of trees
 (:class:`AdditiveTrees`, ``_additive``) and text export (``_export``).

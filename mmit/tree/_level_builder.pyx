@@ -140,6 +140,8 @@ cdef class LevelBuilder:
         # the predictions, for criteria sorted afresh (a 0 that broadcasts until then)
         self.prediction = np.zeros(1)
         self.criterion = self.sorted_criterion()
+        if merge:  # the criterion moves its breakpoints: the bounds are done with
+            self.lower = self.upper = None
 
     cdef HingeCriterion sorted_criterion(self):
         """The criterion of the residual intervals around the predictions, its
@@ -362,8 +364,7 @@ cdef class LevelBuilder:
         if values.shape[0] != <intp_t>self.leaves.size():
             raise ValueError(f"values has {values.shape[0]} entries for "
                              f"{self.leaves.size()} leaves.")
-        shifts = self.buffers.empty("level.shifts", self.n_rows)
-        shifts[:] = 0.0
+        shifts = np.zeros(self.n_rows)  # what each row's prediction grows by
         cdef double[::1] shifts_view = shifts
         cdef const int32_t* node_rows = self.splitter.node_rows
         with nogil:
