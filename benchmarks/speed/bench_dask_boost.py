@@ -18,11 +18,14 @@ their ratio, and each worker's resident memory just before the fit and at
 its peak over the cluster's life (the largest of the workers), beside the
 data a worker holds. Past 0.7 of ``--memory-limit`` a worker spills the data
 it holds to disk, past 0.8 it pauses, past 0.95 it is restarted (Dask's
-defaults).
+defaults). With ``--lazy`` the data are not persisted: each task that reads
+a partition makes it (the booster reads each twice, for its binning sample
+and for the bins; ``xgboost.dask`` keeps a copy of its own), so that a
+worker holds only what the fit keeps, and the time includes the making.
 
 Usage: python benchmarks/speed/bench_dask_boost.py [--sizes 1e6 1e7] [--stages 100]
        [--workers 2] [--memory-limit 4GiB] [--partition-rows 250000] [--repeats 1]
-       [--csv PATH]
+       [--lazy] [--csv PATH]
 """
 
 import argparse
@@ -45,8 +48,9 @@ def partition(index, n_rows):
     return interval_data(n_rows, np.random.default_rng([index, n_rows]))
 
 
-def cluster_data(client, n, partition_rows):
-    """X and y as Dask arrays made and persisted on the workers."""
+def cluster_data(client, n, partition_rows, lazy=False):
+    """X and y as Dask arrays made and persisted on the workers (``lazy``:
+    made by each task that reads a partition, never kept)."""
     import dask
     import dask.array as da
 
@@ -57,6 +61,8 @@ def cluster_data(client, n, partition_rows):
                         for part, rows in zip(parts, sizes, strict=True)])
     y = da.concatenate([da.from_delayed(part[1], (rows, 2), dtype=np.float64)
                         for part, rows in zip(parts, sizes, strict=True)])
+    if lazy:
+        return X, y
     X, y = client.persist([X, y])
     from distributed import wait
     wait([X, y])
@@ -104,7 +110,7 @@ def measure(fit, n, args):
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                       memory_limit=args.memory_limit, dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        X, y = cluster_data(client, n, args.partition_rows)
+        X, y = cluster_data(client, n, args.partition_rows, args.lazy)
         before = max(client.run(worker_resident_gb).values())
         times = []
         for _ in range(args.repeats):
@@ -127,9 +133,11 @@ def main():
     parser.add_argument("--memory-limit", default="4GiB")
     parser.add_argument("--partition-rows", type=int, default=250_000)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--lazy", action="store_true",
+                        help="data made by each task that reads them, not persisted")
     add_csv_argument(parser)
     args = parser.parse_args()
-    table = Table(["n", "workers", "memory limit", "model", "fit s", "ratio",
+    table = Table(["n", "workers", "memory limit", "data", "model", "fit s", "ratio",
                    "before fit GB", "peak GB per worker", "data GB per worker"], args.csv)
     for n in (int(value) for value in args.sizes):
         data_gb = n * (N_FEATURES + 2) * 8 / args.workers / 2**30
@@ -142,7 +150,8 @@ def main():
         reference = results["xgboost.dask AFT"][0]
         for name, (fit_seconds, before, peak) in results.items():
             failed = fit_seconds is None
-            table.add(size(n), args.workers, args.memory_limit, name,
+            table.add(size(n), args.workers, args.memory_limit,
+                      "lazy" if args.lazy else "persisted", name,
                       "failed" if failed else seconds(fit_seconds),
                       "" if failed or reference is None
                       else f"{fit_seconds / reference:.2f}",
