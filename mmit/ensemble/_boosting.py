@@ -79,12 +79,14 @@ AUTO_MARGIN_SCALE = 0.3
 STAGE_MERGE_MAX_LEAVES = 32
 
 
-def _most_leaves(params):
-    """The most leaves a tree grown with ``params`` can have (``inf`` when
-    neither its depth nor its leaves are bounded)."""
+def _stages_merge(params):
+    """Whether stages grown with ``params`` merge their leaves' sorted
+    breakpoints into the next stage's (module doc): their trees have at
+    most ``STAGE_MERGE_MAX_LEAVES`` leaves."""
     most = np.inf if params["max_depth"] is None else 2 ** params["max_depth"]
-    return most if params["max_leaf_nodes"] is None else min(most,
-                                                              params["max_leaf_nodes"])
+    if params["max_leaf_nodes"] is not None:
+        most = min(most, params["max_leaf_nodes"])
+    return most <= STAGE_MERGE_MAX_LEAVES
 
 
 @fill_doc
@@ -429,8 +431,7 @@ class MMITBoost(TreeEnsemble):
         # criterion serves every stage: its hinges move with the predictions and
         # stay sorted (TreeBuilder.stage_criterion), instead of sorted each stage
         stage_criterion, weight_total = None, weight_train.sum()
-        if (row_values is not None and self.subsample >= 1.0
-                and _most_leaves(params) <= STAGE_MERGE_MAX_LEAVES):
+        if row_values is not None and self.subsample >= 1.0 and _stages_merge(params):
             stage_criterion = builder.stage_criterion(
                 features, HingeTargets(lower_train - train_prediction,
                                        upper_train - train_prediction, self.margin_,
@@ -492,8 +493,8 @@ class MMITBoost(TreeEnsemble):
                         else float(self.margin))
         params = self._tree_params()
         # as a local fit, which keeps one criterion for every stage (no subsample)
-        self.baseline_prediction_ = rows.optimal_constant(
-            self.margin_, loss, _most_leaves(params) <= STAGE_MERGE_MAX_LEAVES)
+        self.baseline_prediction_ = rows.optimal_constant(self.margin_, loss,
+                                                          _stages_merge(params))
         held = (None if validation is None
                 else ClusterValidation(*validation, self, self.baseline_prediction_,
                                        self.margin_, loss))

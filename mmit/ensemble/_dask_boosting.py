@@ -221,9 +221,9 @@ def near_level(rows, lows, highs):
 
 def grow_level(rows, lows, highs, routing, search):
     """The hinges of a level's nodes near their optima's ranges, then the
-    next level (``routing``: each node's split feature (-1: a leaf), bin
-    and side of the missing values). Summary: the near hinges and the next
-    level's summary."""
+    next level (``routing``: each node's split feature (-1: a leaf), bin,
+    side of the missing values and category sets, :func:`no_splits`).
+    Summary: the near hinges and the next level's summary."""
     near, summary = rows.builder.grow(lows, highs, *routing, search)
     rows.summary = (near, level_summary(summary))
     return rows

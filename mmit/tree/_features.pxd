@@ -21,10 +21,10 @@ cdef class Features:
     cdef const int32_t[::1] indices            # data[indptr[j]:indptr[j + 1]], in rows
     cdef const double[::1] data                # indices[...] (increasing); others are 0
     cdef int32_t[:, ::1] order                 # order[j]: rows by X[:, j], NaN last
-    cdef readonly const uint8_t[::1] distinct  # presorted: per feature, whether its
-    #                                            present values all differ
-    cdef vector[const int32_t*] ranks          # presorted, per feature with ties: each
-    #                                            row's dense rank (else NULL)
+    cdef readonly bint ranked                  # presorted when made: `ranks` is known
+    cdef vector[const int32_t*] ranks          # ranked, per feature with ties: each row's
+    #                                            dense rank (NULL: its present values
+    #                                            all differ, or not ranked)
     cdef object _ranks                         # the arrays `ranks` point into
     cdef readonly const uint8_t[::1] missing   # per feature: whether a value is NaN
     cdef readonly const int32_t[::1] n_categories  # per feature: categories (0: numeric)

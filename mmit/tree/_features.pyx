@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from .._utils._checks import canonical_sparse, check_row_count
 
 from .._utils._sorting cimport dropped_bits, index_mask_for, key_index, order_keys, pack_key
-from .._utils._sorting cimport sort_key_array, sortable_bits_nan_last
+from .._utils._sorting cimport rank_keys, sort_key_array, sortable_bits_nan_last
 
 
 def presort(const double[:, :] X):
@@ -64,33 +64,17 @@ def presort(const double[:, :] X):
             if n > 0:
                 order_keys(&keys[0], n, index_mask, &order[j, 0], n)
                 tied = has_ties(&keys[0], n, index_mask, &order[j, 0])
-        if tied:
-            rank_array = np.empty(n, dtype=np.int32)
-            rank_view = rank_array
-            with nogil:
-                dense_ranks(&keys[0], n, index_mask, &order[j, 0], &rank_view[0])
-        ranks.append(rank_array if tied else None)
+        # a tied feature's ranks start as the dropped bits (rank_keys)
+        rank_array = np.array(order_array[j]) if tied else None
+        ranks.append(rank_array)
         with nogil:
             for i in range(n):
                 order[j, i] = <int32_t>key_index(keys[i], index_mask)
+        if tied:
+            rank_view = rank_array
+            with nogil:
+                rank_keys(&keys[0], n, index_mask, &rank_view[0], n)
     return order_array, ranks
-
-
-cdef void dense_ranks(const uint64_t* keys, intp_t count, uint64_t index_mask,
-                      const int32_t* dropped, int32_t* ranks) noexcept nogil:
-    """Each index's dense rank among the values of the exactly ordered keys
-    (equal high and dropped bits: one value)."""
-    cdef intp_t k, index, previous = key_index(keys[0], index_mask)
-    cdef int32_t rank = 0
-    cdef uint64_t high_mask = ~index_mask
-    ranks[previous] = 0
-    for k in range(1, count):
-        index = key_index(keys[k], index_mask)
-        if (((keys[k] ^ keys[k - 1]) & high_mask) != 0
-                or dropped[index] != dropped[previous]):
-            rank += 1
-        ranks[index] = rank
-        previous = index
 
 
 cdef bint has_ties(const uint64_t* keys, intp_t count, uint64_t index_mask,
@@ -209,8 +193,7 @@ cdef class Features:
         ranks = [None] * X.shape[1]
         if presorted:
             self.order, ranks = presort(X)
-        self.distinct = np.array([presorted and rank is None for rank in ranks],
-                                 dtype=np.uint8)
+        self.ranked = presorted
         self.ranks.assign(X.shape[1], NULL)
         for j, rank in enumerate(ranks):
             if rank is not None:

@@ -10,6 +10,12 @@ from .._utils._typedefs cimport intp_t
 from ._splitter cimport CategoryGroup, NodeRecord, SplitRecord, Splitter
 
 
+cdef inline intp_t set_words(intp_t n_bins) noexcept nogil:
+    """Words of 32 bits that hold a set of the ``n_bins`` categories of a
+    categorical feature (one bin each)."""
+    return (n_bins + 31) // 32
+
+
 ctypedef struct BinSums:
     double gradient             # sum of the rows' gradients
     double hessian              # sum of their curvatures (or weights)

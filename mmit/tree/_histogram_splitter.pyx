@@ -458,7 +458,7 @@ def best_histogram_split(const double[:, :, ::1] sums, const int32_t[::1] n_bins
     categories = None
     cdef uint32_t[::1] words
     if n_categories[feature] > 0:
-        n_words = (n_bins[feature] + 31) // 32
+        n_words = set_words(n_bins[feature])
         categories = np.zeros(2 * n_words, dtype=np.uint32)
         words = categories
         category_sets(histogram + feature * N_BINS, n_bins[feature], best.bin, total_h,
@@ -832,7 +832,7 @@ cdef class HistogramSplitter(Splitter):
                              double total_h, bint by_ratio) except -1 nogil:
         """Make the best split, on a categorical feature with histogram
         ``sums``, a split of sets (``category_sets``)."""
-        cdef intp_t n_words = (self.n_bins[split.feature] + 31) // 32
+        cdef intp_t n_words = set_words(self.n_bins[split.feature])
         category_sets(sums, self.n_bins[split.feature], split.bin, total_h, by_ratio,
                       self.new_categories(split, 0, n_words), n_words)
         split.threshold = NAN

@@ -39,7 +39,7 @@ from .._utils._buffers import Buffers
 
 from ._criterion cimport HingeCriterion, HingeTargets
 from ._features cimport MISSING_BIN, BinnedFeatures
-from ._histogram_splitter cimport BinSums, HistogramSplitter
+from ._histogram_splitter cimport BinSums, HistogramSplitter, set_words
 from .._loss._solver cimport HingeEntry
 from ._splitter cimport NodeRecord, SplitRecord
 from ._tree cimport Tree
@@ -241,7 +241,7 @@ cdef class LevelBuilder:
 
     cdef category_words(self, categories, intp_t feature):
         """A categorical split's sets as given (see :meth:`grow`), checked."""
-        cdef intp_t n_words = (self.features.n_bins[feature] + 31) // 32
+        cdef intp_t n_words = set_words(self.features.n_bins[feature])
         if categories is None or np.shape(categories) != (2 * n_words,):
             raise ValueError(f"a split of categorical feature {feature} needs its sets: "
                              f"{2 * n_words} words.")
@@ -352,9 +352,8 @@ cdef class LevelBuilder:
 
     def finish(self, const double[::1] values, double learning_rate):
         """End the stage: its leaves (``values`` in the order they ended) move
-        their rows by
-        ``learning_rate`` times their value. Returns the weighted sum of
-        the rows' losses at the new predictions."""
+        their rows by ``learning_rate`` times their value. Returns the
+        weighted sum of the rows' losses at the new predictions."""
         cdef intp_t k, t
         cdef NodeRecord* leaf
         cdef double shift

@@ -1112,16 +1112,14 @@ cdef class ExactSplitter(Splitter):
         cdef unsigned char* change = self.change
         cdef double bound, missing_alone, missing_alone_value = node.value
         cdef bint any_change = n_present > 1
-        cdef const int32_t* ranks = NULL
+        cdef const int32_t* ranks = self.features.ranks[feature]
         change[0] = 0
-        if self.features.distinct[feature]:  # no two rows share a value
+        if self.features.ranked and ranks == NULL:  # no two rows share a value
             if n_present > 1:
                 memset(change + 1, 1, n_present - 1)
         else:
             # rows in increasing order of the values, or of categories grouped:
             # equal values where the ranks (else the values) are
-            if self.indptr == NULL:
-                ranks = self.features.ranks[feature]
             any_change = False
             for k in range(1, n_present):
                 check_index(rows[k], self.n_samples)
