@@ -1,14 +1,23 @@
 """Monotone constraints: accuracy with and without them on data whose signal
 is monotone, beside the peers' constraints, and what they cost in fit time.
 
-Simulated interval data (``--n-features`` features, standard normal): the
-signal ``2 x0 + tanh(3 x1) - log(1 + exp(2 x2)) + arctan(2 x3)`` is
-increasing in x0, x1 and x3 and decreasing in x2; the other features are
-noise. Each label is the signal plus normal noise (sd ``--noise``),
+Simulated interval data (``--n-features`` features, standard normal) around
+a signal chosen by ``--signal``:
+
+- ``additive`` (the default): ``2 x0 + tanh(3 x1) - log(1 + exp(2 x2)) +
+  arctan(2 x3)``, increasing in x0, x1 and x3 and decreasing in x2
+  (constrained ``1, 1, -1, 1``);
+- ``single``: ``2 arctan(2 x0) + sin(2 x4)``, a direction known for x0
+  only (constrained ``1``) beside a free feature whose effect is not
+  monotone;
+- ``product``: ``exp(x0 / 2) (1 + tanh(x1))``, increasing in x0 and x1
+  (constrained ``1, 1``), whose effects interact;
+
+the other features are noise. Each label is the signal plus normal noise (sd ``--noise``),
 widened into an interval of random width (exponential, mean 0.5), 20% of
 the labels left-censored and 20% right-censored. Every model is fitted on
-``--n-train`` rows with ``monotonic_cst = (1, 1, -1, 1, 0, ..., 0)`` (the
-true directions) and without, and scored by the interval MSE on 5000
+``--n-train`` rows with ``monotonic_cst`` (the true directions, the other
+features free) and without, and scored by the interval MSE on 5000
 fresh rows, for each of ``--seeds``:
 
 - mmit, with ``random_state=0``: ``MMITCV()``, ``MMITForest()``,
@@ -44,6 +53,7 @@ nodes too, and of the time per node.
 
 Usage: python benchmarks/studies/constraints.py [--n-train 1000 10000]
        [--seeds 0 1 2] [--n-features 10] [--noise 0.5] [--models NAME ...]
+       [--signal {additive,single,product}]
        [--speed [--repeats 5]] [--csv PATH]
 """
 
@@ -73,16 +83,20 @@ from mmit.baselines import interval_cart_rows
 from mmit.metrics import interval_mse
 
 N_TEST = 5000
-DIRECTIONS = (1, 1, -1, 1)  # of x0 .. x3; the other features are noise
+# name: (the signal of X, the directions of x0, x1, ...; the other features free)
+SIGNALS = {
+    "additive": (lambda X: 2 * X[:, 0] + np.tanh(3 * X[:, 1]) - np.logaddexp(0, 2 * X[:, 2])
+                 + np.arctan(2 * X[:, 3]), (1, 1, -1, 1)),
+    "single": (lambda X: 2 * np.arctan(2 * X[:, 0]) + np.sin(2 * X[:, 4]), (1,)),
+    "product": (lambda X: np.exp(X[:, 0] / 2) * (1 + np.tanh(X[:, 1])), (1, 1)),
+}
 
 
-def simulate(n, p, noise, seed):
-    """Features and interval targets around the monotone signal (module doc)."""
+def simulate(n, p, noise, seed, signal="additive"):
+    """Features and interval targets around a monotone signal (module doc)."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, p))
-    signal = (2 * X[:, 0] + np.tanh(3 * X[:, 1]) - np.logaddexp(0, 2 * X[:, 2])
-              + np.arctan(2 * X[:, 3]))
-    y = signal + noise * rng.normal(size=n)
+    y = SIGNALS[signal][0](X) + noise * rng.normal(size=n)
     width = rng.exponential(0.5, n)
     lower, upper = y - width / 2, y + width / 2
     kind = rng.random(n)
@@ -189,6 +203,7 @@ def main():
     parser.add_argument("--n-features", type=int, default=10)
     parser.add_argument("--noise", type=float, default=0.5)
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    parser.add_argument("--signal", default="additive", choices=list(SIGNALS))
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--repeats", type=int, default=5)
     add_csv_argument(parser)
@@ -198,16 +213,19 @@ def main():
         return
     names = [name for name in args.models
              if name != "XGBoost AFT" or xgboost_available("rows")]
-    constraints = np.r_[DIRECTIONS, np.zeros(args.n_features - len(DIRECTIONS))].astype(int)
+    directions = SIGNALS[args.signal][1]
+    if args.n_features < 5:
+        parser.error("--n-features must be at least 5 (the signals read x0 .. x4)")
+    constraints = np.r_[directions, np.zeros(args.n_features - len(directions))].astype(int)
     table = Table(["rows", "model", "MSE free", "MSE constrained", "ratio",
                    "constrained <= free", "fit time ratio"], args.csv,
-                  title=f"{args.n_features} features, {N_TEST} test rows, "
-                        f"mean over {len(args.seeds)} seeds")
+                  title=f"{args.signal} signal, {args.n_features} features, "
+                        f"{N_TEST} test rows, mean over {len(args.seeds)} seeds")
     for n in map(int, args.n_train):
         for name in names:
             free, constrained, wins, time_ratios = [], [], 0, []
             for seed in args.seeds:
-                X, y = simulate(n + N_TEST, args.n_features, args.noise, seed)
+                X, y = simulate(n + N_TEST, args.n_features, args.noise, seed, args.signal)
                 train, test = slice(0, n), slice(n, None)
                 mse_free, seconds_free = fit_and_score(name, None, X[train], y[train],
                                                        X[test], y[test])
