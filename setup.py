@@ -60,13 +60,12 @@ EXTENSIONS = {
     "_loss": ["_loss", "_solver"],
     "linear_model": ["_newton"],
     "tree": ["_criterion", "_node_models", "_tree", "_features", "_splitter", "_binning",
-             "_histogram_splitter", "_builder", "_pruning", "_level_builder"],
+             "_histogram_splitter", "_builder", "_pruning", "_level_builder", "_treeshap"],
     "ensemble": ["_npmle"],
     "survival": ["_pair_counts"],
-    "inspection": ["_treeshap"],
 }
 OPENMP_MODULES = {"_loss._loss", "_loss._solver", "tree._criterion", "tree._binning",
-                  "tree._histogram_splitter", "ensemble._npmle", "inspection._treeshap"}
+                  "tree._histogram_splitter", "ensemble._npmle", "tree._treeshap"}
 
 
 def openmp_flag():

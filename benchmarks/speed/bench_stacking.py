@@ -42,11 +42,10 @@ from tables import Table, add_csv_argument, seconds, size
 from mmit import IntervalStackingRegressor, MMITForest
 from mmit.datasets import load_dataset, load_folder, make_interval_regression
 from mmit.ensemble._stacking import (
-    FOLDS,
     _fit_and_predict,
     _fit_once,
     default_estimators,
-    out_of_fold_source,
+    one_fit_plan,
 )
 
 # at most this many pairs of fits per case
@@ -81,10 +80,9 @@ def member_seconds(X, y, n_jobs, repeats, out_of_fold):
     cv = KFold(5, shuffle=True, random_state=0)
     splits = list(cv.split(X))
     times = {}
-    sources = [out_of_fold_source(estimator, out_of_fold, len(X))
-               for _, estimator in members]
-    for (name, estimator), source in zip(members, sources, strict=True):
-        if source == FOLDS:
+    plans = [one_fit_plan(estimator, out_of_fold, len(X), cv) for _, estimator in members]
+    for (name, estimator), plan in zip(members, plans, strict=True):
+        if plan is None:
             def fit(estimator=estimator):
                 Parallel(n_jobs=n_jobs, prefer="threads")(
                     delayed(_fit_and_predict)(0, k, estimator, X, y, None, train, test,
@@ -92,8 +90,8 @@ def member_seconds(X, y, n_jobs, repeats, out_of_fold):
                     for k, (train, test) in [*enumerate(splits),
                                              (None, (np.arange(len(X)), None))])
         else:
-            def fit(estimator=estimator, source=source):
-                _fit_once(0, estimator, source, cv, X, y, None, None)
+            def fit(estimator=estimator, plan=plan):
+                _fit_once(0, estimator, plan, X, y, None, None)
         times[name] = median_seconds(fit, repeats)
     return times
 

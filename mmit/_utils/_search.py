@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import IntervalRegressorMixin
 from ._docstrings import fill_doc
+from ._protocols import explainer_of
 
 #: The model-file format version that first holds searches.
 SEARCH_FILE_VERSION = 8
@@ -90,9 +91,9 @@ class IntervalSearch(IntervalRegressorMixin, BaseEstimator):
         return self.best_estimator_.predict(X)
 
     def __mmit_shap__(self):
-        """What :func:`~mmit.shap_values` explains: the chosen model."""
+        """The explainer of :func:`~mmit.shap_values`: the chosen model's."""
         check_is_fitted(self)
-        return self.best_estimator_
+        return explainer_of(self.best_estimator_)
 
     def _export_state(self, writer):
         """The chosen model (its description), the results (numeric columns as

@@ -20,6 +20,7 @@ from .._utils._base import IntervalRegressorMixin
 from .._utils._categorical import check_warm_start_encoding, fitted_encoding
 from .._utils._docstrings import fill_doc
 from .._utils._partitions import by_partitions
+from .._utils._protocols import ReadRowsExplainer
 from .._utils._sparse import by_row_blocks
 from ..tree._additive import AdditiveTrees
 from ..tree._classes import MMIT
@@ -98,8 +99,9 @@ class TreeEnsemble(IntervalRegressorMixin, BaseEstimator):
         return self.additive_trees_.predict(self._validate_X_predict(X), self.n_jobs)
 
     def __mmit_shap__(self):
-        """What :func:`~mmit.shap_values` explains: the sum of trees."""
-        return self.additive_trees_
+        """The explainer of :func:`~mmit.shap_values`: the sum of trees'
+        TreeSHAP."""
+        return ReadRowsExplainer(self, self.additive_trees_)
 
     @property
     def feature_importances_(self):

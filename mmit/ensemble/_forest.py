@@ -18,6 +18,7 @@ from .._utils._categorical import (
     n_categories,
 )
 from .._utils._docstrings import fill_doc
+from .._utils._protocols import OneFitFoldPredictions
 from .._utils._scores import interval_mse
 from .._utils._validation import held_out_fold_of_rows, validate_training_data
 from ..tree._growing import (
@@ -409,6 +410,20 @@ LocationDistribution or None, default="auto"
         self.oob_prediction_ = out_of_bag
         self.oob_score_ = -interval_mse(y[scored], out_of_bag[scored],
                                         sample_weight=sample_weight[scored])
+
+    def __mmit_fold_predictions__(self, cv, out_of_fold):
+        """How one fit gives out-of-fold predictions of every row (the
+        protocol of ``mmit._utils._protocols``): with ``out_of_fold="folds"``
+        the trees grown by the folds ``cv`` (not for a warm start), with
+        "free" the out-of-bag predictions of a bagged forest; None
+        otherwise."""
+        if out_of_fold == "folds" and not self.warm_start:
+            return OneFitFoldPredictions({"cv": cv}, "cv_predictions_", "grown by folds",
+                                         own_threads=True)
+        if out_of_fold == "free" and self.bootstrap:
+            return OneFitFoldPredictions({"oob_score": True}, "oob_prediction_",
+                                         "out of bag", allows_nan=True, own_threads=True)
+        return None
 
     def _distribution_query(self, X, distribution):
         """``X`` validated, and the forest's predictions there for a "spread"

@@ -23,6 +23,7 @@ from .._utils._categorical import is_dataframe, non_numeric_columns, validate_fe
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
 from .._utils._partitions import by_partitions
+from .._utils._protocols import WeightedExplainer
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import held_out_fold_of_rows, validate_training_data
@@ -43,10 +44,6 @@ from ._predictive import (
 
 # the steps of a member fitted behind an imputer
 IMPUTER_STEP, MEMBER_STEP = "impute", "model"
-
-
-# where a member's out-of-fold predictions come from
-OUT_OF_BAG, CV_PATH, BY_FOLDS, FOLDS = "out of bag", "cv path", "grown by folds", "folds"
 
 # out_of_fold="folds" fits every member on the folds below this many rows,
 # and from there takes a forest's and a linear CV's from their one fit (the
@@ -100,30 +97,21 @@ def needs_imputer(estimator):
             and not estimator.__sklearn_tags__().input_tags.allow_nan)
 
 
-def out_of_fold_source(estimator, out_of_fold, n_samples):
-    """Where a member's out-of-fold predictions come from, for the stack's
-    ``out_of_fold`` and ``n_samples`` rows (also for a pipeline's last
-    step):
-
-    - "folds" from FOLDS_BELOW_ROWS rows: an :class:`MMITForest` (not
-      warm-started) from its one fit with its trees grown by the stack's
-      folds, an :class:`IntervalLinearRegressionCV` from its own CV run on
-      them (its fold models at the chosen alpha and margin);
-    - "free": a bagged MMITForest out of bag, the linear CV as for "folds";
-    - "refit", "folds" below FOLDS_BELOW_ROWS rows, and any other member:
-      fitted on every fold, then on all rows.
-    """
-    final = estimator[-1] if isinstance(estimator, Pipeline) else estimator
+def one_fit_plan(estimator, out_of_fold, n_samples, cv):
+    """How a member's one fit gives its out-of-fold predictions on the folds
+    ``cv``, for the stack's ``out_of_fold`` and ``n_samples`` rows: what the
+    member (or a pipeline's last step) says through the protocol
+    ``__mmit_fold_predictions__(cv, out_of_fold)`` (``mmit._utils._protocols``:
+    an :class:`MMITForest` grown by the folds or out of bag, an
+    :class:`IntervalLinearRegressionCV` by its own CV on the folds). None,
+    the member fitted on every fold and then on all rows: with "refit",
+    with "folds" below FOLDS_BELOW_ROWS rows, and for a member that has no
+    such fit."""
     if out_of_fold == "refit" or (out_of_fold == "folds" and n_samples < FOLDS_BELOW_ROWS):
-        return FOLDS
-    if isinstance(final, IntervalLinearRegressionCV):
-        return CV_PATH
-    if isinstance(final, MMITForest):
-        if out_of_fold == "folds" and not final.warm_start:
-            return BY_FOLDS
-        if out_of_fold == "free" and final.bootstrap:
-            return OUT_OF_BAG
-    return FOLDS
+        return None
+    final = estimator[-1] if isinstance(estimator, Pipeline) else estimator
+    plan = getattr(final, "__mmit_fold_predictions__", None)
+    return None if plan is None else plan(cv, out_of_fold)
 
 
 def constrained(name, estimator, constraints):
@@ -143,22 +131,17 @@ def constrained(name, estimator, constraints):
         monotonic_cst=constraints)
 
 
-def _fit_once(index, estimator, source, member_cv, X, y, sample_weight, constraints):
+def _fit_once(index, estimator, plan, X, y, sample_weight, constraints):
     """One task: fit a clone of a member whose one fit gives its out-of-fold
-    predictions (``source`` OUT_OF_BAG, BY_FOLDS or CV_PATH, ``member_cv``
-    the stack's folds), and read them."""
+    predictions (``plan``, a ``OneFitFoldPredictions``), and read them."""
     start = time.perf_counter()
     prefix = f"{estimator.steps[-1][0]}__" if isinstance(estimator, Pipeline) else ""
-    settings = {OUT_OF_BAG: {"oob_score": True},
-                BY_FOLDS: {"cv": member_cv},
-                CV_PATH: {"cv": member_cv, "store_cv_predictions": True}}[source]
     model = clone(estimator).set_params(**{prefix + key: value
-                                           for key, value in settings.items()})
+                                           for key, value in plan.params.items()})
     with rows_without_out_of_bag_prediction_ignored():
         _fit_member(model, X, y, sample_weight, constraints)
     final = model[-1] if isinstance(model, Pipeline) else model
-    predictions = final.oob_prediction_ if source == OUT_OF_BAG else final.cv_predictions_
-    return index, None, model, predictions, time.perf_counter() - start
+    return index, None, model, getattr(final, plan.attribute), time.perf_counter() - start
 
 
 def _fit_member(estimator, X, y, sample_weight, constraints=None):
@@ -492,41 +475,42 @@ default=None
             warnings.warn("out_of_fold='auto' is deprecated and will be removed in 0.3: "
                           "it is now 'folds', the default.", FutureWarning, stacklevel=2)
             out_of_fold = "folds"
-        sources = [out_of_fold_source(estimator, out_of_fold, n_samples)
-                   for _, estimator in members]
-        # the forests' one fit each, with their own threads, then one pool of
-        # threads for the linear CVs' one fit and every refit and fold of the
-        # other members, the longer first (a linear CV, then each member's
-        # refit on all rows before its folds); in turn, not side by side:
-        # twice the threads on the cores cost more than the pool's last task
-        forests = [delayed(_fit_once)(index, estimator, sources[index], member_cv, X, y,
-                                      member_weight, constraints)
-                   for index, (_, estimator) in enumerate(members)
-                   if sources[index] in (OUT_OF_BAG, BY_FOLDS)]
-        pooled = [delayed(_fit_once)(index, estimator, CV_PATH, member_cv, X, y,
-                                     member_weight, constraints)
+        plans = [one_fit_plan(estimator, out_of_fold, n_samples, member_cv)
+                 for _, estimator in members]
+        # the one fits on threads of their own (the forests'), each in turn,
+        # then one pool of threads for the other one fits (the linear CVs')
+        # and every refit and fold of the other members, the longer first (a
+        # one fit, then each member's refit on all rows before its folds); in
+        # turn, not side by side: twice the threads on the cores cost more
+        # than the pool's last task
+        own_threads = [delayed(_fit_once)(index, estimator, plans[index], X, y,
+                                          member_weight, constraints)
+                       for index, (_, estimator) in enumerate(members)
+                       if plans[index] is not None and plans[index].own_threads]
+        pooled = [delayed(_fit_once)(index, estimator, plans[index], X, y, member_weight,
+                                     constraints)
                   for index, (_, estimator) in enumerate(members)
-                  if sources[index] == CV_PATH]
+                  if plans[index] is not None and not plans[index].own_threads]
         pooled += [delayed(_fit_and_predict)(index, fold, estimator, X, y, member_weight,
                                              train, test, constraints)
                    for index, (_, estimator) in enumerate(members)
-                   if sources[index] == FOLDS
+                   if plans[index] is None
                    for fold, (train, test) in [(None, (np.arange(n_samples), None)),
                                                *enumerate(splits)]]
         results = itertools.chain(
-            [function(*args, **kwargs) for function, args, kwargs in forests],
+            [function(*args, **kwargs) for function, args, kwargs in own_threads],
             Parallel(n_jobs=self.n_jobs, prefer="threads",
                      return_as="generator_unordered")(pooled))
         for index, fold, model, member_predictions, seconds in results:
-            name = members[index][0]
+            name, plan = members[index][0], plans[index]
             if fold is None:
                 fitted[index] = model
-                if sources[index] == FOLDS:
+                if plan is None:
                     report(name, "all rows", seconds)
                 else:
                     predictions[:, index] = _checked_predictions(
-                        member_predictions, name, allow_nan=sources[index] == OUT_OF_BAG)
-                    report(name, f"{sources[index]}, one fit", seconds)
+                        member_predictions, name, allow_nan=plan.allows_nan)
+                    report(name, f"{plan.source}, one fit", seconds)
             else:
                 predictions[splits[fold][1], index] = _checked_predictions(
                     member_predictions, name)
@@ -662,10 +646,11 @@ default=None
         return prediction
 
     def __mmit_shap__(self):
-        """What :func:`~mmit.shap_values` explains: the members with their
-        weights."""
+        """The explainer of :func:`~mmit.shap_values`: the weighted sum of the
+        members' values."""
         check_is_fitted(self)
-        return list(zip(self.weights_, self.estimators_, strict=True))
+        return WeightedExplainer(self, list(zip(self.weights_, self.estimators_,
+                                                strict=True)))
 
 
 @dataclass(frozen=True)

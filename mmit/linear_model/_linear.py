@@ -22,11 +22,17 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from .._utils._base import IntervalRegressorMixin, set_init_parameters
-from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encoding
+from .._utils._base import IntervalRegressorMixin, rows_as_read, set_init_parameters
+from .._utils._categorical import (
+    CATEGORICAL_FEATURES_CONSTRAINT,
+    fitted_encoding,
+    non_numeric_columns,
+    numeric_values,
+)
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
 from .._utils._partitions import by_partitions
+from .._utils._protocols import Explainer, OneFitFoldPredictions
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import bounds_spread, check_margin, validate_training_data
@@ -191,20 +197,59 @@ LINEAR_STATE_VALUES = ("intercept_", "n_iter_")
 
 
 @dataclass(frozen=True)
-class LinearTerms:
+class LinearTerms(Explainer):
     """A fitted linear model's prediction as a sum of terms: ``coef_[c] *
     (column_c - data_mean_[c])`` for each column of :func:`one_hot` (clipped
     to its training range when the model clips), plus ``constant``, the
     prediction at the training means; what SHAP values of a linear model
-    are, exactly.
+    are, exactly (its explainer, ``mmit._utils._protocols``), each
+    column's term going to the feature it comes from (a categorical
+    feature's one-hot columns summed; behind a pipeline of imputers, a
+    feature's missing-value indicator too). A linear model has no
+    interactions: its interaction values lie on the diagonal.
 
     Parameters
     ----------
     model : IntervalLinearRegression or IntervalLinearRegressionCV
         The fitted model (with its training means, ``data_mean_``).
+    pipeline : Pipeline, default=None
+        A scikit-learn ``Pipeline`` of imputers (steps with
+        ``output_features``, as :class:`MeanImputer`) ending in ``model``,
+        explained as a whole (:meth:`behind`).
     """
 
     model: object
+    pipeline: object = None
+
+    def behind(self, pipeline):
+        """The terms of ``pipeline``, whose last step is the model."""
+        return LinearTerms(self.model, pipeline)
+
+    def rows(self, X):
+        if self.pipeline is None:
+            return rows_as_read(self.model, X)
+        passed = non_numeric_columns(X)
+        rows = numeric_values(self.pipeline[0], X, passed, reset=False)
+        if passed is not None and passed.any():  # the codes of the model behind
+            codes = rows_as_read(self.model, self.pipeline[:-1].transform(X))
+            rows[:, passed] = codes[:, :rows.shape[1]][:, passed]
+        return rows
+
+    def contributions(self, X, interactions, n_threads):
+        Z, n_features = X, self.model.n_features_in_
+        feature_of_input = np.arange(n_features)  # of the linear model's inputs
+        if self.pipeline is not None:
+            n_features = self.pipeline.n_features_in_
+            for imputer in reversed(self.pipeline[:-1]):
+                feature_of_input = imputer.output_features()[feature_of_input]
+            Z = self.pipeline[:-1].transform(X)
+        Z = rows_as_read(self.model, Z)
+        feature_of_column = feature_of_input[self.feature_of_column()]
+        values = np.zeros((Z.shape[0], n_features))
+        np.add.at(values.T, feature_of_column, self.terms(Z).T)
+        if interactions:
+            values = np.einsum("ij,jk->ijk", values, np.eye(values.shape[1]))
+        return values, self.constant
 
     @property
     def constant(self):
@@ -248,7 +293,7 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
         return one_hot(X, fitted_encoding(self)[1]), lower, upper, sample_weight
 
     def __mmit_shap__(self):
-        """What :func:`~mmit.shap_values` explains: the linear terms."""
+        """The explainer of :func:`~mmit.shap_values`: the linear terms."""
         check_is_fitted(self)
         if getattr(self, "data_mean_", None) is None:
             raise ValueError("This linear model has no training means (a model file of an "
@@ -644,6 +689,13 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         return np.geomspace(alpha_max, alpha_max * self.eps, self.n_alphas)
 
     @fill_doc
+    def __mmit_fold_predictions__(self, cv, out_of_fold):
+        """How one fit gives out-of-fold predictions of every row (the
+        protocol of ``mmit._utils._protocols``): its own CV on the folds
+        ``cv``, the fold models' predictions at the chosen alpha and
+        margin."""
+        return OneFitFoldPredictions({"cv": cv, "store_cv_predictions": True})
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Cross-validate the paths and refit the best model on all data.

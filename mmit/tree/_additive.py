@@ -7,9 +7,10 @@ of a block go down a group of trees while both stay in cache), tree after
 tree in every row, on threads over slices of rows: the sums do not depend on
 the number of threads. A forest is its trees at scale 1 over their number
 (the mean, divided once); a booster its stages at the learning rate from
-its baseline (divisor 1). Their predictions, staged predictions, SHAP
-values (each tree's weight ``scales[t] / divisor`` and the constant
-``offset / divisor``) and feature importances go through it.
+its baseline (divisor 1). Their predictions, staged predictions, exact
+SHAP values (path-dependent TreeSHAP, ``_treeshap``, of each tree at its
+weight ``scales[t] / divisor``, and the constant ``offset / divisor``)
+and feature importances go through it.
 :func:`tree_leaves` walks rows down many trees the same way for their
 leaves (what the predictive distributions read).
 """
@@ -20,6 +21,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 
 from .._utils._sparse import row_blocks
 from ._tree import add_predictions, apply_trees
+from ._treeshap import tree_shap
 
 
 class AdditiveTrees:
@@ -101,6 +103,26 @@ class AdditiveTrees:
             add_predictions([tree], self.scales[t:t + 1], X, total)
             yield total if self.divisor == 1.0 else total / self.divisor
 
+    def contributions(self, X, interactions, n_threads):
+        """Exact SHAP values of the rows of validated ``X`` (as the trees read
+        it), or their interaction values, on ``n_threads`` threads, and the
+        base value (see :class:`~mmit._utils._protocols.Explainer`): each
+        tree's path-dependent TreeSHAP at its weight."""
+        weights = np.ascontiguousarray(self.weights)
+        values = np.zeros(X.shape)
+        tree_shap(self.trees, weights, X, values, False, n_threads)
+        if interactions:
+            n_samples, n_features = X.shape
+            pairs = np.zeros((n_samples, n_features * n_features))
+            tree_shap(self.trees, weights, X, pairs, True, n_threads)
+            pairs = pairs.reshape(n_samples, n_features, n_features)
+            diagonal = np.arange(n_features)
+            pairs[:, diagonal, diagonal] = values - pairs.sum(axis=2)
+            values = pairs
+        base = self.constant + sum(weight * expected_value(tree) for tree, weight
+                                   in zip(self.trees, weights, strict=True))
+        return values, base
+
     def feature_importances(self):
         """The mean of the trees' normalised cost decreases per feature,
         normalised (to 0 where no tree splits)."""
@@ -108,6 +130,14 @@ class AdditiveTrees:
                               axis=0)
         total = importances.sum()
         return importances / total if total > 0 else importances
+
+
+def expected_value(tree):
+    """A tree's prediction with no feature known: its leaves' values
+    weighted by their covers (a linear leaf's terms are zero then)."""
+    leaves = np.asarray(tree.children_left) < 0
+    covers = np.asarray(tree.weighted_n_node_samples)
+    return float(np.sum(np.asarray(tree.value)[leaves] * covers[leaves]) / covers[0])
 
 
 def on_row_slices(function, n_samples, n_jobs):

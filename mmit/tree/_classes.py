@@ -13,6 +13,7 @@ from .._utils._base import (
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, n_categories
 from .._utils._docstrings import fill_doc
 from .._utils._partitions import by_partitions
+from .._utils._protocols import ReadRowsExplainer
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import validate_training_data
 from ._additive import AdditiveTrees
@@ -246,9 +247,9 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         return hold_tree(model, tree, feature_names_in)
 
     def __mmit_shap__(self):
-        """What :func:`~mmit.shap_values` explains: the tree."""
+        """The explainer of :func:`~mmit.shap_values`: the tree's TreeSHAP."""
         check_is_fitted(self)
-        return AdditiveTrees([self.tree_], np.ones(1))
+        return ReadRowsExplainer(self, AdditiveTrees([self.tree_], np.ones(1)))
 
     def _export_state(self, writer):
         """The fitted tree, for a model file (``mmit._persistence``)."""

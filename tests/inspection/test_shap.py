@@ -1,5 +1,5 @@
-"""SHAP values (mmit.inspection._shap, mmit.inspection._treeshap): equal to a brute-force
-Shapley oracle over all feature subsets with the path-dependent value
+"""SHAP values (mmit.inspection._shap, the trees' mmit.tree._treeshap): equal
+to a brute-force Shapley oracle over all feature subsets with the path-dependent value
 function on small trees (missing values, linear leaves and interaction
 values included), additive for every estimator, equal to shap's
 TreeExplainer on the same trees, independent of the threads."""
@@ -287,9 +287,10 @@ def test_bad_input():
         shap_values(model, X[:, :2])
     with pytest.raises(ValueError, match="3 features"):
         shap_values(IntervalLinearRegression().fit(X, X[:, 0]), X[:, :2])
-    with pytest.raises(TypeError, match="explains MMIT.*not DecisionTreeRegressor"):
+    with pytest.raises(TypeError,
+                       match="explains mmit's models.*not DecisionTreeRegressor"):
         shap_values(DecisionTreeRegressor().fit(X, X[:, 0]), X)
-    with pytest.raises(TypeError, match="explains MMIT.*not Pipeline"):
+    with pytest.raises(TypeError, match="explains mmit's models.*not Pipeline"):
         shap_values(make_pipeline(MeanImputer(), MMIT(max_depth=2)).fit(X, X[:, 0]), X)
     with pytest.raises(TypeError, match="interactions must be True or False"):
         shap_values(model, X, interactions="yes")

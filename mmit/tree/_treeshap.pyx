@@ -24,8 +24,8 @@ from cython.parallel cimport parallel, prange
 from libc.stdint cimport int64_t, uint32_t
 from libc.stdlib cimport free, malloc
 
-from ..tree._node_models cimport LinearNodeModels
-from ..tree._tree cimport CategorySet, Node, Tree, category_goes_right, goes_right
+from ._node_models cimport LinearNodeModels
+from ._tree cimport CategorySet, Node, Tree, category_goes_right, goes_right
 
 import numpy as np
 
