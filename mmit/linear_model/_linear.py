@@ -688,7 +688,6 @@ class IntervalLinearRegressionCV(_LinearPredictor):
             return np.zeros(self.n_alphas)
         return np.geomspace(alpha_max, alpha_max * self.eps, self.n_alphas)
 
-    @fill_doc
     def __mmit_fold_predictions__(self, cv, out_of_fold):
         """How one fit gives out-of-fold predictions of every row (the
         protocol of ``mmit._utils._protocols``): its own CV on the folds
@@ -696,6 +695,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         margin."""
         return OneFitFoldPredictions({"cv": cv, "store_cv_predictions": True})
 
+    @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Cross-validate the paths and refit the best model on all data.
