@@ -108,6 +108,31 @@ def escape_type_underscores(app, what, name, obj, options, lines):
             lines[index] = match.group(1) + TRAILING_UNDERSCORE.sub(r"\\_", match.group(2))
 
 
+# The API reference of the estimators is generated from their one list
+# (mmit._registry): a section per SECTIONS entry, each estimator with its
+# aliases and companions; docs/api.rst includes it.
+ESTIMATOR_REFERENCE = DOCS / "api_estimators.rst.inc"
+
+
+def write_estimator_reference():
+    from mmit._registry import ESTIMATORS, SECTIONS
+
+    lines = []
+    for section in SECTIONS:
+        names = [name for entry in ESTIMATORS if entry.section == section
+                 for name in (entry.name, *entry.aliases,
+                              *(companion.__name__ for companion in entry.companions))]
+        lines += [section, "-" * len(section), "", ".. autosummary::",
+                  "   :toctree: generated/", "   :nosignatures:", "",
+                  *(f"   {name}" for name in names), ""]
+    text = "\n".join(lines)
+    if not ESTIMATOR_REFERENCE.exists() or ESTIMATOR_REFERENCE.read_text() != text:
+        ESTIMATOR_REFERENCE.write_text(text)
+
+
+write_estimator_reference()
+
+
 def setup(app):
     app.connect("autodoc-skip-member", skip_sklearn_members)
     # before numpydoc's own handler (priority 500) renders the sections

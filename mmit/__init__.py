@@ -2,45 +2,23 @@
 
 import sys
 
-from ._loss._optimal_costs import compute_optimal_costs
-from ._persistence import load_model, save_model
+# the package's functions (and the Explanation that shap_values returns),
+# re-exported as themselves
+from ._loss._optimal_costs import compute_optimal_costs as compute_optimal_costs
+from ._persistence import load_model as load_model
+from ._persistence import save_model as save_model
+from ._registry import exported
 from ._utils._version import __version__  # noqa: F401 (mmit.__version__)
-from .ensemble import (
-    IntervalStackingRegressor,
-    LocationDistribution,
-    MMITBoost,
-    MMITForest,
-    MMITForestCV,
-    SpreadDistribution,
-)
-from .inspection import Explanation, shap_values
-from .linear_model import IntervalLinearRegression, IntervalLinearRegressionCV, MeanImputer
-from .survival import StepFunction, SurvivalRegressor, intervals_from_survival
-from .tree import MMIT, MMITCV, MaxMarginIntervalTree, export_text
+from .inspection import Explanation as Explanation
+from .inspection import shap_values as shap_values
+from .tree import export_text as export_text
 
-__all__ = [
-    "Explanation",
-    "IntervalLinearRegression",
-    "IntervalLinearRegressionCV",
-    "IntervalStackingRegressor",
-    "LocationDistribution",
-    "MMIT",
-    "MMITBoost",
-    "MMITCV",
-    "MMITForest",
-    "MMITForestCV",
-    "MaxMarginIntervalTree",
-    "MeanImputer",
-    "SpreadDistribution",
-    "StepFunction",
-    "SurvivalRegressor",
-    "compute_optimal_costs",
-    "export_text",
-    "intervals_from_survival",
-    "load_model",
-    "save_model",
-    "shap_values",
-]
+# the public estimators, their aliases and what comes with them, from their
+# one list (mmit._registry), beside the package's functions
+globals().update(exported())
+_FUNCTIONS = ("Explanation", "compute_optimal_costs", "export_text", "load_model",
+              "save_model", "shap_values")
+__all__ = sorted([*exported(), *_FUNCTIONS])
 
 # A pickle names the module of every class it holds. The modules of the flat
 # layout before the subpackages (0.2.0.dev0 up to November 2026) stay

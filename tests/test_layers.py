@@ -23,6 +23,7 @@ LAYERS = [
     ["tree"],
     ["ensemble"],
     ["survival", "inspection"],
+    ["_registry"],
     ["_persistence"],
     ["metrics", "datasets", "baselines", "plot"],
     ["_cli"],

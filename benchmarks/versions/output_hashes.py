@@ -1,10 +1,14 @@
 """Hashes of every estimator's outputs: a refactoring changes none of them.
 
-Fits every estimator (and its variants: linear leaves, both splitters,
-missing values, a categorical feature) on the bundled data sets (and the
-data sets of DATA_DIR when given), and hashes what it gives: predictions,
-staged predictions, predictive distributions (quantiles, CDFs, out of
-bag), SHAP values, the survival front-end's risks and curves, the
+Fits the examples of every public estimator (``mmit._registry``: each
+entry's examples, such as linear leaves, both splitters, both kinds of
+distributions, or the estimator with its defaults) on the bundled data
+sets (and the data sets of DATA_DIR when given), as given, with missing
+values (the estimators that take NaN) and with a categorical feature, and
+hashes what each gives: predictions (a transformer's output), staged
+predictions, search results, predictive distributions (quantiles, CDFs,
+out of bag), SHAP values and interaction values, a survival model's risks
+and curves (fitted on the intervals as times, the data as given), the
 contents of its model file (the JSON description and every array) and the
 predictions of its pickle. Run it with two versions of mmit installed in
 turn and compare::
@@ -13,8 +17,9 @@ turn and compare::
     python benchmarks/versions/output_hashes.py --compare before.json  # this checkout
 
 The second prints every output whose hash differs (none: bit-identical)
-and exits with status 1 if one does. Only the public API is used, so the
-script runs against any version that has it.
+and exits with status 1 if one does; outputs the first did not hash are
+not compared. Versions before the registry (December 2026) listed the
+models in this script: run such a version's own script for its hashes.
 
 Usage: python benchmarks/versions/output_hashes.py [--data-dir DIR] [--out JSON]
        [--compare JSON]
@@ -31,20 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mmit import (
-    MMIT,
-    MMITCV,
-    IntervalLinearRegression,
-    IntervalLinearRegressionCV,
-    IntervalStackingRegressor,
-    MMITBoost,
-    MMITForest,
-    MMITForestCV,
-    SurvivalRegressor,
-    load_model,
-    save_model,
-    shap_values,
-)
+from mmit import load_model, save_model, shap_values
+from mmit._registry import ESTIMATORS
 from mmit.datasets import list_datasets, load_dataset, load_folder
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -57,6 +50,15 @@ def digest(*arrays):
         array = np.ascontiguousarray(np.asarray(array, dtype=np.float64))
         sha.update(str(array.shape).encode())
         sha.update(array.tobytes())
+    return sha.hexdigest()[:20]
+
+
+def table_digest(table):
+    """SHA-256 of a table's cells as text (a transformer's output: numbers, or
+    a data frame's columns of any type; float64 text round trips)."""
+    cells = np.asarray(table, dtype=object).astype(str)
+    sha = hashlib.sha256(str(cells.shape).encode())
+    sha.update("\0".join(cells.ravel().tolist()).encode())
     return sha.hexdigest()[:20]
 
 
@@ -75,76 +77,53 @@ def model_file_digest(model):
     return sha.hexdigest()[:20], loaded
 
 
-def models(n_samples):
-    """(name, estimator, takes NaN, outputs) of every estimator checked."""
-    small_grid = {"loss": ["squared_hinge", "linear_hinge"], "min_samples_leaf": [1, 5]}
-    return [
-        ("MMIT", MMIT(random_state=0), True, ("shap", "file")),
-        ("MMIT linear leaves", MMIT(max_depth=3, leaf_model="linear", loss="squared_hinge",
-                                    random_state=0), True, ("shap", "file")),
-        ("MMITCV", MMITCV(cv=3, random_state=0), True, ("cv", "shap")),
-        ("MMITForest", MMITForest(n_estimators=30, oob_score=True, random_state=0), True,
-         ("distributions", "oob", "shap", "interactions", "file")),
-        ("MMITForest location", MMITForest(n_estimators=20, distribution="location",
-                                           random_state=0), True,
-         ("distributions", "oob", "file")),
-        ("MMITForestCV", MMITForestCV(small_grid, n_estimators=20, random_state=0), True,
-         ("cv", "distributions", "shap")),
-        ("MMITBoost", MMITBoost(n_estimators=40, random_state=0), True,
-         ("staged", "shap", "interactions", "file")),
-        ("MMITBoost hist", MMITBoost(n_estimators=40, splitter="hist", random_state=0),
-         True, ("staged", "shap", "file")),
-        ("MMITBoost linear leaves", MMITBoost(n_estimators=10, leaf_model="linear",
-                                              random_state=0), True, ("staged", "shap")),
-        ("IntervalLinearRegression", IntervalLinearRegression(alpha=0.01), False,
-         ("shap", "file")),
-        ("IntervalLinearRegressionCV", IntervalLinearRegressionCV(n_alphas=20), False,
-         ("shap", "file")),
-        ("Stack", IntervalStackingRegressor(random_state=0), True,
-         ("distributions", "shap", "file")),
-        ("Stack folds", IntervalStackingRegressor(out_of_fold="folds", random_state=0),
-         True, ("shap",)),
-    ]
+def examples():
+    """(label, unfitted estimator) of every example of the registry."""
+    return [(example.label, example.make()) for entry in ESTIMATORS
+            for example in entry.all_examples()]
 
 
-def outputs(model, X, y, kinds):
-    """The outputs of a fitted model, by name, hashed."""
+def outputs(model, X, y):
+    """The outputs of a fitted model, by name, hashed: those it has."""
+    if not hasattr(model, "predict"):
+        return {"transform": table_digest(model.transform(X)),
+                "pickle_transform": table_digest(
+                    pickle.loads(pickle.dumps(model)).transform(X)),
+                "model_file": model_file_digest(model)[0]}
     result = {"predict": digest(model.predict(X))}
-    if "staged" in kinds:
+    if hasattr(model, "staged_predict"):
         result["staged_predict"] = digest(*model.staged_predict(X))
         result["train_score_"] = digest(model.train_score_)
-    if "cv" in kinds:
+    if hasattr(model, "cv_results_"):
         result["cv_results_"] = digest(model.cv_results_["mean_test_score"])
         result["best_params_"] = json.dumps(model.best_params_, sort_keys=True,
                                             default=str)
-    if "distributions" in kinds:
+    if hasattr(model, "predict_quantiles") and getattr(model, "distribution",
+                                                       "spread") is not None:
         result["predict_quantiles"] = digest(model.predict_quantiles(X, QUANTILES))
         finite = y[np.isfinite(y)]
         thresholds = np.quantile(finite, [0.1, 0.5, 0.9])
         result["predict_cdf"] = digest(model.predict_cdf(X, thresholds))
         result["predict_interval"] = digest(model.predict_interval(X, coverage=0.8))
-    if "oob" in kinds:
-        result["oob_quantiles"] = digest(model.oob_quantiles(QUANTILES))
-        if getattr(model, "oob_score", False):
-            result["oob_prediction_"] = digest(model.oob_prediction_)
-    if "shap" in kinds:
+        if hasattr(model, "oob_quantiles"):
+            result["oob_quantiles"] = digest(model.oob_quantiles(QUANTILES))
+    if getattr(model, "oob_score", False):
+        result["oob_prediction_"] = digest(model.oob_prediction_)
+    if hasattr(model, "__mmit_shap__"):
         explanation = shap_values(model, X)
         result["shap_values"] = digest(explanation.values, explanation.base_values,
                                        explanation.data)
-    if "interactions" in kinds:
-        explanation = shap_values(model, X[:20], interactions=True)
-        result["shap_interactions"] = digest(explanation.values)
-    if "file" in kinds:
-        result["model_file"], loaded = model_file_digest(model)
-        result["model_file_predict"] = digest(loaded.predict(X))
+        result["shap_interactions"] = digest(shap_values(model, X[:20],
+                                                         interactions=True).values)
+    result["model_file"], loaded = model_file_digest(model)
+    result["model_file_predict"] = digest(loaded.predict(X))
     result["pickle_predict"] = digest(pickle.loads(pickle.dumps(model)).predict(X))
     return result
 
 
-def survival_outputs(X, y):
-    """The survival front-end on the intervals as times (``exp`` of the
-    bounds, log=True: the same intervals)."""
-    model = SurvivalRegressor(MMITForest(n_estimators=20, random_state=0))
+def survival_outputs(model, X, y):
+    """A survival model on the intervals as times (``exp`` of the bounds,
+    log=True: the same intervals)."""
     model.fit(X, np.exp(y))
     return {"risk": digest(model.predict(X)),
             "survival_function": digest(model.predict_survival_function(
@@ -176,15 +155,17 @@ def measure(datasets):
     for data in datasets:
         y = data.target
         for variant, X in variants(data):
-            for name, model, takes_nan, kinds in models(y.shape[0]):
-                if variant == "nan" and not takes_nan:
+            for label, model in examples():
+                if hasattr(model, "predict_survival_function"):
+                    if variant == "numeric":  # keyed by the data set alone
+                        hashes[f"{data.name} | {label}"] = survival_outputs(model, X, y)
                     continue
-                key = f"{data.name} | {variant} | {name}"
+                if (variant == "nan" and not model.__sklearn_tags__().input_tags.allow_nan):
+                    continue
+                key = f"{data.name} | {variant} | {label}"
                 model.fit(X, y)
-                hashes[key] = outputs(model, X, y, kinds)
+                hashes[key] = outputs(model, X, y)
                 print(key, flush=True)
-            if variant == "numeric":
-                hashes[f"{data.name} | survival"] = survival_outputs(X, y)
     return hashes
 
 

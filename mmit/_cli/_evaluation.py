@@ -17,96 +17,69 @@ from joblib import Parallel, delayed
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.utils import _safe_indexing
 
-from .._utils._validation import bounds_spread, default_margins
+from .._registry import command_line_models
+from .._utils._validation import default_margins
 from ..baselines import ConstantRegressor, IntervalCART
-from ..ensemble._boosting import MMITBoost
-from ..ensemble._forest import MMITForest
-from ..ensemble._forest_cv import MMITForestCV
-from ..ensemble._stacking import IntervalStackingRegressor
-from ..linear_model._linear import IntervalLinearRegressionCV
 from ..metrics import interval_accuracy, interval_mse
-from ..tree._mmit_cv import MMITCV
 
-MODEL_GROUPS = {
-    "tree": ["MMIT"],
-    "linear": ["L1-Linear", "MMIT linear leaves"],
-    "forest": ["MMITForest", "MMITForestCV"],
-    "boost": ["MMITBoost", "MMITBoost CV"],
-    "stack": ["Stacking"],
-    "all": ["Constant", "L1-Linear", "Interval-CART", "MMIT", "MMIT squared",
-            "MMIT linear leaves", "MMITForest", "MMITForestCV", "MMITBoost", "MMITBoost CV",
-            "Stacking"],
-}
-BASELINES = ("Constant", "Interval-CART")
-# the models that search a grid by inner cross-validation, longest fit first
-SEARCHES = ("MMITBoost CV", "MMITForestCV", "Interval-CART", "Stacking",
-            "MMIT linear leaves")
 _DEPTHS = [1, 2, 3, 4, 6, 9, 12, 16]
-# MMITBoost CV's inner-CV grid around MMITBoost's defaults (100 stages, learning
-# rate 0.05), margins as fractions of the spread of the training bounds
-BOOST_GRID = {"loss": ["squared_hinge", "linear_hinge"], "max_depth": [2, 3]}
-BOOST_MARGIN_SCALES = [0.0, 0.1, 0.3]
+
+
+def _constant(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
+    return GridSearchCV(ConstantRegressor(), {"margin": margins}, cv=inner_cv,
+                        n_jobs=n_jobs)
+
+
+def _interval_cart(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
+    return GridSearchCV(IntervalCART(random_state=random_state),
+                        {"margin": margins, "max_depth": _DEPTHS}, cv=inner_cv,
+                        n_jobs=n_jobs)
+
+
+#: The baselines every comparison holds (they take numbers only: a categorical
+#: column goes to them as its codes), then the estimators' command-line models
+#: (``mmit._registry``), by name.
+BASELINES = {"Constant": _constant, "Interval-CART": _interval_cart}
+MODELS = {model.name: model for model in command_line_models()}
+# how long each fit takes, in rank: the costliest start first (the baselines'
+# grid of depths and margins between the stack's and the forest search's)
+_COSTS = {"Constant": 0, "Interval-CART": 3,
+          **{name: model.cost for name, model in MODELS.items()}}
+#: The models of ``mmit cv --model GROUP``: the baselines, then the group's.
+MODEL_GROUPS = {
+    **{group: [name for name, model in MODELS.items() if model.group == group]
+       for group in dict.fromkeys(model.group for model in MODELS.values()
+                                  if model.group is not None)},
+    "all": [*BASELINES, *MODELS],
+}
+#: The model ``mmit fit --model CHOICE`` fits, by choice.
+FIT_CHOICES = {model.fit_choice: model for model in MODELS.values()
+               if model.fit_choice is not None}
 
 
 def make_model(name, y_train, *, n_jobs=None, random_state=0, verbose=0,
                monotonic_cst=None):
-    """An unfitted model whose hyperparameters are chosen by inner 5-fold CV
-    (MMITForestCV: out of bag; MMITForest and MMITBoost: their defaults;
-    MMITBoost CV: loss, depth and margin; L1-Linear: the lasso's alpha and the margin; MMIT
-    linear leaves: margin, constant or linear leaves, their shrinkage and
-    the pruning, with the squared hinge of the leaves' models; Stacking:
-    IntervalStackingRegressor with its default members, weighted by their
-    5-fold out-of-fold predictions).
+    """An unfitted model (of ``BASELINES`` or ``MODELS``) whose
+    hyperparameters are chosen on the training rows ``y_train`` by inner
+    5-fold CV, as its command-line model says (MMITForestCV: out of bag;
+    MMITForest and MMITBoost: their defaults; the stack: its default
+    members weighted by their 5-fold out-of-fold predictions).
 
     ``verbose`` reports the progress of forests and stacks (the long fits)
     on stderr; ``monotonic_cst`` constrains the model (see :class:`MMIT`).
     """
-    model = _unconstrained_model(name, y_train, n_jobs=n_jobs, random_state=random_state,
-                                 verbose=verbose)
+    make = BASELINES.get(name) or getattr(MODELS.get(name), "make", None)
+    if make is None:
+        raise ValueError(f"Unknown model {name!r}.")
+    model = make(y_train, KFold(5, shuffle=True, random_state=random_state),
+                 default_margins(y_train[:, 0], y_train[:, 1]), n_jobs=n_jobs,
+                 random_state=random_state, verbose=verbose)
     if monotonic_cst is None:
         return model
     key = "estimator__monotonic_cst" if isinstance(model, GridSearchCV) else "monotonic_cst"
     if key not in model.get_params():
         raise ValueError(f"{name} takes no monotone constraints.")
     return model.set_params(**{key: monotonic_cst})
-
-
-def _unconstrained_model(name, y_train, *, n_jobs, random_state, verbose):
-    """The model of :func:`make_model`, without constraints."""
-    inner = KFold(5, shuffle=True, random_state=random_state)
-    margins = default_margins(y_train[:, 0], y_train[:, 1])
-    if name == "Constant":
-        return GridSearchCV(ConstantRegressor(), {"margin": margins}, cv=inner,
-                            n_jobs=n_jobs)
-    if name == "Interval-CART":
-        return GridSearchCV(IntervalCART(random_state=random_state),
-                            {"margin": margins, "max_depth": _DEPTHS}, cv=inner,
-                            n_jobs=n_jobs)
-    if name in ("MMIT", "MMIT squared"):
-        loss = "squared_hinge" if name.endswith("squared") else "linear_hinge"
-        return MMITCV(margins=margins, losses=[loss], cv=inner, n_jobs=n_jobs,
-                      random_state=random_state)
-    if name == "L1-Linear":
-        return IntervalLinearRegressionCV(cv=inner, n_jobs=n_jobs)
-    if name == "MMIT linear leaves":
-        return MMITCV(margins=margins, losses=["squared_hinge"],
-                      leaf_models=["constant", "linear"], cv=inner, n_jobs=n_jobs,
-                      random_state=random_state)
-    if name == "MMITForest":
-        return MMITForest(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
-    if name == "MMITForestCV":
-        return MMITForestCV(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
-    if name == "Stacking":
-        return IntervalStackingRegressor(n_jobs=n_jobs, random_state=random_state,
-                                         verbose=verbose)
-    if name == "MMITBoost":
-        return MMITBoost(random_state=random_state)
-    if name == "MMITBoost CV":
-        spread = bounds_spread(y_train[:, 0], y_train[:, 1])
-        grid = {**BOOST_GRID, "margin": [scale * spread for scale in BOOST_MARGIN_SCALES]}
-        return GridSearchCV(MMITBoost(random_state=random_state), grid, cv=inner,
-                            n_jobs=n_jobs)
-    raise ValueError(f"Unknown model {name!r}.")
 
 
 def cross_validate_models(data, names, *, extra_models=None, n_jobs=None, progress=False):
@@ -151,8 +124,7 @@ def cross_validate_models(data, names, *, extra_models=None, n_jobs=None, progre
                           data.target[train], _safe_indexing(X, held_out),
                           data.target[held_out]))
     # the longest fits first, so that the processes finish together
-    tasks.sort(key=lambda task: SEARCHES.index(task[1]) if task[1] in SEARCHES
-               else len(SEARCHES))
+    tasks.sort(key=lambda task: -_COSTS.get(task[1], 0))
     order = {name: rank for rank, name in enumerate(factories)}
     start, rows = time.perf_counter(), []
     for row in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(

@@ -14,7 +14,14 @@ from .._utils._version import __version__
 from ..datasets import list_datasets, load_dataset, load_folder
 from ..inspection._shap import shap_values
 from ..survival._survival import SurvivalRegressor
-from ._evaluation import MODEL_GROUPS, cross_validate_models, fold_table, make_model
+from ._evaluation import (
+    BASELINES,
+    FIT_CHOICES,
+    MODEL_GROUPS,
+    cross_validate_models,
+    fold_table,
+    make_model,
+)
 
 DEFAULT_DATASET = "H3K27ac-H3K4me3_TDHAM_BP_FPOP"
 CATEGORICAL_ARGUMENT = ("--categorical",)
@@ -83,7 +90,7 @@ def _targets(data):
 def run_cv(args):
     data = _data(args)
     names = MODEL_GROUPS["all"] if args.model == "all" else (
-        ["Constant", "Interval-CART"] + MODEL_GROUPS[args.model])
+        [*BASELINES, *MODEL_GROUPS[args.model]])
     print(f"{data.name}: {data.data.shape[0]} samples, {data.data.shape[1]} features, "
           f"{len(np.unique(data.folds))} folds", file=sys.stderr, flush=True)
     start = time.perf_counter()
@@ -100,19 +107,13 @@ def run_fit(args):
     target = _targets(data)
     if args.survival:
         return fit_survival(args, data, target)
-    name = {"tree": "MMIT", "linear": "MMIT linear leaves", "forest": "MMITForestCV",
-            "boost": "MMITBoost CV", "stack": "Stacking"}[args.model or "tree"]
+    name = FIT_CHOICES[args.model or "tree"].name
     print(f"fitting {name} on {data.name} ({data.data.shape[0]} samples)...",
           file=sys.stderr, flush=True)
     start = time.perf_counter()
     search = make_model(name, target, n_jobs=args.n_jobs, verbose=1, monotonic_cst=(
         monotonic_constraints(args.monotonic, data.feature_names))).fit(data.data, target)
-    if name == "Stacking":
-        model = search
-        chosen = {member: round(float(weight), 3) for member, weight
-                  in zip(model.named_estimators_, model.weights_, strict=True)}
-    else:
-        model, chosen = search.best_estimator_, search.best_params_
+    model, chosen = chosen_model(search)
     if hasattr(model, "verbose"):
         # the saved model keeps no trace of the command line's verbosity
         model.set_params(verbose=0)
@@ -121,6 +122,18 @@ def run_fit(args):
           f"(training interval MSE {-model.score(data.data, target):.4f}, "
           f"{time.perf_counter() - start:.1f} s)")
     return 0
+
+
+def chosen_model(fitted):
+    """The model a fitted command-line model saves, and what it chose: a
+    search's chosen model and parameters, a model of weighted members
+    itself and their weights (rounded), any other model itself."""
+    if hasattr(fitted, "best_estimator_"):
+        return fitted.best_estimator_, fitted.best_params_
+    if hasattr(fitted, "weights_") and hasattr(fitted, "named_estimators_"):
+        return fitted, {member: round(float(weight), 3) for member, weight
+                        in zip(fitted.named_estimators_, fitted.weights_, strict=True)}
+    return fitted, {}
 
 
 def fit_survival(args, data, target):
@@ -221,23 +234,20 @@ def build_parser():
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
 
     cv = commands.add_parser(
-        "cv", help="cross-validated scores of MMIT, MMITForest, MMITBoost, the stack and "
-                   "baselines",
+        "cv", help=f"cross-validated scores of {', '.join(MODEL_GROUPS['all'])}",
         description="Each fold of the data set's folds.csv is the test set in turn; every "
-                    "model chooses its hyperparameters by inner 5-fold CV on the other "
-                    "folds (MMITForestCV: out of bag; MMITForest and MMITBoost: their "
-                    "defaults; Stacking: its members' weights by their out-of-fold "
-                    "predictions). Prints "
-                    "the test interval MSE and accuracy of each model on each fold "
-                    "(baselines: the best constant and Interval-CART).")
+                    "model chooses its hyperparameters on the other folds (by inner "
+                    "5-fold CV; MMITForestCV: out of bag; MMITForest and MMITBoost keep "
+                    "their defaults; Stacking weighs its members by their out-of-fold "
+                    "predictions). Prints the test interval MSE and accuracy of each "
+                    "model on each fold (baselines: the best constant and "
+                    "Interval-CART).")
     source = cv.add_mutually_exclusive_group()
     source.add_argument("--dataset", choices=list_datasets(),
                         help=f"a bundled data set (default: {DEFAULT_DATASET})")
     source.add_argument("--data", metavar="DIR",
                         help="a folder with features.csv, targets.csv and folds.csv")
-    cv.add_argument("--model", choices=["tree", "linear", "forest", "boost", "stack",
-                                        "all"],
-                    default="all",
+    cv.add_argument("--model", choices=list(MODEL_GROUPS), default="all",
                     help="mmit models to compare with the baselines (default: all)")
     cv.add_argument("--n-jobs", type=int, default=-1,
                     help="models fitted at once, in processes (default: one per core)")
@@ -246,18 +256,14 @@ def build_parser():
 
     fit = commands.add_parser(
         "fit", help="fit a model and save it",
-        description="Fit an MMIT (margin and pruning by 5-fold CV; 'linear': also "
-                    "constant or linear leaves and their shrinkage), an MMITForest "
-                    "(chosen by MMITForestCV: margin, loss, max_features and leaf size "
-                    "by out-of-bag score), an MMITBoost (loss, depth and margin by "
-                    "5-fold CV) or an IntervalStackingRegressor (its default members "
-                    "weighted by their out-of-fold predictions: 'stack') on a data "
-                    "folder, and save it as arrays and JSON (no pickle).")
+        description="Fit a model on a data folder and save it as arrays and JSON (no "
+                    "pickle): " + "; ".join(f"'{choice}', {model.fit_summary}"
+                                            for choice, model in FIT_CHOICES.items())
+                    + ".")
     fit.add_argument("--data", metavar="DIR", required=True,
                      help="a folder with features.csv and targets.csv")
     fit.add_argument("--out", metavar="MODEL", required=True, help="model file to write")
-    fit.add_argument("--model", choices=["tree", "linear", "forest", "boost", "stack"],
-                     default=None,
+    fit.add_argument("--model", choices=list(FIT_CHOICES), default=None,
                      help="what to fit (default: tree)")
     fit.add_argument("--survival", action="store_true",
                      help="targets.csv holds survival times (lower, upper; inf for a "

@@ -2,8 +2,9 @@
 
 A model file is a NumPy ``.npz`` archive holding a JSON document
 (``metadata``: format name and version, then the model's description) and
-the model's arrays. A description names the estimator class (its kind,
-one of :data:`MODEL_KINDS`), its parameters, its features and its fitted
+the model's arrays. A description names the estimator class (its kind, a
+public estimator of ``mmit._registry``, or a scikit-learn ``Pipeline`` of
+them), its parameters, its features and its fitted
 state, which the estimator itself exports (``_export_state(writer)``,
 returning the JSON part and writing its arrays through a
 :class:`StateWriter`) and imports (``_import_state(state, reader)``,
@@ -29,19 +30,11 @@ from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from .._registry import model_kinds
 from .._utils._base import set_feature_attributes
 from .._utils._categorical import fitted_encoding, takes_categorical_features
 from .._utils._files import replacing_file
-from ..ensemble._boosting import MMITBoost
-from ..ensemble._forest import MMITForest
-from ..ensemble._forest_cv import MMITForestCV
 from ..ensemble._predictive import LocationDistribution, SpreadDistribution
-from ..ensemble._stacking import IntervalStackingRegressor
-from ..linear_model._imputation import MeanImputer
-from ..linear_model._linear import IntervalLinearRegression, IntervalLinearRegressionCV
-from ..survival._survival import SurvivalRegressor
-from ..tree._classes import MMIT
-from ..tree._mmit_cv import MMITCV
 from ..tree._tree import Tree
 
 __all__ = ["save_model", "load_model"]
@@ -57,17 +50,13 @@ CONSTRAINTS_FILE_VERSION = 8
 #: The parameters of those constraints (left out of a file when None).
 CONSTRAINT_PARAMETERS = frozenset({"monotonic_cst", "interaction_cst"})
 READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
-#: The estimators a model file holds, by the name it records; each exports
-#: and imports its own fitted state.
-MODEL_KINDS = {cls.__name__: cls for cls in (
-    MMIT, MMITCV, MMITForest, MMITForestCV, MMITBoost, IntervalLinearRegression,
-    IntervalLinearRegressionCV, MeanImputer, IntervalStackingRegressor, SurvivalRegressor)}
+#: The estimators a model file holds, by the name it records: every public
+#: estimator (``mmit._registry``); each exports and imports its own fitted state.
+MODEL_KINDS = model_kinds()
 #: The objects a parameter may hold, saved as their settings.
 PARAMETER_KINDS = {cls.__name__: cls for cls in (
     KFold, SpreadDistribution, LocationDistribution)}
-SAVED_MODELS = ("MMIT, MMITCV, MMITForest, MMITForestCV, MMITBoost, "
-                "IntervalLinearRegression(CV), IntervalStackingRegressor, a Pipeline of "
-                "mmit's MeanImputer and one of them, or a SurvivalRegressor of one of them")
+SAVED_MODELS = f"{', '.join(MODEL_KINDS)} and pipelines of them"
 
 
 def _json_value(name, value):
@@ -332,17 +321,18 @@ def save_model(model, path):
     Parameters
     ----------
     model : estimator
-        A fitted :class:`MMIT`, :class:`MMITForest`, :class:`MMITBoost`,
-        :class:`IntervalLinearRegression`, :class:`IntervalLinearRegressionCV`
-        or :class:`IntervalStackingRegressor` (its members among these, or
-        pipelines of mmit's imputer and one of them, as its default linear
-        member). A search (:class:`MMITCV`, :class:`MMITForestCV`, also as a
-        member) is saved whole: its parameters, its results (``cv_results_``,
+        A fitted estimator of mmit (every one: :class:`MMIT`,
+        :class:`MMITForest`, :class:`MMITBoost`, the linear models,
+        :class:`IntervalStackingRegressor` with its members, ...), or a
+        scikit-learn ``Pipeline`` of them (mmit's :class:`MeanImputer` and a
+        linear model, as the stack's default linear member). A search
+        (:class:`MMITCV`, :class:`MMITForestCV`, also as a member) is saved
+        whole: its parameters, its results (``cv_results_``,
         ``best_params_``, ...) and the model it chose (``best_estimator_``,
         which can be saved alone). A :class:`SurvivalRegressor` is saved with
-        its parameters, its model (one of these) and its times. A file
-        records the oldest format version that reads it: 8 with a search or
-        a survival front-end inside (mmit 0.2.0), 7 otherwise.
+        its parameters, its model and its times. A file records the oldest
+        format version that reads it: 8 with a search or a survival
+        front-end inside (mmit 0.2.0), 7 otherwise.
     path : str or path-like
         Destination file (NumPy writes ``.npz`` archives).
 
