@@ -89,6 +89,43 @@ def _stages_merge(params):
     return most <= STAGE_MERGE_MAX_LEAVES
 
 
+class StageScores:
+    """The scores of a booster's predictions as its stages are fitted (the
+    negative mean loss of the training rows and, with held-out rows, of
+    those), each stage's progress line, scikit-learn's rule for stopping
+    early (``held_out``: with held-out rows), and the fitted attributes they
+    end as: what the local fit and the fit on a cluster record alike (a warm
+    start continues the scores so far, ``train`` and ``validation``)."""
+
+    def __init__(self, booster, held_out, train=(), validation=()):
+        self.booster, self.held_out = booster, held_out
+        self.train, self.validation = list(train), list(validation)
+        self.progress = Progress("MMITBoost", booster.n_estimators, "stages",
+                                 booster.verbose, done=len(booster.estimators_))
+
+    def add(self, train_loss, validation_loss=None):
+        """Record the mean losses of the predictions (those of a stage, or the
+        first ones)."""
+        self.train.append(-train_loss)
+        if validation_loss is not None:
+            self.validation.append(-validation_loss)
+
+    def report(self):
+        """The progress line of the stage just recorded."""
+        self.progress.step(f"train loss {-self.train[-1]:.5g}" + (
+            f", validation loss {-self.validation[-1]:.5g}" if self.validation else ""))
+
+    def stop_early(self):
+        """Whether the held-out scores say to stop (never without them)."""
+        return self.held_out and self.booster._no_improvement(self.validation)
+
+    def finish(self):
+        """The booster's ``n_iter_``, ``train_score_`` and ``validation_score_``."""
+        self.booster.n_iter_ = len(self.booster.estimators_)
+        self.booster.train_score_ = np.array(self.train)
+        self.booster.validation_score_ = np.array(self.validation)
+
+
 @fill_doc
 class MMITBoost(TreeEnsemble):
     """Gradient boosting of Maximum Margin Interval Trees on interval targets.
@@ -417,13 +454,13 @@ class MMITBoost(TreeEnsemble):
         trees = self.additive_trees_
         train_prediction = trees.predict(X_train, self.n_jobs)
         held_prediction = trees.predict(X_held, self.n_jobs)
+        held_out = held_objective is not None
         if continuing:  # the scores so far end with those of the predictions
-            train_scores = list(self.train_score_)
-            validation_scores = list(self.validation_score_)
+            scores = StageScores(self, held_out, self.train_score_, self.validation_score_)
         else:
-            train_scores = [-train_objective(train_prediction)]
-            validation_scores = ([-held_objective(held_prediction)]
-                                 if held_objective is not None else [])
+            scores = StageScores(self, held_out)
+            scores.add(train_objective(train_prediction),
+                       held_objective(held_prediction) if held_out else None)
         # the build gives each training row its leaf's value: its prediction,
         # unless the leaves hold models of their own
         row_values = np.empty(X_train.shape[0]) if leaf_model.predicts_leaf_values else None
@@ -436,8 +473,6 @@ class MMITBoost(TreeEnsemble):
                 features, HingeTargets(lower_train - train_prediction,
                                        upper_train - train_prediction, self.margin_,
                                        n_threads=n_threads), weight_train, n_threads)
-        progress = Progress("MMITBoost", self.n_estimators, "stages", self.verbose,
-                            done=len(self.estimators_))
         while len(self.estimators_) < self.n_estimators:
             seed, drawn = self._draw_stage(random_state, X_train.shape[0])
             weight = weight_train if drawn is None else weight_train * drawn
@@ -459,23 +494,17 @@ class MMITBoost(TreeEnsemble):
                                      seed, params)
             self.estimators_.append(tree)
             self._advance(train_prediction, tree, X_train, weight, row_values)
-            if stage_criterion is not None:  # moved by what _advance added
-                train_scores.append(-stage_criterion.advance(row_values, n_threads)
-                                    / weight_total)
-            else:
-                train_scores.append(-train_objective(train_prediction))
-            if held_objective is not None:
+            if held_out:
                 held_prediction += self.learning_rate * walk_rows(tree.tree_.predict,
                                                                   X_held)
-                validation_scores.append(-held_objective(held_prediction))
-            progress.step(f"train loss {-train_scores[-1]:.5g}" + (
-                f", validation loss {-validation_scores[-1]:.5g}" if validation_scores
-                else ""))
-            if held_objective is not None and self._no_improvement(validation_scores):
+            scores.add(stage_criterion.advance(row_values, n_threads) / weight_total
+                       if stage_criterion is not None  # moved by what _advance added
+                       else train_objective(train_prediction),
+                       held_objective(held_prediction) if held_out else None)
+            scores.report()
+            if scores.stop_early():
                 break
-        self.n_iter_ = len(self.estimators_)
-        self.train_score_ = np.array(train_scores)
-        self.validation_score_ = np.array(validation_scores)
+        scores.finish()
         return self
 
     def _fit_on_cluster(self, X, y, sample_weight, validation):
@@ -502,30 +531,23 @@ class MMITBoost(TreeEnsemble):
         self.max_features_ = rows.n_features
         self.estimators_ = []
         random_state = check_random_state(self.random_state)
-        train_scores, validation_scores = [], []
-        progress = Progress("MMITBoost", self.n_estimators, "stages", self.verbose)
+        scores = StageScores(self, held is not None)
         while True:
-            train_scores.append(-rows.next_stage(
-                self.learning_rate, len(self.estimators_) == self.n_estimators))
-            if held is not None:
-                validation_scores.append(-held.mean_loss(
-                    self.estimators_[-1].tree_ if self.estimators_ else None,
-                    self.learning_rate))
+            scores.add(rows.next_stage(self.learning_rate,
+                                       len(self.estimators_) == self.n_estimators),
+                       None if held is None else held.mean_loss(
+                           self.estimators_[-1].tree_ if self.estimators_ else None,
+                           self.learning_rate))
             if self.estimators_:
-                progress.step(f"train loss {-train_scores[-1]:.5g}" + (
-                    f", validation loss {-validation_scores[-1]:.5g}" if validation_scores
-                    else ""))
-            if len(self.estimators_) == self.n_estimators or (
-                    held is not None and self._no_improvement(validation_scores)):
+                scores.report()
+            if len(self.estimators_) == self.n_estimators or scores.stop_early():
                 break
             seed = draw_seed(random_state)
             tree = rows.grow_tree(params["max_depth"], split, leaf,
                                   params["min_cost_decrease"],
                                   params["categorical_penalty"], seed)
             self.estimators_.append(self._fitted_tree(tree, seed, params))
-        self.n_iter_ = len(self.estimators_)
-        self.train_score_ = np.array(train_scores)
-        self.validation_score_ = np.array(validation_scores)
+        scores.finish()
         return self
 
     def _advance(self, prediction, tree, X, weight, row_values):
