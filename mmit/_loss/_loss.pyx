@@ -9,9 +9,9 @@ bound has no hinge), and a row of weight ``w`` costs ``w * (h(lower + margin
 
 Each loss is one :class:`IntervalLoss` in :data:`LOSSES`, made from its
 item of ``_loss_list.LOSS_LIST`` (its position there is its tag): its
-name, its tag, and whether it is differentiable. Its algebra is compiled
-(``mmit/_<name>.pxd``, reached through ``_loss.pxd``); everything else is
-derived from the entry: the estimators' ``loss`` options, the solver's
+name, its tag, whether it is differentiable and whether hinges sum to one
+hinge. Its algebra is compiled (``mmit/_loss/_<name>.pxd``, reached
+through ``_loss.pxd``); everything else is derived from the entry: the estimators' ``loss`` options, the solver's
 optima (:meth:`IntervalLoss.optimal_costs`,
 :meth:`IntervalLoss.optimal_constant`), its value, gradient and curvature
 as numpy functions, and the Python-side objective of the boosting stages
@@ -104,6 +104,10 @@ class IntervalLoss:
         Whether the loss has a gradient everywhere and a curvature (the
         linear hinge has a kink at each breakpoint and no curvature: a Newton
         step cannot fit it, the solver must).
+    sums_to_one_hinge : bool, default=False
+        Whether the hinges of rows whose margins a range of predictions
+        crosses sum there to one hinge at their weighted mean position plus a
+        constant (what the booster's fit on Dask collections needs).
 
     Examples
     --------
@@ -117,11 +121,12 @@ class IntervalLoss:
     array([ 4., -4.])
     """
 
-    def __init__(self, name, tag, differentiable):
+    def __init__(self, name, tag, differentiable, sums_to_one_hinge=False):
         check_loss_tag(tag)
         self.name = name
         self.tag = tag
         self.differentiable = differentiable
+        self.sums_to_one_hinge = sums_to_one_hinge
 
     def __repr__(self):
         return f"IntervalLoss({self.name!r})"
@@ -232,6 +237,6 @@ def get_loss(name):
 
 #: The losses, by name: what estimators accept as ``loss``.
 LOSSES = {
-    spec.name: IntervalLoss(spec.name, tag, spec.differentiable)
+    spec.name: IntervalLoss(spec.name, tag, spec.differentiable, spec.sums_to_one_hinge)
     for tag, spec in enumerate(LOSS_LIST)
 }

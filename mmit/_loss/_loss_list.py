@@ -6,7 +6,7 @@ Cython templates (``*.tp``) before compiling: the ``Loss`` fused type, the
 ``_loss.pxd.tp``), the solver's run-time dispatchers in
 ``_solver_dispatch.pxi`` (from ``_solver_dispatch.pxi.tp``); ``_loss.pyx``
 makes one registry entry per item. A loss named ``name`` has its whole
-compiled algebra in ``mmit/_<name>.pxd``.
+compiled algebra in ``mmit/_loss/_<name>.pxd``.
 
 Plain Python with no import of the package: the build reads it before
 anything is compiled.
@@ -21,16 +21,22 @@ class LossSpec(NamedTuple):
     Parameters
     ----------
     name : str
-        What estimators take as ``loss``; ``mmit/_<name>.pxd`` holds its
-        algebra.
+        What estimators take as ``loss``; ``mmit/_loss/_<name>.pxd`` holds
+        its algebra.
     differentiable : bool
         Whether the loss has a gradient everywhere and a curvature (what the
         Newton solvers of the linear model, the linear leaves and the stack's
         combiner need).
+    sums_to_one_hinge : bool
+        Whether the hinges of rows whose margins a range of predictions
+        crosses sum, on that range, to one hinge at their weighted mean
+        position plus a constant (what the booster's fit on a cluster needs
+        to stand in for the rows far from a node's optimum).
     """
 
     name: str
     differentiable: bool
+    sums_to_one_hinge: bool
 
     @property
     def type_name(self):
@@ -44,6 +50,6 @@ class LossSpec(NamedTuple):
 
 
 LOSS_LIST = (
-    LossSpec("linear_hinge", differentiable=False),
-    LossSpec("squared_hinge", differentiable=True),
+    LossSpec("linear_hinge", differentiable=False, sums_to_one_hinge=True),
+    LossSpec("squared_hinge", differentiable=True, sums_to_one_hinge=True),
 )

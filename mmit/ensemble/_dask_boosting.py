@@ -60,7 +60,7 @@ import sys
 
 import numpy as np
 
-from .._loss._loss import weighted_loss
+from .._loss._loss import LOSSES, weighted_loss
 from .._loss._solver import grouped_minima, hinge_positions
 from .._utils._categorical import (
     n_categories,
@@ -307,17 +307,13 @@ def solve_near_hinges(near, quadratic, loss_tag):
     return values, costs + offsets, found
 
 
-# the losses whose hinges active across a range sum to one hinge at their
-# weighted mean position, plus a constant (solve_near_hinges)
-_ONE_HINGE_SUMS = ("linear_hinge", "squared_hinge")
-
-
 def check_dask_fit(booster):
     """Refuse the parameters a fit on Dask collections does not take."""
-    if booster.loss not in _ONE_HINGE_SUMS:
+    if not LOSSES[booster.loss].sums_to_one_hinge:
+        allowed = tuple(name for name, loss in LOSSES.items() if loss.sums_to_one_hinge)
         raise ValueError(f"loss={booster.loss!r} is not available for a fit on Dask "
                          "collections (its exact values stand in for the hinges far "
-                         f"from a node's optimum as the losses {_ONE_HINGE_SUMS} allow).")
+                         f"from a node's optimum as the losses {allowed} allow).")
     if booster.splitter != "hist":
         raise ValueError("A fit on Dask collections needs splitter='hist' (the exact "
                          "split search reads every row of a node at once).")
