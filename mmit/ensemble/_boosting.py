@@ -58,7 +58,6 @@ from ..tree._growing import (
     prepare_features,
     resolve_constraints,
     resolve_max_features,
-    resolve_sample_counts,
     tree_builder,
     tree_params,
 )
@@ -527,7 +526,8 @@ class MMITBoost(TreeEnsemble):
         held = (None if validation is None
                 else ClusterValidation(*validation, self, self.baseline_prediction_,
                                        self.margin_, loss))
-        split, leaf = resolve_sample_counts(params, rows.n_samples)
+        builder = tree_builder(resolve_constraints(self, params), rows.n_samples,
+                               rows.n_features)
         self.max_features_ = rows.n_features
         self.estimators_ = []
         random_state = check_random_state(self.random_state)
@@ -543,9 +543,7 @@ class MMITBoost(TreeEnsemble):
             if len(self.estimators_) == self.n_estimators or scores.stop_early():
                 break
             seed = draw_seed(random_state)
-            tree = rows.grow_tree(params["max_depth"], split, leaf,
-                                  params["min_cost_decrease"],
-                                  params["categorical_penalty"], seed)
+            tree = rows.grow_stage_tree(builder, seed)
             self.estimators_.append(self._fitted_tree(tree, seed, params))
         scores.finish()
         return self

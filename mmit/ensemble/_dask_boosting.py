@@ -57,6 +57,8 @@ order.
 
 import functools
 import sys
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -71,7 +73,6 @@ from .._utils._categorical import (
 from .._utils._validation import check_interval_target, check_sample_weight
 from ..tree._binning import bin_features, binning_sample, place_values
 from ..tree._features import BinnedFeatures
-from ..tree._growing import UNLIMITED_DEPTH
 from ..tree._histogram_splitter import best_histogram_split, child_keys, feature_order
 from ..tree._level_builder import LevelBuilder
 from ..tree._tree import NODE_DTYPE, Tree
@@ -165,20 +166,34 @@ def prepare(rows, margin, loss_tag, merge, n_threads):
     return rows
 
 
+class LevelSummary(NamedTuple):
+    """What partitions sum of a level's nodes (each field one entry per
+    node): what the client chooses their splits from."""
+
+    histograms: np.ndarray | None  # per node, feature and bin: gradient, curvature, count
+    low: np.ndarray                # least of the partitions' optima of the node
+    high: np.ndarray               # largest of them
+    rows: np.ndarray               # the node's rows
+    weight: np.ndarray             # their weight
+    largest_lower: np.ndarray      # the largest lower breakpoint of its rows
+    smallest_upper: np.ndarray     # the smallest upper breakpoint
+
+
 def level_summary(summary):
     """A partition's summary of a level (``LevelBuilder.grow``) as the sums
-    across partitions take it: histograms, the range of the partitions'
-    optima (low and high), rows, weights, largest lower and smallest upper
-    breakpoint."""
+    across partitions take it."""
     histograms, optima, counts, weights, largest_lower, smallest_upper = summary
-    return histograms, optima, optima.copy(), counts, weights, largest_lower, smallest_upper
+    return LevelSummary(histograms, optima, optima.copy(), counts, weights, largest_lower,
+                        smallest_upper)
 
 
 def add_level_summaries(one, other):
     """Two partitions' level summaries as one's."""
-    return (None if one[0] is None else one[0] + other[0], np.fmin(one[1], other[1]),
-            np.fmax(one[2], other[2]), one[3] + other[3], one[4] + other[4],
-            np.fmax(one[5], other[5]), np.fmin(one[6], other[6]))
+    return LevelSummary(
+        None if one.histograms is None else one.histograms + other.histograms,
+        np.fmin(one.low, other.low), np.fmax(one.high, other.high), one.rows + other.rows,
+        one.weight + other.weight, np.fmax(one.largest_lower, other.largest_lower),
+        np.fmin(one.smallest_upper, other.smallest_upper))
 
 
 def start_stage(rows, values, learning_rate, search):
@@ -467,36 +482,57 @@ def on_workers(actors, method, task, combine, *args):
     return None if combine is None else functools.reduce(combine, results)
 
 
+@dataclass(slots=True)
+class StageNode:
+    """A node of a stage's tree as the client grows it, a level at a time."""
+
+    depth: int
+    parent: int                    # its parent's index in the grown nodes (-1: root)
+    key: int                       # draws the order its features are tried in
+    feature: int = -1              # its split's feature (-1: a leaf)
+    bin: int = 0                   # the last bin going left
+    threshold: float = np.nan      # the last value going left (NaN: categorical)
+    missing_left: bool = False     # where missing values go
+    has_missing: bool = False      # whether its rows hold missing values of the feature
+    categories: np.ndarray | None = None  # a categorical split's words (left, then present)
+    left: int = -1                 # its children's indices in the grown nodes
+    right: int = -1
+    rows: int = 0                  # its rows
+    weight: float = 0.0            # their weight
+    value: float = 0.0             # its exact value
+    cost: float = 0.0              # the loss of its rows at it
+
+
 def tree_of(nodes, n_features):
-    """The Tree of grown ``nodes`` (those below the root), numbered as the
-    local depth-first builder numbers them (children get the next ids when
-    their parent is split, the left subtree first). A categorical split
+    """The Tree of grown ``nodes`` (StageNode, the root first), numbered as
+    the local depth-first builder numbers them (children get the next ids
+    when their parent is split, the left subtree first). A categorical split
     sends the categories absent from its node where its missing values go,
     as the local splitter does."""
     ids, stack = {0: 0}, [0]
     while stack:
         node = nodes[stack.pop()]
-        if node["feature"] >= 0:
-            ids[node["left"]], ids[node["right"]] = len(ids), len(ids) + 1
-            stack += [node["right"], node["left"]]
+        if node.feature >= 0:
+            ids[node.left], ids[node.right] = len(ids), len(ids) + 1
+            stack += [node.right, node.left]
     state = np.zeros(len(ids), dtype=NODE_DTYPE)
     values = np.empty(len(ids))
     category_sets, category_words = [], []
     for grown, k in sorted(ids.items(), key=lambda item: item[1]):
         node = nodes[grown]
-        leaf = node["feature"] < 0
+        leaf = node.feature < 0
         category_set = -1
-        if not leaf and node.get("categories") is not None:
-            left, present = np.split(node["categories"], 2)
-            absent_side = np.uint32(0xFFFFFFFF if node["missing_left"] else 0)
+        if not leaf and node.categories is not None:
+            left, present = np.split(node.categories, 2)
+            absent_side = np.uint32(0xFFFFFFFF if node.missing_left else 0)
             category_set = len(category_sets)
             category_sets.append((0, 32 * left.size, len(category_words)))
             category_words += (left | (~present & absent_side)).tolist()
-        state[k] = (-1 if leaf else ids[node["left"]], -1 if leaf else ids[node["right"]],
-                    -2 if leaf else node["feature"], -2.0 if leaf else node["threshold"],
-                    node["cost"], node["rows"], node["weight"],
-                    0 if leaf else node["missing_left"], category_set)
-        values[k] = node["value"]
+        state[k] = (-1 if leaf else ids[node.left], -1 if leaf else ids[node.right],
+                    -2 if leaf else node.feature, -2.0 if leaf else node.threshold,
+                    node.cost, node.rows, node.weight, 0 if leaf else node.missing_left,
+                    category_set)
+        values[k] = node.value
     tree = Tree(n_features)
     tree.__setstate__({
         "nodes": state, "values": values, "node_models": None,
@@ -590,11 +626,11 @@ class ClusterRows:
         self.loss = loss
         self.summed(prepare, None, margin, loss.tag, merge, self.n_threads)
         _, _, root = self.summed(start_stage, add_stage_summaries, None, 1.0, False)
-        self.weight = root[4][0]
+        self.weight = root.weight[0]
         if not self.weight > 0.0:
             raise ValueError("No training row has a positive weight.")
-        near, _ = self.summed(grow_level, add_grown_levels, root[1], root[2], no_splits(1),
-                              False)
+        near, _ = self.summed(grow_level, add_grown_levels, root.low, root.high,
+                              no_splits(1), False)
         values, _, found = self.solve(near)
         baseline = float(values[0]) if found[0] else 0.0
         self.leaf_values, self.leaf_rate = np.array([baseline]), 1.0
@@ -620,77 +656,72 @@ class ClusterRows:
             self.root = self.summed(use_curvature, add_level_summaries)
         return loss / self.weight
 
-    def grow_tree(self, max_depth, min_samples_split, min_samples_leaf,
-                  min_cost_decrease, category_penalty, seed):
+    def grow_stage_tree(self, builder, seed):
         """The Tree of this stage's residual hinges, grown a level at a time
-        (module doc) with these limits (``max_depth`` None: unlimited;
-        ``min_cost_decrease`` per unit of the root's weight; a split of more
-        than two categories gains ``category_penalty`` times the node's mean
-        loss less per category beyond two), as the local builder grows it
-        with ``seed``: each node tries the features in the order its key
-        gives (``feature_order``; the root's key is the seed). A round per
-        level: the level's exact values and the next level's summary; one
-        more for the last level's values. With categorical features, whose
-        splits' bar needs the node's cost, a level's exact values take a
-        round of their own, before its splits."""
-        max_depth = UNLIMITED_DEPTH if max_depth is None else max_depth
-        nodes = [{"depth": 0, "parent": -1, "feature": -1, "key": seed}]
+        (module doc) by the rules of ``builder`` (the ``TreeBuilder`` of the
+        booster's tree parameters: which nodes may split, which splits gain
+        enough, its depth limit and categorical penalty), as the local build
+        grows it with ``seed``: each node tries the features in the order its
+        key gives (``feature_order``; the root's key is the seed). A round
+        per level: the level's exact values and the next level's summary;
+        one more for the last level's values. With categorical features,
+        whose splits' bar needs the node's cost, a level's exact values take
+        a round of their own, before its splits."""
+        nodes = [StageNode(depth=0, parent=-1, key=seed)]
         frontier, level = [0], self.root
-        min_decrease = min_cost_decrease * self.weight
         costs_first = bool(np.any(self.n_categories))
         leaves = []  # the nodes in the order the partitions make them leaves
         while frontier:
-            sums, lows, highs, counts, weights, largest_lower, smallest_upper = level
+            lows = level.low
             if costs_first:
                 value_nodes(nodes, frontier, self.solve(self.summed(
-                    near_level, add_near_hinges, lows, highs)))
+                    near_level, add_near_hinges, level.low, level.high)))
                 lows = np.full(len(frontier), np.nan)  # solved: no hinges to send
             routing = no_splits(len(frontier))
             children, first_child = [], {}
             for k, node_id in enumerate(frontier):
                 node = nodes[node_id]
-                node["rows"], node["weight"] = int(counts[k]), weights[k]
+                node.rows, node.weight = int(level.rows[k]), level.weight[k]
                 # a node whose intervals all meet costs nothing: it stays a leaf
-                if (node["depth"] >= max_depth or node["rows"] < min_samples_split
-                        or node["rows"] < 2 * min_samples_leaf
-                        or not largest_lower[k] > smallest_upper[k]):
+                if not builder.may_split(node.depth, node.rows,
+                                         level.largest_lower[k] > level.smallest_upper[k]):
                     leaves.append(node_id)
                     continue
                 # in gain units, per category beyond two (the local splitter's bar)
-                penalty = (2.0 * category_penalty * node["cost"] / node["weight"]
-                           if costs_first and node["weight"] > 0.0 else 0.0)
+                penalty = (2.0 * builder.category_penalty * node.cost / node.weight
+                           if costs_first and node.weight > 0.0 else 0.0)
                 (feature, bin_, missing_left, has_missing, gain,
                  categories) = best_histogram_split(
-                    sums[k], self.n_bins, min_samples_leaf,
-                    feature_order(node["key"], self.n_features), self.n_categories,
-                    penalty)
-                if feature < 0 or 0.5 * gain < min_decrease:
+                    level.histograms[k], self.n_bins, builder.min_samples_leaf,
+                    feature_order(node.key, self.n_features), self.n_categories, penalty)
+                # half the gain: the cost decrease the local histogram splitter measures
+                if feature < 0 or not builder.keeps_split(0.5 * gain, self.weight):
                     leaves.append(node_id)
                     continue
-                threshold = (np.nan if categories is not None
-                             else np.inf if bin_ == self.n_bins[feature] - 1
-                             else self.thresholds[feature, bin_])
-                node.update(feature=feature, bin=bin_, missing_left=missing_left,
-                            has_missing=has_missing, left=len(nodes), right=len(nodes) + 1,
-                            threshold=threshold, categories=categories)
-                nodes += [{"depth": node["depth"] + 1, "parent": node_id, "feature": -1,
-                           "key": key} for key in child_keys(node["key"])]
+                node.feature, node.bin, node.categories = feature, bin_, categories
+                node.missing_left, node.has_missing = missing_left, has_missing
+                node.left, node.right = len(nodes), len(nodes) + 1
+                node.threshold = (np.nan if categories is not None
+                                  else np.inf if bin_ == self.n_bins[feature] - 1
+                                  else self.thresholds[feature, bin_])
+                nodes += [StageNode(depth=node.depth + 1, parent=node_id, key=key)
+                          for key in child_keys(node.key)]
                 routing[0][k], routing[1][k], routing[2][k] = feature, bin_, missing_left
                 routing[3][k] = categories
                 first_child[k] = len(children)
-                children += [node["left"], node["right"]]
-            search = any(nodes[child]["depth"] < max_depth for child in children)
-            near, level = self.summed(grow_level, add_grown_levels, lows, highs, routing,
-                                      search)
+                children += [node.left, node.right]
+            search = any(nodes[child].depth < builder.max_depth for child in children)
+            near, level = self.summed(grow_level, add_grown_levels, lows, level.high,
+                                      routing, search)
             if not costs_first:
                 value_nodes(nodes, frontier, self.solve(near))
             # without missing rows in a node, NaN follows the heavier child
             for k, first in first_child.items():
                 node = nodes[frontier[k]]
-                if not node["has_missing"]:
-                    node["missing_left"] = level[4][first] >= level[4][first + 1]
+                if not node.has_missing:
+                    node.missing_left = level.weight[first] >= level.weight[first + 1]
             frontier = children
-        self.leaf_values = np.array([nodes[node_id]["value"] for node_id in leaves])
+        self.leaf_values = np.array([nodes[node_id].value for node_id in leaves])
         return tree_of(nodes, self.n_features)
 
 
@@ -701,10 +732,10 @@ def value_nodes(nodes, level, solved):
     values, costs, found = solved
     for k, node_id in enumerate(level):
         node = nodes[node_id]
-        parent = nodes[node["parent"]] if node["parent"] >= 0 else None
-        node["value"] = (values[k] if found[k] else
-                         parent["value"] if parent is not None else 0.0)
-        node["cost"] = costs[k] if found[k] else 0.0
+        parent = nodes[node.parent] if node.parent >= 0 else None
+        node.value = (values[k] if found[k] else
+                      parent.value if parent is not None else 0.0)
+        node.cost = costs[k] if found[k] else 0.0
 
 
 def no_splits(n_nodes):

@@ -34,3 +34,5 @@ cdef class TreeBuilder:
     cdef readonly bint prunable             # monotone trees: every subtree monotone too
     cdef readonly object buffers            # Buffers: working arrays kept between builds
     cdef bint building                      # a build is running (one at a time)
+
+    cdef GrowthLimits limits(self, double root_weight) noexcept nogil

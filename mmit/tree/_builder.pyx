@@ -56,10 +56,17 @@ def bounded_by_other_nodes(features):
     return not np.asarray(features.n_categories).any()
 
 
+cdef inline bint may_split(const GrowthLimits* limits, intp_t depth, intp_t n_rows,
+                           bint has_cost) noexcept nogil:
+    """Whether a node at ``depth`` of ``n_rows`` rows, with a positive cost
+    or not, may split: the rule of every grower (the fit on a cluster's
+    too, through ``TreeBuilder.may_split``)."""
+    return (depth < limits.max_depth and n_rows >= limits.min_samples_split
+            and n_rows >= 2 * limits.min_samples_leaf and has_cost)
+
+
 cdef bint can_split(const GrowthLimits* limits, const NodeRecord* node) noexcept nogil:
-    cdef intp_t m = node.end - node.start
-    return (node.depth < limits.max_depth and m >= limits.min_samples_split
-            and m >= 2 * limits.min_samples_leaf and node.cost > 0.0)
+    return may_split(limits, node.depth, node.end - node.start, node.cost > 0.0)
 
 
 cdef bint split_found(Splitter splitter, const GrowthLimits* limits,
@@ -269,6 +276,29 @@ cdef class TreeBuilder:
         self.buffers = Buffers()
         self.building = False
 
+    def may_split(self, intp_t depth, intp_t n_rows, bint has_cost):
+        """Whether a node at ``depth`` of ``n_rows`` rows, whose cost is
+        positive (``has_cost``) or not, may split: the rule a build applies
+        before it searches a node's splits, for a grower outside the builder
+        (the booster's fit on a cluster grows its trees a level at a time)."""
+        cdef GrowthLimits limits = self.limits(0.0)
+        return may_split(&limits, depth, n_rows, has_cost)
+
+    def keeps_split(self, double improvement, double root_weight):
+        """Whether a split lowering its node's cost by ``improvement`` (the
+        splitter's measure) lowers it enough, in a tree whose root weighs
+        ``root_weight``: the rule a build applies to a node's best split."""
+        return improvement >= self.limits(root_weight).min_decrease
+
+    cdef GrowthLimits limits(self, double root_weight) noexcept nogil:
+        """The limits of a build whose root weighs ``root_weight``."""
+        cdef GrowthLimits limits
+        limits.max_depth = self.max_depth
+        limits.min_samples_split = self.min_samples_split
+        limits.min_samples_leaf = self.min_samples_leaf
+        limits.min_decrease = self.min_cost_decrease * root_weight
+        return limits
+
     def build(self, features, targets, const double[::1] sample_weight, uint32_t seed,
               double[::1] row_values=None, int n_threads=1):
         """Grow a Tree on the rows of positive weight.
@@ -378,13 +408,10 @@ cdef class TreeBuilder:
             splitter.row_values = &row_values[0]
         cdef Tree tree = Tree(features.n_features)
         cdef GrowthLimits limits
-        limits.max_depth = self.max_depth
-        limits.min_samples_split = self.min_samples_split
-        limits.min_samples_leaf = self.min_samples_leaf
         cdef NodeRecord root
         with nogil:
             splitter.init_root(&root)
-            limits.min_decrease = self.min_cost_decrease * root.weight
+            limits = self.limits(root.weight)
             root.node_id = tree.add_node(-1, False, root.value, root.cost, root.end,
                                          root.weight, 0)
             if self.max_leaf_nodes > 0:
