@@ -1,8 +1,13 @@
-"""Brute-force evaluation of the sum of interval hinge losses (test oracle).
+"""Brute-force oracles of the tests, independent of the code they check.
 
-Independent of the solver: it evaluates the objective directly at every
-candidate minimiser (all breakpoints, plus the stationary point of every
-quadratic piece) in O(n^2).
+- The sum of interval hinge losses (``objective``) and its minimum
+  (``minimum``), evaluated directly at every candidate minimiser (all
+  breakpoints, plus the stationary point of every quadratic piece) in
+  O(n^2); the conventional minimiser of a flat minimum.
+- The Turnbull probabilities of intervals by plain self-consistency
+  iterations (``observation_probabilities``).
+- The best pruning of a tree for a complexity parameter, over every
+  subtree that keeps the root (``best_pruning``).
 """
 
 import math
@@ -121,3 +126,29 @@ def observation_probabilities(lower, upper, weight, iterations=10_000):
         probability = holds @ mass
         mass = mass * ((w / probability) @ holds)
     return holds @ mass
+
+
+def rooted_subtrees(children_left, children_right, node=0):
+    """Every subtree of a tree that keeps ``node`` (each internal node kept or
+    made a leaf, its descendants then gone), as the tuple of its leaves."""
+    if children_left[node] == -1:
+        return [(node,)]
+    below = [left + right for left in rooted_subtrees(children_left, children_right,
+                                                      children_left[node])
+             for right in rooted_subtrees(children_left, children_right,
+                                          children_right[node])]
+    return [(node,), *below]
+
+
+def best_pruning(tree, alpha, total_weight, rtol=1e-9):
+    """The least ``cost / total_weight + alpha * leaves`` over the subtrees of
+    ``tree`` that keep its root, and the fewest leaves of a subtree reaching
+    it (within ``rtol``): the subtree minimal cost-complexity pruning keeps."""
+    cost = np.asarray(tree.cost) / total_weight
+    scores = [(math.fsum(cost[list(leaves)]) + alpha * len(leaves), len(leaves))
+              for leaves in rooted_subtrees(np.asarray(tree.children_left),
+                                            np.asarray(tree.children_right))]
+    best = min(score for score, _ in scores)
+    fewest = min(n_leaves for score, n_leaves in scores
+                 if score <= best + rtol * abs(best))
+    return best, fewest

@@ -1,18 +1,15 @@
 """The histogram split search (MMITBoost(splitter="hist")): its splits against
 a brute-force Newton criterion, exact leaves, monotone training loss,
-missing values, weights, and the binning."""
+missing values and weights (the binning: test_binning.py)."""
 
-import pickle
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmit import MMITBoost, load_model, save_model
 from mmit._loss._loss import LOSSES
-from mmit.tree._binning import MISSING_BIN, bin_features
 
 
 def problem(n=120, p=3, seed=0, missing=0.0, distinct=None, censoring=0.3):
@@ -228,43 +225,6 @@ def test_integer_weights_equal_repeated_rows(loss, max_bins):
                                        np.repeat(y, counts, axis=0))
     np.testing.assert_allclose(weighted.predict(X), repeated.predict(X), rtol=1e-9,
                                atol=1e-12)
-
-
-def test_binning_keeps_distinct_values_apart_and_missing_values_last():
-    X = np.array([[0.0, 5.0], [1.0, np.nan], [1.0, 5.0], [3.0, 7.0], [np.nan, 6.0]])
-    binned = bin_features(X)
-    codes = np.asarray(binned.codes)
-    np.testing.assert_array_equal(codes[:, 0], [0, 1, 1, 2, MISSING_BIN])
-    np.testing.assert_array_equal(codes[:, 1], [0, MISSING_BIN, 0, 2, 1])
-    np.testing.assert_array_equal(np.asarray(binned.n_bins), [3, 3])
-    thresholds = np.asarray(binned.thresholds)
-    np.testing.assert_array_equal(thresholds[0, :3], [0.5, 2.0, np.inf])
-    # many distinct values: at most max_bins bins of about equal counts
-    column = np.random.default_rng(0).normal(size=(10_000, 1))
-    codes = np.asarray(bin_features(column, max_bins=16).codes)[:, 0]
-    counts = np.bincount(codes)
-    assert counts.size == 16 and counts.min() > 0.8 * counts.mean()
-
-
-def test_binned_features_pickle_dense_or_sparse():
-    """What a cluster's workers hold (and may spill to disk) pickles."""
-    X = np.array([[0.0, 5.0], [1.0, np.nan], [0.0, 0.0], [3.0, 0.0], [np.nan, 6.0]])
-    for values in (X, sp.csr_matrix(np.nan_to_num(X, nan=2.0))):
-        binned = bin_features(values, n_categories=[0, 0])
-        copy = pickle.loads(pickle.dumps(binned))
-        assert copy.sparse == binned.sparse
-        np.testing.assert_array_equal(copy.toarray(), binned.toarray())
-        for name in ("thresholds", "n_bins", "n_categories", "zero_bins"):
-            np.testing.assert_array_equal(np.asarray(getattr(copy, name)),
-                                          np.asarray(getattr(binned, name)))
-
-
-def test_binning_on_threads_places_values_as_on_one():
-    # threads from about 1e6 rows times features
-    X = np.random.default_rng(0).normal(size=(250_000, 5))
-    X[::9, 2] = np.nan
-    one, two = (np.asarray(bin_features(X, n_threads=k).codes) for k in (1, 2))
-    np.testing.assert_array_equal(one, two)
 
 
 def test_bad_parameters():
