@@ -29,12 +29,11 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+# api_estimators.rst is generated below and included by api.rst (not a page)
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "api_estimators.rst"]
 root_doc = "index"
 default_role = "literal"
 
-# API reference: one generated page per public name (docs/generated/)
-autosummary_generate = True
 autodoc_default_options = {"member-order": "alphabetical"}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
@@ -111,13 +110,13 @@ def escape_type_underscores(app, what, name, obj, options, lines):
 # The API reference of the estimators is generated from their one list
 # (mmit._registry): a section per SECTIONS entry, each estimator with its
 # aliases and companions; docs/api.rst includes it.
-ESTIMATOR_REFERENCE = DOCS / "api_estimators.rst.inc"
+ESTIMATOR_REFERENCE = DOCS / "api_estimators.rst"
 
 
 def write_estimator_reference():
     from mmit._registry import ESTIMATORS, SECTIONS
 
-    lines = []
+    lines = [".. currentmodule:: mmit", ""]
     for section in SECTIONS:
         names = [name for entry in ESTIMATORS if entry.section == section
                  for name in (entry.name, *entry.aliases,
@@ -131,6 +130,11 @@ def write_estimator_reference():
 
 
 write_estimator_reference()
+
+# API reference: one generated page per public name (docs/generated/), from
+# the autosummary lists of every page (the included estimator list too,
+# which autosummary reads as a file of its own)
+autosummary_generate = sorted(path.name for path in DOCS.glob("*.rst"))
 
 
 def setup(app):

@@ -1,5 +1,7 @@
 """The models that the benchmarks define, in one place.
 
+- ``xgboost_aft_params`` and ``aft_matrix``: XGBoost's AFT booster
+  (``survival:aft``, ``hist``) as every benchmark sets it up;
 - ``XGBoostAFT`` and ``CatBoostAFT``: the boosted accelerated failure time
   models of XGBoost (``survival:aft``) and CatBoost (``SurvivalAft``) on
   interval targets, and ``PEERS``: each with the package it needs and the
@@ -17,6 +19,29 @@ from mmit._loss._loss import LOSSES
 from mmit._utils._base import IntervalRegressorMixin
 from mmit._utils._validation import bounds_spread
 from mmit.metrics import interval_mse
+
+
+def xgboost_aft_params(*, max_depth, learning_rate, n_threads, distribution="normal",
+                       scale=None, monotonic_cst=None):
+    """The parameters of XGBoost's AFT booster (``survival:aft``, ``hist``,
+    quiet) with these settings (``scale`` None: XGBoost's default;
+    ``monotonic_cst``: -1, 0 or 1 per feature)."""
+    params = {"objective": "survival:aft", "aft_loss_distribution": distribution,
+              "max_depth": max_depth, "learning_rate": learning_rate,
+              "tree_method": "hist", "nthread": n_threads, "verbosity": 0}
+    if scale is not None:
+        params["aft_loss_distribution_scale"] = scale
+    if monotonic_cst is not None:
+        params["monotone_constraints"] = "(" + ",".join(
+            str(int(sign)) for sign in monotonic_cst) + ")"
+    return params
+
+
+def aft_matrix(X, lower_time, upper_time):
+    """A DMatrix of X with these times as AFT label bounds."""
+    import xgboost
+
+    return xgboost.DMatrix(X, label_lower_bound=lower_time, label_upper_bound=upper_time)
 
 
 class AFTBooster(IntervalRegressorMixin, BaseEstimator):
@@ -56,25 +81,17 @@ class XGBoostAFT(AFTBooster):
     @staticmethod
     def matrix(X, y):
         """A DMatrix with the interval bounds as AFT label bounds (exp)."""
-        import xgboost
-
-        matrix = xgboost.DMatrix(X)
         with np.errstate(over="ignore"):
-            matrix.set_float_info("label_lower_bound", np.exp(y[:, 0]))
-            matrix.set_float_info("label_upper_bound", np.exp(y[:, 1]))
-        return matrix
+            return aft_matrix(X, np.exp(y[:, 0]), np.exp(y[:, 1]))
 
     def _train(self, X, y, X_held_out, y_held_out, scale):
         import xgboost
 
-        params = {"objective": "survival:aft", "eval_metric": "aft-nloglik",
-                  "aft_loss_distribution": self.distribution,
-                  "aft_loss_distribution_scale": scale,
-                  "max_depth": self.max_depth, "learning_rate": self.learning_rate,
-                  "tree_method": "hist", "nthread": 1, "verbosity": 0}
-        if self.monotonic_cst is not None:
-            params["monotone_constraints"] = "(" + ",".join(
-                str(int(sign)) for sign in self.monotonic_cst) + ")"
+        params = {**xgboost_aft_params(max_depth=self.max_depth,
+                                       learning_rate=self.learning_rate, n_threads=1,
+                                       distribution=self.distribution, scale=scale,
+                                       monotonic_cst=self.monotonic_cst),
+                  "eval_metric": "aft-nloglik"}
         self.booster_ = xgboost.train(
             params, self.matrix(X, y), num_boost_round=self.n_estimators,
             evals=[(self.matrix(X_held_out, y_held_out), "validation")],

@@ -14,20 +14,17 @@ HELPERS_DIR = Path(__file__).resolve().parent  # the shared helpers, imported by
 
 
 # Runs in a fresh process: the setup code, then the fit code, and prints the
-# peak resident memory since exec (VmHWM) over the resident memory before
-# the fit, in MB (not ru_maxrss, which a child inherits from its parent).
+# peak resident memory since exec over the resident memory before the fit,
+# in MB (memory.py).
 MEMORY_PROBE = """
 import json, sys
 sys.path[0:0] = {paths!r}
-
-def status_kib(field):
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith(field))
+from memory import peak_bytes, resident_bytes
 
 {setup}
-before = status_kib("VmRSS")
+before = resident_bytes()
 {fit}
-print(json.dumps((status_kib("VmHWM") - before) / 1024))
+print(json.dumps((peak_bytes() - before) / 2**20))
 """
 
 

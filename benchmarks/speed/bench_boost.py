@@ -31,7 +31,7 @@ from pathlib import Path
 from sklearn.ensemble import GradientBoostingRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
-from models import XGBoostAFT  # noqa: E402
+from models import XGBoostAFT, xgboost_aft_params  # noqa: E402
 from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
 from tables import Table, add_csv_argument, seconds, size  # noqa: E402
 from timing import interleaved_medians, peak_fit_memory_mb, xgboost_available  # noqa: E402
@@ -44,9 +44,7 @@ N_THREADS = 2
 def xgboost_fit(X, y, stages):
     import xgboost
 
-    params = {"objective": "survival:aft", "aft_loss_distribution": "normal",
-              "max_depth": 3, "learning_rate": 0.1, "tree_method": "hist",
-              "nthread": N_THREADS, "verbosity": 0}
+    params = xgboost_aft_params(max_depth=3, learning_rate=0.1, n_threads=N_THREADS)
     return xgboost.train(params, XGBoostAFT.matrix(X, y), num_boost_round=stages)
 
 

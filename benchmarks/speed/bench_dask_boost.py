@@ -29,7 +29,6 @@ Usage: python benchmarks/speed/bench_dask_boost.py [--sizes 1e6 1e7] [--stages 1
 """
 
 import argparse
-import resource
 import statistics
 import sys
 import time
@@ -39,6 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from bench_boost import booster_params  # noqa: E402
+from models import xgboost_aft_params  # noqa: E402
 from speed_data import N_FEATURES, interval_data  # noqa: E402
 from tables import Table, add_csv_argument, seconds, size  # noqa: E402
 
@@ -82,23 +82,23 @@ def xgboost_fit(client, X, y, stages):
     with np.errstate(over="ignore"):
         matrix = xgboost.dask.DaskDMatrix(client, X, label_lower_bound=da.exp(y[:, 0]),
                                           label_upper_bound=da.exp(y[:, 1]))
-    params = {"objective": "survival:aft", "aft_loss_distribution": "normal",
-              "max_depth": 3, "learning_rate": 0.1, "tree_method": "hist", "nthread": 1,
-              "verbosity": 0}
+    params = xgboost_aft_params(max_depth=3, learning_rate=0.1, n_threads=1)
     return xgboost.dask.train(client, params, matrix, num_boost_round=stages)
 
 
 FITS = {"MMITBoost (hist)": mmit_fit, "xgboost.dask AFT": xgboost_fit}
 
 
-def worker_peak_gb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+HELPERS = str(Path(__file__).resolve().parents[1] / "common")
 
 
-def worker_resident_gb():
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status
-                    if line.startswith("VmRSS")) / 2**20
+def worker_memory_gb(peak):
+    """A worker's peak (or current) resident memory, in GB (memory.py, which
+    the worker imports from the helpers' folder)."""
+    sys.path.insert(0, HELPERS)
+    from memory import GB, peak_bytes, resident_bytes
+
+    return (peak_bytes() if peak else resident_bytes()) / GB
 
 
 def measure(fit, n, args):
@@ -111,7 +111,7 @@ def measure(fit, n, args):
                       memory_limit=args.memory_limit, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         X, y = cluster_data(client, n, args.partition_rows, args.lazy)
-        before = max(client.run(worker_resident_gb).values())
+        before = max(client.run(worker_memory_gb, False).values())
         times = []
         for _ in range(args.repeats):
             start = time.perf_counter()
@@ -121,7 +121,7 @@ def measure(fit, n, args):
                 print(f"the fit failed: {error!r}", file=sys.stderr)
                 return None, before, None
             times.append(time.perf_counter() - start)
-        peak = max(client.run(worker_peak_gb).values())
+        peak = max(client.run(worker_memory_gb, True).values())
     return statistics.median(times), before, peak
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 import numpy as np
+from memory import GB, peak_bytes, reset_peak
 from tables import Table, add_csv_argument, seconds, size
 
 from mmit import MMITForest, SurvivalRegressor, intervals_from_survival
@@ -47,25 +48,12 @@ def survival_data(n, n_features, seed):
     return X, y
 
 
-def reset_peak():
-    """Start the process's peak resident memory afresh (Linux)."""
-    with open("/proc/self/clear_refs", "w") as clear_refs:
-        clear_refs.write("5")
-
-
-def peak_gb():
-    """The process's peak resident memory since the last reset (VmHWM), in GB."""
-    with open("/proc/self/status") as status:
-        kib = next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
-    return kib / 2**20
-
-
 def timed(function):
     """The function's result, its seconds and the peak memory while it ran."""
     reset_peak()
     start = time.perf_counter()
     result = function()
-    return result, time.perf_counter() - start, peak_gb()
+    return result, time.perf_counter() - start, peak_bytes() / GB
 
 
 def measure(n, args, table):

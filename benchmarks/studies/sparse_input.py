@@ -27,9 +27,12 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 import numpy as np
 import scipy.sparse as sp
+from memory import peak_bytes, reset_peak, resident_bytes
 
 from mmit import MMIT, IntervalLinearRegression, MMITBoost, MMITForest
 
@@ -54,22 +57,6 @@ def simulated(n_rows, n_features, density, seed=0):
     return X, np.column_stack([signal - 0.5, upper])
 
 
-def resident_bytes(field):
-    """``VmRSS`` (now) or ``VmHWM`` (the peak since the last reset) of this
-    process, in bytes (Linux)."""
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError(f"no {field} in /proc/self/status")
-
-
-def reset_peak():
-    """Make the peak resident memory the current one (Linux: clear_refs 5)."""
-    with open("/proc/self/clear_refs", "w") as clear_refs:
-        clear_refs.write("5")
-
-
 def child(model, layout, n_rows, n_features, density):
     """Fit one model on one layout; print time, memory and its first
     predictions as JSON."""
@@ -77,11 +64,11 @@ def child(model, layout, n_rows, n_features, density):
     if layout == "dense":
         X = X.toarray(order="C")
     reset_peak()
-    before = resident_bytes("VmRSS")
+    before = resident_bytes()
     start = time.perf_counter()
     fitted = MODELS[model]().fit(X, y)
     seconds = time.perf_counter() - start
-    peak = resident_bytes("VmHWM")
+    peak = peak_bytes()
     prediction = fitted.predict(X[:100])
     print(json.dumps({"seconds": seconds, "fit_bytes": max(peak - before, 0),
                       "prediction": prediction.tolist()}))

@@ -64,7 +64,7 @@ def predictions(shape, n, seed, rates, n_held_out):
     forest = MMITForest(**SURVIVAL_FOREST, n_jobs=2, random_state=seed).fit(
         X[train], target)
     boosters = [booster_at(rate, seed).fit(X[train], target) for rate in rates]
-    xgboost = survival_scale.XGBoostAFT().fit(
+    xgboost = survival_scale.SurvivalXGBoostAFT().fit(
         X[train], survival_scale.records(event[train], time_[train]))
     return (intervals_from_survival(event[test], time_[test]), -forest.predict(X[test]),
             [-booster.predict(X[test]) for booster in boosters], xgboost.predict(X[test]))

@@ -46,6 +46,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 import numpy as np
+from memory import GB, peak_bytes
+from models import aft_matrix, xgboost_aft_params
 from tables import Table, add_csv_argument, seconds, size
 
 N_FEATURES = 40
@@ -86,7 +88,7 @@ def sksurv_model(name):
     return model, lambda X: model.predict(X), curves
 
 
-class XGBoostAFT:
+class SurvivalXGBoostAFT:
     """XGBoost's AFT booster (it takes times and models their logarithm): its
     risk is minus the predicted time."""
 
@@ -94,11 +96,9 @@ class XGBoostAFT:
         import xgboost
         lower = y["time"]
         upper = np.where(y["event"], lower, np.inf)
-        data = xgboost.DMatrix(X, label_lower_bound=lower, label_upper_bound=upper)
         self.booster_ = xgboost.train(
-            {"objective": "survival:aft", "aft_loss_distribution": "normal",
-             "tree_method": "hist", "max_depth": 6, "learning_rate": 0.05,
-             "nthread": 2, "verbosity": 0}, data, num_boost_round=300)
+            xgboost_aft_params(max_depth=6, learning_rate=0.05, n_threads=2),
+            aft_matrix(X, lower, upper), num_boost_round=300)
         return self
 
     def predict(self, X):
@@ -113,14 +113,9 @@ MODELS = {
     "CoxPHSurvivalAnalysis": lambda: sksurv_model("CoxPHSurvivalAnalysis"),
     "GradientBoostingSurvivalAnalysis": lambda: sksurv_model(
         "GradientBoostingSurvivalAnalysis"),
-    "XGBoost AFT": lambda: (lambda model: (model, model.predict, None))(XGBoostAFT()),
+    "XGBoost AFT": lambda: (lambda model: (model, model.predict, None))(
+        SurvivalXGBoostAFT()),
 }
-
-
-def peak_gb():
-    with open("/proc/self/status") as status:
-        kib = next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
-    return kib / 2**20
 
 
 def run_one(name, n, n_held_out, seed, risk_path):
@@ -151,7 +146,7 @@ def run_one(name, n, n_held_out, seed, risk_path):
         result["brier"] = integrated_brier_score(
             records(event[train], time_[train]),
             records(event[test][inside], time_[test][inside]), values, grid)
-    result["peak_gb"] = peak_gb()
+    result["peak_gb"] = peak_bytes() / GB
     print(json.dumps(result))
 
 
