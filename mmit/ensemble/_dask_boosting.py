@@ -400,12 +400,13 @@ def dask_rows(collection, name):
     return collection
 
 
-def row_blocks(X, y, sample_weight, prefix=""):
-    """X's rows in blocks: the rows' and their features' number, each
-    block's first row (and one past the last), and per block its delayed
-    rows of X (every column: a pandas data frame for a Dask data frame, so
-    that its columns keep their dtypes, else an array), y and the weights
-    (None without), y and the weights rechunked as X's rows."""
+def delayed_partitions(X, y, sample_weight, prefix=""):
+    """The partitions of Dask collections X, y and sample_weight, aligned:
+    the rows' and their features' number, each partition's first row (and
+    one past the last), and per partition its delayed rows of X (every
+    column: a pandas data frame for a Dask data frame, so that its columns
+    keep their dtypes, else an array), y and the weights (None without), y
+    and the weights rechunked as X's rows."""
     frames = sys.modules.get("dask.dataframe")
     if frames is not None and isinstance(X, frames.DataFrame):
         sizes = tuple(int(size) for size in X.map_partitions(len).compute())
@@ -564,7 +565,8 @@ class ClusterRows:
         from distributed import wait
 
         self.client = dask_client()
-        (self.n_samples, self.n_features), starts, blocks = row_blocks(X, y, sample_weight)
+        (self.n_samples, self.n_features), starts, blocks = delayed_partitions(
+            X, y, sample_weight)
         # the bins: quantiles of the rows a local fit of as many rows takes
         # (all of them up to SUBSAMPLE), each partition giving its own
         sample = binning_sample(self.n_samples)
@@ -765,7 +767,7 @@ class ClusterValidation:
         from distributed import wait
 
         client = dask_client()
-        _, _, blocks = row_blocks(X, y, sample_weight, prefix="validation ")
+        _, _, blocks = delayed_partitions(X, y, sample_weight, prefix="validation ")
         parts = client.compute([delayed(validation_rows)(x, labels, w, encoding, baseline,
                                                          margin)
                                 for x, labels, w in blocks])
