@@ -96,3 +96,33 @@ def test_every_results_table_is_included_and_rectangular():
         with open(table, newline="") as file:
             header, *rows = list(csv.reader(file))
         assert rows and all(len(row) == len(header) for row in rows), table.name
+
+
+def readme_paragraph(start):
+    """The README's paragraph that starts with ``start``, on one line."""
+    text = README.read_text()
+    begin = text.index(start)
+    return " ".join(text[begin:text.index("\n\n", begin)].split())
+
+
+def named(paragraph, name):
+    return re.search(rf"`{name}`", paragraph) is not None
+
+
+def test_readme_says_which_estimators_take_nan_and_which_models_files_hold():
+    """The README's lists follow the estimators' own tags and the registry:
+    every public estimator whose tags allow NaN is named among those that
+    take it, every other among those that refuse it, and every estimator
+    model files hold among those that ``save_model`` takes."""
+    needs_source_tree()
+    from mmit._registry import ESTIMATORS, model_kinds
+
+    missing = readme_paragraph("Missing values:")
+    takes, refuses = missing.split(" refuse NaN")[0].rsplit(". ", 1)
+    for entry in ESTIMATORS:
+        model = entry.all_examples()[0].make()
+        where = takes if model.__sklearn_tags__().input_tags.allow_nan else refuses
+        assert named(where, entry.name), entry.name
+    files = readme_paragraph("Model files:")
+    for name in model_kinds():
+        assert named(files, name), name
