@@ -3,8 +3,9 @@
 :class:`MMITForest` (``_forest``) and :class:`MMITForestCV`
 (``_forest_cv``), bagged trees and their out-of-bag machinery (``_bagging``)
 with predictive distributions (``_predictive``: the strategies
-:class:`SpreadDistribution` and :class:`LocationDistribution`; ``_npmle``:
-the leaves' Turnbull estimates, compiled); :class:`MMITBoost` (``_boosting``);
+:class:`SpreadDistribution` and :class:`LocationDistribution`; compiled,
+``_turnbull``: the leaves' Turnbull estimates, ``_forest_readout``: their
+read-outs); :class:`MMITBoost` (``_boosting``);
 what the tree ensembles share (``_base``); and
 :class:`IntervalStackingRegressor` (``_stacking``) with its convex combiner
 (``_combiner``).

@@ -8,7 +8,7 @@ from its out-of-fold predictions.
 Each tree puts a query ``x`` in a leaf, whose training rows each weigh
 their weight in the tree's sample over the leaf's total. The predictive
 distribution at ``x`` is the average over the trees of the weighted
-nonparametric maximum-likelihood estimate (NPMLE, ``_npmle``) of the
+nonparametric maximum-likelihood estimate (NPMLE, ``_turnbull``) of the
 intervals of the rows in x's leaf. With exact values it is the weighted
 empirical distribution under Meinshausen's quantile regression forest
 weights ``w_i(x)`` = the mean over the trees of (the weight of row i in the
@@ -51,7 +51,8 @@ from .._utils._sparse import by_row_blocks, row_blocks
 from ..tree._additive import tree_leaves
 from ..tree._growing import MAX_SEED, TREE_PARAMETER_CONSTRAINTS
 from ._bagging import out_of_bag_predictions, tree_samples
-from ._npmle import forest_cdf_sums, forest_readout, leaf_estimates
+from ._forest_readout import forest_cdf_sums, forest_readout
+from ._turnbull import leaf_estimates
 
 # The NPMLE stops when the mean log-likelihood is within this of its maximum
 NPMLE_TOLERANCE = 1e-6
