@@ -33,9 +33,9 @@ from .._utils._base import set_feature_attributes
 from .._utils._categorical import fitted_encoding, takes_categorical_features
 from .._utils._files import replacing_file
 from ..ensemble._boosting import MMITBoost
+from ..ensemble._distribution_strategies import LocationDistribution, SpreadDistribution
 from ..ensemble._forest import MMITForest
 from ..ensemble._forest_cv import MMITForestCV
-from ..ensemble._predictive import LocationDistribution, SpreadDistribution
 from ..ensemble._stacking import IntervalStackingRegressor
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegression, IntervalLinearRegressionCV

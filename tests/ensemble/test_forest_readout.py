@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from problems import grid_intervals
 
-from mmit.ensemble._predictive import NPMLE_TOLERANCE, LeafSamples
+from mmit.ensemble._distributions import NPMLE_TOLERANCE, LeafSamples
 from mmit.ensemble._turnbull import weighted_npmle
 
 INF = np.inf
