@@ -17,6 +17,7 @@ from joblib import effective_n_jobs
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._sparse import by_row_blocks
+from .._utils._validation import check_thresholds, check_times
 
 # pickles of earlier versions name this module
 from ._distribution_strategies import (  # noqa: F401
@@ -46,29 +47,6 @@ def interval_levels(coverage):
     if not 0.0 < coverage < 1.0:
         raise ValueError(f"coverage must lie in (0, 1), got {coverage!r}.")
     return np.array([(1.0 - coverage) / 2.0, (1.0 + coverage) / 2.0])
-
-
-def check_thresholds(thresholds, name="thresholds"):
-    """Thresholds (or times: ``name``) as a 1-D float array without NaN
-    (ValueError otherwise)."""
-    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
-    if values.ndim != 1 or values.size == 0 or np.isnan(values).any():
-        raise ValueError(f"{name} must be a non-empty 1-D list of numbers, got "
-                         f"{thresholds!r}.")
-    return values
-
-
-def check_time_grid(times, log, name="times"):
-    """Times as a 1-D float array, increasing, finite, from a non-negative
-    (with ``log``: positive) first time (ValueError naming ``name``
-    otherwise)."""
-    values = check_thresholds(times, name)
-    if (np.any(np.diff(values) <= 0) or values[0] < 0 or (log and values[0] == 0)
-            or not np.isfinite(values[-1])):
-        first = "positive" if log else "non-negative"
-        raise ValueError(f"{name} must increase from a {first} first time and be "
-                         f"finite, got {times!r}.")
-    return values
 
 
 class PredictiveDistributionMixin:
@@ -132,7 +110,7 @@ class PredictiveDistributionMixin:
         >>> bool(np.allclose(mean, times[0] + curves[:, :-1] @ np.diff(times)))
         True
         """
-        times = check_time_grid(times, log)
+        times = check_times(times, log, grid=True)
         distribution = self._distribution()
         X, location = self._distribution_query(X, distribution)
         thresholds = np.log(times[:-1]) if log else times[:-1]
