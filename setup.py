@@ -61,11 +61,12 @@ EXTENSIONS = {
     "linear_model": ["_newton"],
     "tree": ["_criterion", "_node_models", "_tree", "_features", "_splitter", "_binning",
              "_histogram_splitter", "_builder", "_pruning", "_level_builder", "_treeshap"],
-    "ensemble": ["_npmle"],
+    "ensemble": ["_turnbull", "_forest_readout"],
     "survival": ["_pair_counts"],
 }
 OPENMP_MODULES = {"_loss._loss", "_loss._solver", "tree._criterion", "tree._binning",
-                  "tree._histogram_splitter", "ensemble._npmle", "tree._treeshap"}
+                  "tree._histogram_splitter", "ensemble._turnbull",
+                  "ensemble._forest_readout", "tree._treeshap"}
 
 
 def openmp_flag():

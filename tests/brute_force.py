@@ -95,7 +95,7 @@ def observation_probabilities(lower, upper, weight, iterations=10_000):
     """The probability each observation ``[lower_i, upper_i]`` (closed) gets
     under the NPMLE of weighted interval-censored values (test oracle).
 
-    Independent of ``mmit.ensemble._npmle``: the real line is cut at every finite end
+    Independent of ``mmit.ensemble._turnbull``: the real line is cut at every finite end
     into point cells and the open cells between them; plain self-consistency
     iterations on the cells' masses, from each observation's weight spread
     evenly over the cells it holds. (The observations' probabilities are

@@ -32,8 +32,8 @@ SUITES = ["_loss/test_solver.py", "_loss/test_loss.py", "tree/test_tree.py",
           "tree/test_interaction_constraints.py", "tree/test_stage_criterion.py",
           "tree/test_binning.py", "tree/test_pruning.py", "test_sparse.py",
           "test_entry_points.py", "linear_model/test_linear.py",
-          "linear_model/test_newton.py", "ensemble/test_npmle.py",
-          "ensemble/test_cluster_kernels.py",
+          "linear_model/test_newton.py", "ensemble/test_turnbull.py",
+          "ensemble/test_forest_readout.py", "ensemble/test_cluster_kernels.py",
           "ensemble/test_forest.py", "ensemble/test_predictive.py",
           "inspection/test_shap.py", "survival/test_concordance.py"]
 

@@ -142,7 +142,7 @@ from timing import BaselineProcess, interleaved_medians, xgboost_available  # no
 
 from mmit import IntervalStackingRegressor, MMITForest, SpreadDistribution  # noqa: E402
 from mmit.datasets import load_folder  # noqa: E402
-from mmit.ensemble._predictive import LeafSamples  # noqa: E402
+from mmit.ensemble._distributions import LeafSamples  # noqa: E402
 from mmit.metrics import interval_coverage, pinball_loss  # noqa: E402
 
 try:

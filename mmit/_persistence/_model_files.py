@@ -34,7 +34,7 @@ from .._registry import model_kinds
 from .._utils._base import set_feature_attributes
 from .._utils._categorical import fitted_encoding, takes_categorical_features
 from .._utils._files import replacing_file
-from ..ensemble._predictive import LocationDistribution, SpreadDistribution
+from ..ensemble._distribution_strategies import LocationDistribution, SpreadDistribution
 from ..tree._tree import Tree
 
 __all__ = ["save_model", "load_model"]

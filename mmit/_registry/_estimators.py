@@ -25,9 +25,9 @@ from sklearn.model_selection import GridSearchCV
 
 from .._utils._validation import bounds_spread
 from ..ensemble._boosting import MMITBoost
+from ..ensemble._distribution_strategies import LocationDistribution, SpreadDistribution
 from ..ensemble._forest import MMITForest
 from ..ensemble._forest_cv import MMITForestCV
-from ..ensemble._predictive import LocationDistribution, SpreadDistribution
 from ..ensemble._stacking import IntervalStackingRegressor
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegression, IntervalLinearRegressionCV

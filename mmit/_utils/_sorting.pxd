@@ -40,7 +40,7 @@ cdef enum:
     PREFETCH_KEYS = 16      # sorted keys looked ahead when ranking
 
 # Bit scans of 64-bit words: bitsets read in order (_solver's active slots,
-# _npmle's ranks of interval ends)
+# _forest_readout's ranks of interval ends)
 cdef extern from *:
     """
     #ifndef MMIT_BIT_SCANS

@@ -1,5 +1,7 @@
-"""Validation of interval targets, margins, losses and sample weights, and the
-scales of interval targets (their spread, the default margins).
+"""Validation of interval targets, margins, losses and sample weights, of
+thresholds and times (``check_times``: survival times, grids of times, a
+step function's domain), and the scales of interval targets (their
+spread, the default margins).
 
 Everything a user passes is checked here, in Python, once; the Cython core
 trusts its inputs.
@@ -216,3 +218,70 @@ def validate_training_data(estimator, X, y, sample_weight, allow_nan=True,
     lower, upper = check_interval_target(y, X.shape[0])
     sample_weight = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
     return X, lower, upper, sample_weight
+
+
+def check_thresholds(thresholds, name="thresholds"):
+    """Thresholds (or times: ``name``) as a 1-D float array without NaN
+    (ValueError otherwise)."""
+    values = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    if values.ndim != 1 or values.size == 0 or np.isnan(values).any():
+        raise ValueError(f"{name} must be a non-empty 1-D list of numbers, got "
+                         f"{thresholds!r}.")
+    return values
+
+
+def check_times(times, log=False, *, name="times", grid=False, domain=None):
+    """Times checked as a float64 array: the samples' times, a grid of times
+    or the times a step function is read at (ValueError otherwise).
+
+    Parameters
+    ----------
+    times : array-like of shape (n_times,) or (n_samples, 2)
+        The times: each sample's event or censoring time, or (2 columns)
+        each sample's interval of times, lower and upper; with ``grid`` or
+        ``domain``, the times a curve is read at.
+    log : bool, default=False
+        Whether the times' logarithms are taken: they must be positive (but
+        an interval's lower bound, which may be 0: the time origin).
+    name : str, default="times"
+        What a grid's or a domain's message calls the times.
+    grid : bool, default=False
+        Check a grid: a non-empty 1-D list without NaN, increasing, finite,
+        from a non-negative (with ``log``: positive) first time.
+    domain : (float, float) or None, default=None
+        Check that every time lies in ``[domain[0], domain[1]]``.
+
+    Without ``grid`` or ``domain``, every sample's times must be
+    non-negative, and with ``log`` its last (upper) one positive; the
+    message names the samples whose times are not.
+
+    Returns
+    -------
+    times : ndarray of float64
+        At least 1-D.
+    """
+    if grid:
+        values = check_thresholds(times, name)
+        if (np.any(np.diff(values) <= 0) or values[0] < 0 or (log and values[0] == 0)
+                or not np.isfinite(values[-1])):
+            first = "positive" if log else "non-negative"
+            raise ValueError(f"{name} must increase from a {first} first time and be "
+                             f"finite, got {times!r}.")
+        return values
+    values = np.atleast_1d(np.asarray(times, dtype=np.float64))
+    if domain is not None:
+        if np.any(values < domain[0]) or np.any(values > domain[1]):
+            raise ValueError(f"{name} must lie within the domain [{domain[0]}, "
+                             f"{domain[1]}].")
+        return values
+    samples = values.reshape(values.shape[0], -1)
+    bad = samples[:, 0] < 0
+    if log:
+        bad |= samples[:, -1] <= 0
+    rows = np.flatnonzero(bad)
+    if rows.size:
+        named = ", ".join(map(str, rows[:10])) + (", ..." if rows.size > 10 else "")
+        raise ValueError(f"{'log=True needs' if log else 'times must be'} "
+                         f"{'positive' if log else 'non-negative'} times; rows {named} "
+                         f"are not.")
+    return values

@@ -2,18 +2,21 @@
 
 :class:`MMITForest` (``_forest``) and :class:`MMITForestCV`
 (``_forest_cv``), bagged trees and their out-of-bag machinery (``_bagging``)
-with predictive distributions (``_predictive``: the strategies
-:class:`SpreadDistribution` and :class:`LocationDistribution`; ``_npmle``:
-the leaves' Turnbull estimates, compiled); :class:`MMITBoost` (``_boosting``);
+with predictive distributions (``_distributions``: the distributions of a
+forest's leaves; ``_distribution_strategies``: how a model makes them,
+:class:`SpreadDistribution` and :class:`LocationDistribution`;
+``_predictive``: the estimators' methods that read them; compiled,
+``_turnbull``: the leaves' Turnbull estimates, ``_forest_readout``: their
+read-outs); :class:`MMITBoost` (``_boosting``);
 what the tree ensembles share (``_base``); and
 :class:`IntervalStackingRegressor` (``_stacking``) with its convex combiner
 (``_combiner``).
 """
 
 from ._boosting import MMITBoost
+from ._distribution_strategies import LocationDistribution, SpreadDistribution
 from ._forest import MMITForest
 from ._forest_cv import MMITForestCV
-from ._predictive import LocationDistribution, SpreadDistribution
 from ._stacking import IntervalStackingRegressor
 
 __all__ = ["IntervalStackingRegressor", "LocationDistribution", "MMITBoost", "MMITForest",

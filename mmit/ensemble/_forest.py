@@ -42,16 +42,15 @@ from ._bagging import (  # noqa: F401 (pickles of mmit._forest name TreeSamples)
     sample_of,
 )
 from ._base import Progress, TreeEnsemble
-from ._predictive import (
+from ._distribution_strategies import (
     DISTRIBUTIONS,
     DeferredDistribution,
-    ForestDistribution,
     LocationDistribution,
-    OutOfBagDistributionMixin,
-    PredictiveDistributionMixin,
     SpreadDistribution,
     TrainingRows,
 )
+from ._distributions import ForestDistribution
+from ._predictive import OutOfBagDistributionMixin, PredictiveDistributionMixin
 
 #: The constraint of a forest's ``max_samples`` (also MMITForestCV's).
 MAX_SAMPLES_CONSTRAINT = [

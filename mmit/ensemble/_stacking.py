@@ -33,14 +33,10 @@ from ..tree._growing import draw_seed
 from ._bagging import rows_without_out_of_bag_prediction_ignored
 from ._boosting import MMITBoost
 from ._combiner import simplex_weights
+from ._distribution_strategies import DeferredDistribution, SpreadDistribution, TrainingRows
+from ._distributions import ForestDistribution
 from ._forest import MMITForest
-from ._predictive import (
-    DeferredDistribution,
-    ForestDistribution,
-    PredictiveDistributionMixin,
-    SpreadDistribution,
-    TrainingRows,
-)
+from ._predictive import PredictiveDistributionMixin
 
 # the steps of a member fitted behind an imputer
 IMPUTER_STEP, MEMBER_STEP = "impute", "model"

@@ -15,9 +15,9 @@ from .._utils._constraints import MONOTONIC_CST_CONSTRAINT
 from .._utils._docstrings import fill_doc
 from .._utils._partitions import by_partitions
 from .._utils._sparse import by_row_blocks
+from .._utils._validation import check_times
 from ..ensemble._boosting import MMITBoost
 from ..ensemble._forest import MMITForest
-from ..ensemble._predictive import check_time_grid
 from ._concordance import concordance_index
 
 
@@ -62,20 +62,9 @@ def intervals_from_survival(event, time, *, log=False):
         raise ValueError("event must hold booleans (or 0 and 1).")
     event = event.astype(bool)
     if log:
-        check_times(time <= 0, log)
+        check_times(time, log)
         time = np.log(time)
     return np.column_stack([time, np.where(event, time, np.inf)])
-
-
-def check_times(bad, log):
-    """ValueError naming the rows where ``bad`` holds: times that are not
-    positive (with ``log``) or negative."""
-    rows = np.flatnonzero(bad)
-    if rows.size:
-        named = ", ".join(map(str, rows[:10])) + (", ..." if rows.size > 10 else "")
-        raise ValueError(f"{'log=True needs' if log else 'times must be'} "
-                         f"{'positive' if log else 'non-negative'} times; rows {named} "
-                         f"are not.")
 
 
 def survival_target(y, log):
@@ -96,7 +85,7 @@ def survival_target(y, log):
             raise TypeError(f"the event field {y.dtype.names[0]!r} of y must be boolean, "
                             f"not {event.dtype}.")
         lower, upper = intervals_from_survival(event, times).T
-        bad = (lower <= 0) if log else (lower < 0)
+        check_times(lower, log)  # the event or censoring times
     else:
         y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
                         input_name="y")
@@ -109,8 +98,7 @@ def survival_target(y, log):
             raise ValueError("interval times need finite lower bounds, no NaN and "
                              "lower <= upper.")
         # a lower bound of 0: the time origin (left-censored on log times)
-        bad = (lower < 0) | (upper <= 0) if log else (lower < 0)
-    check_times(bad, log)
+        check_times(np.column_stack([lower, upper]), log)
     times = np.column_stack([lower, upper])
     if not log:
         return times, times
@@ -168,10 +156,7 @@ class StepFunction:
         return self.x[0], self.x[-1]
 
     def __call__(self, x):
-        x = np.atleast_1d(np.asarray(x, dtype=np.float64))
-        if np.any(x < self.x[0]) or np.any(x > self.x[-1]):
-            raise ValueError(f"times must lie within the domain [{self.x[0]}, "
-                             f"{self.x[-1]}].")
+        x = check_times(x, domain=self.domain)
         return self.a * self.y[np.searchsorted(self.x, x, side="right") - 1] + self.b
 
     def __repr__(self):
@@ -376,7 +361,8 @@ default=None
         if not 0.0 <= self.booster_share_ <= 1.0:
             raise ValueError("the survival booster's share must be in [0, 1]")
         self.unique_times_, self.curve_times_ = (
-            check_time_grid(reader.array(name, np.float64, (None,)), self.log, name)
+            check_times(reader.array(name, np.float64, (None,)), self.log, name=name,
+                        grid=True)
             for name in ("unique_times", "curve_times"))
 
     def __setstate__(self, state):
@@ -443,7 +429,7 @@ default=None
         if isinstance(self.curve_times, Integral):
             levels = np.linspace(0.0, 1.0, self.curve_times)
             return np.unique(np.quantile(times, levels, method="inverted_cdf"))
-        return check_time_grid(self.curve_times, self.log, "curve_times")
+        return check_times(self.curve_times, self.log, name="curve_times", grid=True)
 
     @by_partitions
     @by_row_blocks

@@ -1,8 +1,9 @@
-"""Validation of targets and the scales derived from them."""
+"""Validation of targets, times, and the scales derived from them."""
 
 import numpy as np
+import pytest
 
-from mmit._utils._validation import default_margins
+from mmit._utils._validation import check_times, default_margins
 
 
 def test_default_margins_include_zero_and_scale_with_the_bounds():
@@ -13,3 +14,31 @@ def test_default_margins_include_zero_and_scale_with_the_bounds():
     assert np.all(np.diff(margins) > 0)
     np.testing.assert_allclose(default_margins(10 * lower, 10 * upper), 10 * margins)
     assert default_margins(np.zeros(3), np.zeros(3)).tolist() == [0.0]
+
+
+def test_one_check_of_times_for_samples_grids_and_domains():
+    # each sample's time, or interval of times (a lower bound 0 on log times:
+    # the time origin)
+    np.testing.assert_array_equal(check_times([0.0, 2.0]), [0.0, 2.0])
+    check_times(np.array([[0.0, 1.0], [2.0, np.inf]]), log=True)
+    with pytest.raises(ValueError, match="log=True needs positive times; rows 0 are not"):
+        check_times([0.0, 2.0], log=True)
+    with pytest.raises(ValueError, match="positive times; rows 1 are not"):
+        check_times(np.array([[0.0, 1.0], [0.0, 0.0]]), log=True)
+    with pytest.raises(ValueError, match="non-negative times; rows 0, 2 are not"):
+        check_times(np.array([[-1.0, 1.0], [0.0, 0.0], [-2.0, -1.0]]))
+    # a grid
+    np.testing.assert_array_equal(check_times(1.0, grid=True), [1.0])
+    for bad in ([], [np.nan], [[1.0, 2.0]]):
+        with pytest.raises(ValueError, match="grid must be a non-empty 1-D list"):
+            check_times(bad, name="grid", grid=True)
+    for bad in ([2.0, 1.0], [1.0, 1.0], [-1.0, 2.0], [1.0, np.inf]):
+        with pytest.raises(ValueError, match="must increase from a non-negative"):
+            check_times(bad, grid=True)
+    check_times([0.0, 1.0], grid=True)
+    with pytest.raises(ValueError, match="positive first time"):
+        check_times([0.0, 1.0], log=True, grid=True)
+    # a domain
+    np.testing.assert_array_equal(check_times(2.0, domain=(1.0, 3.0)), [2.0])
+    with pytest.raises(ValueError, match=r"times must lie within the domain \[1.0, 3.0\]"):
+        check_times([1.0, 3.5], domain=(1.0, 3.0))

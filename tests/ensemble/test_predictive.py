@@ -19,8 +19,8 @@ from mmit import (
     SpreadDistribution,
     intervals_from_survival,
 )
-from mmit.ensemble._npmle import weighted_npmle
-from mmit.ensemble._predictive import NPMLE_TOLERANCE
+from mmit.ensemble._distributions import NPMLE_TOLERANCE
+from mmit.ensemble._turnbull import weighted_npmle
 from mmit.metrics import interval_coverage, pinball_loss
 
 

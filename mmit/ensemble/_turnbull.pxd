@@ -1,5 +1,5 @@
 # Declarations of the weighted nonparametric maximum-likelihood estimate of
-# a distribution from interval-censored values (Turnbull). See _npmle.pyx.
+# a distribution from interval-censored values (Turnbull). See _turnbull.pyx.
 
 from libc.stdint cimport int32_t
 
