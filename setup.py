@@ -58,7 +58,7 @@ if DEBUG:
 # the compiled modules, by package; those whose loops run on several threads
 EXTENSIONS = {
     "_loss": ["_loss", "_solver"],
-    "linear_model": ["_newton"],
+    "linear_model": ["_newton", "_standardisation", "_ridge_newton", "_elastic_net_path"],
     "tree": ["_criterion", "_node_models", "_tree", "_features", "_splitter", "_binning",
              "_histogram_splitter", "_builder", "_pruning", "_level_builder", "_treeshap"],
     "ensemble": ["_turnbull", "_forest_readout"],

@@ -33,7 +33,8 @@ from mmit._utils._sparse import (
     row_blocks,
     walk_rows,
 )
-from mmit.linear_model._newton import StandardisedFeatures, elastic_net_path, transpose_dot
+from mmit.linear_model._elastic_net_path import elastic_net_path
+from mmit.linear_model._standardisation import StandardisedFeatures, transpose_dot
 from mmit.tree._binning import bin_features
 
 # stored values: zeros (+0.0 and -0.0, stored explicitly), values on a

@@ -11,8 +11,9 @@ Each loss is one :class:`IntervalLoss` in :data:`LOSSES`, made from its
 item of ``_loss_list.LOSS_LIST`` (its position there is its tag): its
 name, its tag, whether it is differentiable and whether hinges sum to one
 hinge. Its algebra is compiled (``mmit/_loss/_<name>.pxd``, reached
-through ``_loss.pxd``); everything else is derived from the entry: the estimators' ``loss`` options, the solver's
-optima (:meth:`IntervalLoss.optimal_costs`,
+through ``_loss.pxd``); everything else is derived from the entry: the
+estimators' ``loss`` options, the solver's optima
+(:meth:`IntervalLoss.optimal_costs`,
 :meth:`IntervalLoss.optimal_constant`), its value, gradient and curvature
 as numpy functions, and the Python-side objective of the boosting stages
 and the linear model (:meth:`IntervalLoss.objective`). The models above

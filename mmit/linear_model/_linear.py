@@ -4,8 +4,9 @@ The model ``f(x) = x.w + b`` minimises the mean weighted squared hinge loss
 of the distance outside the margin-shrunk intervals (the loss of the trees'
 ``squared_hinge``) plus ``alpha * (l1_ratio * |w|_1 + (1 - l1_ratio) / 2 *
 |w|_2^2)``, on internally standardised features. The solver is the
-generalised Newton method of ``_newton.pyx`` along the alpha path (its local
-models solved by coordinate descent with working sets).
+generalised Newton method (``_newton``) along the alpha path
+(``_elastic_net_path``: its local models solved by coordinate descent with
+working sets).
 """
 
 import warnings
@@ -36,13 +37,9 @@ from .._utils._protocols import Explainer, OneFitFoldPredictions
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import bounds_spread, check_margin, validate_training_data
-from ._newton import (
-    NEWTON_LOSS,
-    StandardisedFeatures,
-    elastic_net_path,
-    newton_scale,
-    transpose_dot,
-)
+from ._elastic_net_path import elastic_net_path
+from ._newton import NEWTON_LOSS, newton_scale
+from ._standardisation import StandardisedFeatures, transpose_dot
 
 
 class StandardisedProblem:
@@ -377,7 +374,7 @@ class IntervalLinearRegression(_LinearPredictor):
     max_iter : int, default=100000
         Maximum sweeps of coordinate descent per alpha, over the Newton
         steps (each sweep costs O(n_features) per coefficient, not
-        O(n_samples); see ``mmit/_newton.pyx``).
+        O(n_samples); see ``_elastic_net_path``).
     clip_features : bool, default=True
         Clip each feature to its training range (``data_min_``,
         ``data_max_``) before predicting, so that a row beyond the training

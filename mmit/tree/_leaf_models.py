@@ -31,7 +31,8 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, make_constraint
 
 from .._loss._loss import LOSSES, breakpoints
-from ..linear_model._newton import NEWTON_LOSS, StandardisedFeatures
+from ..linear_model._newton import NEWTON_LOSS
+from ..linear_model._standardisation import StandardisedFeatures
 from ._node_models import LinearNodeModels, fit_linear_models
 
 

@@ -23,7 +23,7 @@ mean over the node's rows. ``(b, w)`` minimise
 the generalised Newton solver, ``mmit.linear_model._newton.NEWTON_LOSS``).
 The penalty pulls the model toward the node's constant: a node with few
 samples, or a large ``shrinkage``, stays near it. The problem is strictly
-convex and piecewise quadratic: ``_newton.RidgeNewton`` finds its minimum in
+convex and piecewise quadratic: ``_ridge_newton.RidgeNewton`` finds its minimum in
 a few Newton steps, each one Cholesky solve of the ridge system. O(m (p +
 1)^2) per step for a node of m rows (:func:`fit_linear_models`).
 """
@@ -34,7 +34,8 @@ from libc.stdint cimport int64_t
 import numpy as np
 
 from .._loss._loss cimport LossTag, check_loss_tag, tagged_interval_loss
-from ..linear_model._newton cimport HingeProblem, RidgeNewton
+from ..linear_model._hinge_problem cimport HingeProblem
+from ..linear_model._ridge_newton cimport RidgeNewton
 
 from ..linear_model._newton import newton_scale
 

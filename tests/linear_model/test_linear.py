@@ -15,8 +15,9 @@ from mmit import IntervalLinearRegression, IntervalLinearRegressionCV
 from mmit._loss._loss import LOSSES
 from mmit._loss._solver import hinge_positions
 from mmit.linear_model import _linear as linear_module
+from mmit.linear_model._elastic_net_path import elastic_net_path
 from mmit.linear_model._linear import StandardisedProblem
-from mmit.linear_model._newton import StandardisedFeatures, elastic_net_path
+from mmit.linear_model._standardisation import StandardisedFeatures
 from mmit.metrics import interval_mse
 
 

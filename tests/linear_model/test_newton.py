@@ -1,4 +1,5 @@
-"""The penalised squared-hinge solver (``mmit.linear_model._newton``) against brute force:
+"""The penalised squared-hinge solvers (``mmit.linear_model._newton``: the ridge
+solver, the elastic-net path, the standardisation) against brute force:
 its two penalties' solutions against scipy on the same objectives, its
 weighted standardisation against numpy, and the loss check every model
 using it goes through."""
@@ -12,12 +13,9 @@ from scipy.optimize import minimize
 from mmit._loss._loss import LOSSES, IntervalLoss
 from mmit.ensemble._combiner import simplex_weights
 from mmit.linear_model._linear import StandardisedProblem
-from mmit.linear_model._newton import (
-    NEWTON_LOSS,
-    StandardisedFeatures,
-    newton_scale,
-    ridge_newton,
-)
+from mmit.linear_model._newton import NEWTON_LOSS, newton_scale
+from mmit.linear_model._ridge_newton import ridge_newton
+from mmit.linear_model._standardisation import StandardisedFeatures
 from mmit.tree._node_models import fit_linear_models
 
 

@@ -15,7 +15,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 from mmit import MMIT, MMITCV, MMITBoost, MMITForest, MMITForestCV, load_model, save_model
 from mmit._persistence._model_files import BASE_VERSION
-from mmit.linear_model._newton import ridge_newton
+from mmit.linear_model._ridge_newton import ridge_newton
 from mmit.tree._growing import TREE_PARAMETER_CONSTRAINTS, grow_tree, training_data
 from mmit.tree._leaf_models import (
     LEAF_MODELS,
