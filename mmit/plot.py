@@ -53,8 +53,6 @@ def plot_intervals(x, y, predictions=None, *, ax=None, feature_name="feature",
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from mmit import MMIT
     >>> from mmit.datasets import make_interval_regression
     >>> from mmit.plot import plot_intervals
@@ -129,8 +127,6 @@ def plot_predictive_distribution(model, X, x, y=None, *, coverages=(0.5, 0.8, 0.
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from mmit import MMITForest
     >>> from mmit.datasets import make_interval_regression
     >>> from mmit.plot import plot_predictive_distribution
@@ -194,8 +190,6 @@ def plot_tree(model, *, feature_names=None, ax=None, decimals=2):
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from mmit import MMIT
     >>> from mmit.datasets import load_dataset
     >>> from mmit.plot import plot_tree

@@ -31,7 +31,9 @@ MODULES = sorted(
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
+def test_docstring_examples(name, monkeypatch):
+    # the plots' examples draw on no screen
+    monkeypatch.setenv("MPLBACKEND", "Agg")
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0

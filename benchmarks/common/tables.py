@@ -18,6 +18,12 @@ def add_csv_argument(parser):
                         help="also write the table to PATH as CSV (docs/results/ format)")
 
 
+def paired_cells(ours, theirs):
+    """Two measurements and their ratio, as a table prints them (ours,
+    theirs, ours / theirs)."""
+    return [seconds(ours), seconds(theirs), f"{ours / theirs:.2f}"]
+
+
 def seconds(value):
     """A time (or any positive measurement) to three significant digits,
     without an exponent: 0.0123, 1.25, 20.9, 823, 4530."""

@@ -18,7 +18,9 @@ each variant on the same splits and compare the test interval MSEs:
   best first (:func:`print_ranking`).
 """
 
+import argparse
 import itertools
+from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -35,6 +37,15 @@ PATTERNS = ("linear", "sin", "abs")
 N_TEST = 2000
 SIMULATED_PREFIX = "sim."
 
+
+def study_parser(doc):
+    """The command line of a study on the bundled sets: the data folder and
+    ``--n-jobs`` (2 by default); ``doc``: the study's docstring, whose first
+    line describes it."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("data_dir", type=Path)
+    parser.add_argument("--n-jobs", type=int, default=2)
+    return parser
 
 def splits_of(data_dir, quick=False, shapes=SIMULATED_SHAPES):
     """(data set name, list of (X_train, y_train, X_test, y_test)) of every

@@ -43,7 +43,7 @@ from bench_tree import (  # noqa: E402
     sizes_of,
 )
 from speed_data import MARGIN, benchmark_data, interval_cart_data  # noqa: E402
-from tables import Table, seconds, size  # noqa: E402
+from tables import Table, paired_cells, seconds, size  # noqa: E402
 from timing import BaselineProcess, interleaved_medians  # noqa: E402
 
 from mmit import MMITForest  # noqa: E402
@@ -110,8 +110,7 @@ def main():
                     trees=args.trees, max_features=max_features), n, p, args.missing)
                     for which in ("mmit", "sklearn")]
                 row += [f"{fit_mmit_1 / fit_mmit:.2f}", f"{fit_cart_1 / fit_cart:.2f}",
-                        seconds(memory[0]), seconds(memory[1]),
-                        f"{memory[0] / memory[1]:.2f}"]
+                        *paired_cells(*memory)]
             table.add(*row)
     if baseline:
         baseline.close()

@@ -40,7 +40,7 @@ from sklearn.tree import DecisionTreeRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from speed_data import MARGIN, N_FEATURES, benchmark_data, interval_cart_data
-from tables import Table, add_csv_argument, seconds, size
+from tables import Table, add_csv_argument, paired_cells, seconds, size
 from timing import BaselineProcess, interleaved_medians, peak_fit_memory_mb
 
 import mmit
@@ -190,8 +190,7 @@ def main():
                 memory = [fit_memory(MEMORY_FITS[which].format(
                     loss=loss, max_depth=max_depth, max_features=max_features),
                     n, p, args.missing) for which in ("mmit", "sklearn")]
-                row += [seconds(memory[0]), seconds(memory[1]),
-                        f"{memory[0] / memory[1]:.2f}"]
+                row += paired_cells(*memory)
             table.add(*row)
     if baseline:
         baseline.close()

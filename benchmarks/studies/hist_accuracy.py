@@ -11,14 +11,19 @@ best variant, and the mean ratio of each binned variant to the exact one
 Usage: python benchmarks/studies/hist_accuracy.py DATA_DIR [--n-jobs 2] [--quick]
 """
 
-import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
-from variant_study import SIMULATED_PREFIX, mean_test_mse, print_variant_table, splits_of
+from variant_study import (
+    SIMULATED_PREFIX,
+    mean_test_mse,
+    print_variant_table,
+    splits_of,
+    study_parser,
+)
 
 from mmit import MMITBoost
 from mmit.metrics import interval_mse
@@ -33,9 +38,7 @@ def test_mse(params, X_train, y_train, X_test, y_test):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data_dir", type=Path)
-    parser.add_argument("--n-jobs", type=int, default=2)
+    parser = study_parser(__doc__)
     parser.add_argument("--quick", action="store_true",
                         help="one fold per data set, two simulated shapes (a smoke test)")
     args = parser.parse_args()

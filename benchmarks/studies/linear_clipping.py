@@ -23,7 +23,6 @@ heavy-tailed data.
 Usage: python benchmarks/studies/linear_clipping.py DATA_DIR [--n-jobs 2]
 """
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -31,7 +30,13 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
-from variant_study import mean_test_mse, print_variant_table, splits_of, transformed_splits
+from variant_study import (
+    mean_test_mse,
+    print_variant_table,
+    splits_of,
+    study_parser,
+    transformed_splits,
+)
 
 from mmit import IntervalLinearRegressionCV
 from mmit.metrics import interval_mse
@@ -64,9 +69,7 @@ def test_mse(clip_features, bound_predictions, X_train, y_train, X_test, y_test)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data_dir", type=Path)
-    parser.add_argument("--n-jobs", type=int, default=2)
+    parser = study_parser(__doc__)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     results = {"plain": {}, "heavy-tailed features": {}}

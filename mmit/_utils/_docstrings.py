@@ -20,6 +20,31 @@ X : array-like or data frame of shape (n_samples, n_features)
 y : array-like of shape (n_samples, 2) or (n_samples,)
     Lower and upper bound of each target interval (``-inf``/``+inf``
     allowed), or exact values.""",
+    "time_query": """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+
+Returns
+-------
+time : ndarray of shape (n_samples,)""",
+    "column_ranges": """\
+data_min_, data_max_ : ndarray of shape (n_columns,)
+    Range of each column over the training rows of positive weight.
+data_mean_ : ndarray of shape (n_columns,) or None
+    Weighted mean of each column over the training rows (the baseline
+    of :func:`~mmit.shap_values`); None for a model loaded from a file
+    of an older mmit.""",
+    "survival_forest_example": """\
+Examples
+--------
+>>> import numpy as np
+>>> from mmit import MMITForest, intervals_from_survival
+>>> rng = np.random.default_rng(0)
+>>> X = rng.uniform(0, 1, size=(200, 2))
+>>> time = np.exp(1 + X[:, 0] + 0.3 * rng.normal(size=200))
+>>> y = intervals_from_survival(rng.random(200) < 0.7, time, log=True)
+>>> forest = MMITForest(20, random_state=0).fit(X, y)""",
     "features_in": """\
 n_features_in_ : int
     Number of features seen during fit.
@@ -97,6 +122,8 @@ categories_ : list of ndarray or None, or None
     code) when it is categorical, None when it is numeric; None in place
     of the list when no feature is categorical.""",
     "curve_query": """\
+Parameters
+----------
 X : array-like of shape (n_samples, n_features)
 return_array : bool, default=False
     Return an array of the values at ``curve_times_`` instead of step
@@ -113,6 +140,12 @@ Returns
 y_pred : ndarray of shape (n_samples,)
     A Dask array, chunked as the rows, for a Dask ``X``.""",
 }
+
+# a fit's Parameters section up to its sample weights (X, y)
+for _name, _X in (("fit_parameters", "fit_X"), ("fit_parameters_numeric",
+                                                 "fit_X_numeric")):
+    SECTIONS[_name] = "\n".join(["Parameters", "----------", SECTIONS[_X],
+                                 SECTIONS["fit_y"]])
 
 _PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.MULTILINE)
 

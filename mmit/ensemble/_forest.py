@@ -292,10 +292,7 @@ LocationDistribution or None, default="auto"
     def fit(self, X, y, sample_weight=None):
         """Grow the forest on interval targets.
 
-        Parameters
-        ----------
-        %(fit_X)s
-        %(fit_y)s
+        %(fit_parameters)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights. With ``bootstrap``, samples are drawn with
             probabilities proportional to them and each tree weighs a sample

@@ -187,10 +187,7 @@ class MMITForestCV(ChosenForestDistributionMixin, IntervalSearch):
     def fit(self, X, y, sample_weight=None):
         """Grow one forest per candidate and keep the one chosen out of bag.
 
-        Parameters
-        ----------
-        %(fit_X)s
-        %(fit_y)s
+        %(fit_parameters)s
         sample_weight : array-like of shape (n_samples,), default=None
             Weights of the rows in the bootstrap samples (see
             :class:`MMITForest`) and in the out-of-bag MSE.

@@ -16,6 +16,7 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils._docstrings import fill_doc
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import check_thresholds, check_times
 
@@ -70,6 +71,7 @@ class PredictiveDistributionMixin:
         return distribution.readout(X, location, points, quantiles,
                                     effective_n_jobs(self.n_jobs))
 
+    @fill_doc
     @by_row_blocks
     def predict_restricted_mean(self, X, times, *, log=False):
         """Restricted mean survival times: the area from 0 to ``times[-1]``
@@ -95,15 +97,7 @@ class PredictiveDistributionMixin:
         -------
         time : ndarray of shape (n_samples,)
 
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from mmit import MMITForest, intervals_from_survival
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.uniform(0, 1, size=(200, 2))
-        >>> time = np.exp(1 + X[:, 0] + 0.3 * rng.normal(size=200))
-        >>> y = intervals_from_survival(rng.random(200) < 0.7, time, log=True)
-        >>> forest = MMITForest(20, random_state=0).fit(X, y)
+        %(survival_forest_example)s
         >>> times = np.sort(time)
         >>> mean = forest.predict_restricted_mean(X[:3], times, log=True)
         >>> curves = forest.predict_survival(X[:3], times, log=True)
@@ -191,6 +185,7 @@ class PredictiveDistributionMixin:
         """
         return self._readout(X, check_thresholds(thresholds), False)
 
+    @fill_doc
     @by_row_blocks
     def predict_survival(self, X, times, *, log=False):
         """Survival curves: P(time > t) under each sample's predictive
@@ -212,15 +207,7 @@ class PredictiveDistributionMixin:
         survival : ndarray of shape (n_samples, n_times)
             In [0, 1], non-increasing in the time.
 
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from mmit import MMITForest, intervals_from_survival
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.uniform(0, 1, size=(200, 2))
-        >>> time = np.exp(1 + X[:, 0] + 0.3 * rng.normal(size=200))
-        >>> y = intervals_from_survival(rng.random(200) < 0.7, time, log=True)
-        >>> forest = MMITForest(20, random_state=0).fit(X, y)
+        %(survival_forest_example)s
         >>> curves = forest.predict_survival(X[:3], [1.0, 3.0, 10.0], log=True)
         >>> curves.shape, bool(np.all(np.diff(curves, axis=1) <= 0))
         ((3, 3), True)

@@ -435,10 +435,7 @@ default=None
     def fit(self, X, y, sample_weight=None, groups=None):
         """Fit the members on every fold and on all rows, and their weights.
 
-        Parameters
-        ----------
-        %(fit_X)s
-        %(fit_y)s
+        %(fit_parameters)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, passed to the members that take them and
             weighing the rows in the combiner.

@@ -396,12 +396,7 @@ class IntervalLinearRegression(_LinearPredictor):
         Intercept on the original scale.
     n_iter_ : int
         Sweeps of coordinate descent.
-    data_min_, data_max_ : ndarray of shape (n_columns,)
-        Range of each column over the training rows of positive weight.
-    data_mean_ : ndarray of shape (n_columns,) or None
-        Weighted mean of each column over the training rows (the baseline
-        of :func:`~mmit.shap_values`); None for a model loaded from a file
-        of an older mmit.
+    %(column_ranges)s
     coef_names_ : ndarray of shape (n_columns,) of str
         The name of each column: the feature's name (``x<j>`` without
         names), ``<name>_<category>`` for a category (as scikit-learn's
@@ -455,10 +450,7 @@ class IntervalLinearRegression(_LinearPredictor):
     def fit(self, X, y, sample_weight=None):
         """Fit the linear model on interval targets.
 
-        Parameters
-        ----------
-        %(fit_X_numeric)s
-        %(fit_y)s
+        %(fit_parameters_numeric)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights.
 
@@ -612,12 +604,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
     intercept_ : float
         The refitted model on all data, original scale of the columns (see
         :class:`IntervalLinearRegression`).
-    data_min_, data_max_ : ndarray of shape (n_columns,)
-        Range of each column over the training rows of positive weight.
-    data_mean_ : ndarray of shape (n_columns,) or None
-        Weighted mean of each column over the training rows (the baseline
-        of :func:`~mmit.shap_values`); None for a model loaded from a file
-        of an older mmit.
+    %(column_ranges)s
     coef_names_ : ndarray of shape (n_columns,) of str
         The name of each column, see :class:`IntervalLinearRegression`.
     cv_predictions_ : ndarray of shape (n_samples,)
@@ -697,10 +684,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
     def fit(self, X, y, sample_weight=None):
         """Cross-validate the paths and refit the best model on all data.
 
-        Parameters
-        ----------
-        %(fit_X_numeric)s
-        %(fit_y)s
+        %(fit_parameters_numeric)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, for fitting and for the test MSE.
 

@@ -465,6 +465,7 @@ default=None
         return prediction
 
     @available_if(_has_curves)
+    @fill_doc
     def restricted_mean(self, X):
         """Restricted mean survival times: the area under each survival
         curve (``predict_survival_function``, a step function at
@@ -474,29 +475,18 @@ default=None
         model's ``predict_restricted_mean``), in memory proportional to the
         rows.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        time : ndarray of shape (n_samples,)
+        %(time_query)s
         """
         check_is_fitted(self)
         return self.estimator_.predict_restricted_mean(X, self.curve_times_, log=self.log)
 
+    @fill_doc
     @by_row_blocks
     def predict_time(self, X):
         """Predicted times (the exponential of the predicted log times with
         ``log=True``).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        time : ndarray of shape (n_samples,)
+        %(time_query)s
         """
         check_is_fitted(self)
         prediction = self._prediction(X)
@@ -509,8 +499,6 @@ default=None
         """Survival functions: P(time > t) under each sample's predictive
         distribution, at ``curve_times_``.
 
-        Parameters
-        ----------
         %(curve_query)s
 
         Returns
@@ -531,8 +519,6 @@ default=None
         (infinite where a survival function reaches 0), at
         ``curve_times_``.
 
-        Parameters
-        ----------
         %(curve_query)s
 
         Returns

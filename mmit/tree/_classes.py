@@ -181,10 +181,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on interval targets.
 
-        Parameters
-        ----------
-        %(fit_X)s
-        %(fit_y)s
+        %(fit_parameters)s
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; samples of weight 0 do not take part.
 

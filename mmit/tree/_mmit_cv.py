@@ -313,10 +313,7 @@ interaction_cst
     def fit(self, X, y, sample_weight=None, groups=None):
         """Cross-validate the candidates and keep the best tree on all data.
 
-        Parameters
-        ----------
-        %(fit_X)s
-        %(fit_y)s
+        %(fit_parameters)s
         sample_weight : array-like of shape (n_samples,), default=None
             Weights for growing the trees.
         groups : array-like of shape (n_samples,), default=None
