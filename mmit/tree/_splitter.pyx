@@ -32,7 +32,7 @@ evaluated, not all of them):
   k evaluated features.
 
 A node keeps its children presorted while it has at least
-``presort_min_rows`` rows (the cost model of ``_fitting.presort_min_rows``);
+``presort_min_rows`` rows (the cost model of ``_growing.presort_min_rows``);
 below that its subtree sorts on demand. Both ways order the rows by
 (value, row index), so they give the same tree.
 
