@@ -50,7 +50,7 @@ per level, and one more for the last level's values.
 
 Ties between features' gains (within the splitter's relative tolerance)
 go to the first feature of the node's order, drawn from its key as a
-local fit draws it (``feature_order``, ``child_keys``): the trees are
+local fit draws it (``draw_order``, ``child_keys``): the trees are
 those of the local fit, up to the rounding of sums added in another
 order.
 """
@@ -73,8 +73,7 @@ from .._utils._categorical import (
 from .._utils._validation import check_interval_target, check_sample_weight
 from ..tree._binning import bin_features, binning_sample, place_values
 from ..tree._features import BinnedFeatures
-from ..tree._histogram_splitter import best_histogram_split, child_keys, feature_order
-from ..tree._level_builder import LevelBuilder
+from ..tree._level_builder import LevelBuilder, best_histogram_split, child_keys, draw_order
 from ..tree._tree import NODE_DTYPE, Tree
 
 # what the Dask fit does not do yet, as the booster's parameters say it
@@ -664,7 +663,7 @@ class ClusterRows:
         booster's tree parameters: which nodes may split, which splits gain
         enough, its depth limit and categorical penalty), as the local build
         grows it with ``seed``: each node tries the features in the order its
-        key gives (``feature_order``; the root's key is the seed). A round
+        key gives (``draw_order``; the root's key is the seed). A round
         per level: the level's exact values and the next level's summary;
         one more for the last level's values. With categorical features,
         whose splits' bar needs the node's cost, a level's exact values take
@@ -695,7 +694,7 @@ class ClusterRows:
                 (feature, bin_, missing_left, has_missing, gain,
                  categories) = best_histogram_split(
                     level.histograms[k], self.n_bins, builder.min_samples_leaf,
-                    feature_order(node.key, self.n_features), self.n_categories, penalty)
+                    draw_order(node.key, self.n_features), self.n_categories, penalty)
                 # half the gain: the cost decrease the local histogram splitter measures
                 if feature < 0 or not builder.keeps_split(0.5 * gain, self.weight):
                     leaves.append(node_id)

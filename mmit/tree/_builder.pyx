@@ -40,8 +40,8 @@ from .._utils._buffers import Buffers
 from ._criterion cimport HingeCriterion
 from ._features cimport BinnedFeatures, Features
 from ._histogram_splitter cimport HistogramSplitter
-from ._splitter cimport (BOUNDS_LEAVES, BOUNDS_MIDPOINTS, BOUNDS_NODES, ExactSplitter,
-                         Splitter)
+from ._monotone cimport BOUNDS_LEAVES, BOUNDS_MIDPOINTS, BOUNDS_NODES
+from ._splitter cimport ExactSplitter, Splitter
 from ._tree cimport Tree
 
 
@@ -416,7 +416,7 @@ cdef class TreeBuilder:
                                          root.weight, 0)
             if self.max_leaf_nodes > 0:
                 grow_best_first(splitter, &limits, tree, &root, self.max_leaf_nodes)
-            elif splitter.monotonic != NULL and splitter.bounds_from != BOUNDS_MIDPOINTS:
+            elif splitter.monotone_bounds is not None:
                 grow_best_first(splitter, &limits, tree, &root, PTRDIFF_MAX)
             else:
                 grow_depth_first(splitter, &limits, tree, &root)

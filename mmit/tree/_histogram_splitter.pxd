@@ -1,25 +1,37 @@
 # Declarations of the histogram split search: binned features, each row's
 # gradient and curvature, per-node histograms (the larger child's by
-# subtraction). See _histogram_splitter.pyx.
+# subtraction), the nodes' keys that order their features. See
+# _histogram_splitter.pyx.
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 
 from ._features cimport BinnedFeatures
 from .._utils._typedefs cimport intp_t
-from ._splitter cimport CategoryGroup, NodeRecord, SplitRecord, Splitter
+from ._histogram cimport BinSums, FeatureSplit
+from ._splitter cimport NodeRecord, SplitRecord, Splitter
 
 
-cdef inline intp_t set_words(intp_t n_bins) noexcept nogil:
-    """Words of 32 bits that hold a set of the ``n_bins`` categories of a
-    categorical feature (one bin each)."""
-    return (n_bins + 31) // 32
+cdef extern from *:
+    """
+    /* splitmix64 of 2 * key + side: a child's key from its parent's */
+    static inline unsigned long long mmit_child_key(unsigned long long key, int side) {
+        unsigned long long z = 2 * key + (unsigned long long) side
+                               + 0x9E3779B97F4A7C15ULL;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    """
+    # the key of a node's left (side 0) or right (1) child
+    uint64_t child_key "mmit_child_key"(uint64_t key, int side) noexcept nogil
 
 
-ctypedef struct BinSums:
-    double gradient             # sum of the rows' gradients
-    double hessian              # sum of their curvatures (or weights)
-    double count                # number of rows
+cdef inline uint32_t order_state(uint64_t key) noexcept nogil:
+    """The xorshift state that draws the features' order of a node of this
+    key (never 0)."""
+    cdef uint32_t state = <uint32_t>(key ^ (key >> 32))
+    return state if state != 0 else 1
 
 
 ctypedef struct HistogramLink:
@@ -34,14 +46,6 @@ ctypedef struct BlockSums:
     intp_t n_left               # rows of the block going left
     double left_weight          # their weight
     double right_weight         # the weight of the others
-
-
-ctypedef struct FeatureSplit:
-    double gain                 # Newton gain of the feature's best split (0: none)
-    intp_t bin                  # codes <= bin go left
-    bint missing_go_to_left     # where missing rows go
-    bint can_split              # the node's rows lie in two bins or more
-    bint by_ratio               # categorical: bins by gradient / curvature, bin a position
 
 
 cdef class HistogramSplitter(Splitter):

@@ -27,7 +27,7 @@ such trees does.
 """
 
 from libc.math cimport INFINITY, isnan
-from libc.stdint cimport int32_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
@@ -39,15 +39,12 @@ from .._utils._buffers import Buffers
 
 from ._criterion cimport HingeCriterion, HingeTargets
 from ._features cimport MISSING_BIN, BinnedFeatures
-from ._histogram_splitter cimport BinSums, HistogramSplitter, set_words
+from ._histogram cimport N_BINS, BinSums, FeatureSplit, best_split_of, category_sets, set_words
+from ._histogram_splitter cimport HistogramSplitter, child_key, order_state
 from .._loss._solver cimport HingeEntry
-from ._splitter cimport NodeRecord, SplitRecord
+from ._splitter cimport SPLIT_RTOL, NodeRecord, SplitRecord, draw_next
 from ._tree cimport Tree
 from .._utils._typedefs cimport check_index, intp_t
-
-cdef enum:
-    N_BINS = MISSING_BIN + 1
-
 
 cdef intp_t first_not_below(const HingeEntry* hinges, intp_t start, intp_t end,
                             double value) noexcept nogil:
@@ -381,3 +378,78 @@ cdef class LevelBuilder:
         lower, upper = hinge_positions(self.lower, self.upper, self.margin)
         return weighted_loss(lower, upper, self.prediction, self.sample_weight, self.loss,
                              self.n_threads)
+
+
+# The cluster's split search: the client draws each node's features and
+# scans the sums of every partition's histograms as HistogramSplitter does.
+
+def child_keys(uint64_t key):
+    """The keys of the children of a node of key ``key`` (the root's: the
+    build's seed): (left, right)."""
+    return int(child_key(key, 0)), int(child_key(key, 1))
+
+
+def draw_order(uint64_t key, intp_t n_features):
+    """The order in which a node of key ``key`` tries the features (ties go
+    to the first), as ``HistogramSplitter`` draws it: int array."""
+    cdef intp_t k
+    cdef uint32_t state = order_state(key)
+    order_array = np.arange(max(n_features, 0), dtype=np.intp)
+    cdef intp_t[::1] order = order_array
+    for k in range(n_features):
+        draw_next(&order[0], n_features, k, &state)
+    return order_array
+
+
+def best_histogram_split(const double[:, :, ::1] sums, const int32_t[::1] n_bins,
+                         double min_samples_leaf, const intp_t[::1] order,
+                         const int32_t[::1] n_categories, double penalty):
+    """The best split of a node from its histogram (``sums`` of shape
+    (n_features, 256, 3): per feature and bin, the rows' gradient,
+    curvature and count), without constraints, the features tried in
+    ``order`` (the node's :func:`draw_order`), categorical ones (of
+    ``n_categories`` categories, 0: numeric) with ``penalty`` per category
+    beyond two (in gain units), by the rules of
+    ``HistogramSplitter.find_split``: ``(feature, bin, missing_go_to_left,
+    has_missing, gain, categories)``, ``feature`` -1 when no split has a
+    positive gain; ``categories``: for a categorical split, its sets as
+    words of 32 bits (uint32, the codes going left, then those of the
+    node), else None."""
+    cdef intp_t p = sums.shape[0], j, k, feature = -1, n_words
+    cdef double total_g = 0.0, total_h = 0.0, m = 0.0, best_gain = 0.0
+    cdef FeatureSplit split, best
+    if (sums.shape[1] != N_BINS or sums.shape[2] != 3 or n_bins.shape[0] != p
+            or n_categories.shape[0] != p):
+        raise ValueError("sums must have shape (n_features, 256, 3), n_bins and "
+                         "n_categories one count per feature.")
+    if order.shape[0] != p or not np.array_equal(np.sort(order), np.arange(p)):
+        raise ValueError("order must hold every feature once.")
+    if p == 0:
+        return -1, -1, False, False, 0.0, None
+    cdef const BinSums* histogram = <const BinSums*> &sums[0, 0, 0]
+    with nogil:
+        for j in range(N_BINS):
+            total_g += histogram[j].gradient
+            total_h += histogram[j].hessian
+            m += histogram[j].count
+        for k in range(p):
+            j = order[k]
+            best_split_of(histogram + j * N_BINS, n_bins[j], n_categories[j] > 0, 0,
+                          total_g, total_h, m, min_samples_leaf, penalty, &split)
+            if split.gain > best_gain * (1.0 + SPLIT_RTOL):
+                best_gain = split.gain
+                feature = j
+                best = split
+    if feature < 0:
+        return -1, -1, False, False, 0.0, None
+    categories = None
+    cdef uint32_t[::1] words
+    if n_categories[feature] > 0:
+        n_words = set_words(n_bins[feature])
+        categories = np.zeros(2 * n_words, dtype=np.uint32)
+        words = categories
+        category_sets(histogram + feature * N_BINS, n_bins[feature], best.bin, total_h,
+                      best.by_ratio, &words[0], n_words)
+    return (int(feature), int(best.bin), bool(best.missing_go_to_left),
+            bool(histogram[feature * N_BINS + MISSING_BIN].count > 0.0), float(best_gain),
+            categories)

@@ -9,8 +9,19 @@ from libcpp.vector cimport vector
 
 from ._criterion cimport Criterion
 from ._features cimport Features
+from ._monotone cimport MonotoneBounds
 from .._utils._typedefs cimport intp_t
 from ._tree cimport Tree
+
+
+cdef extern from *:
+    """
+    #define MMIT_SPLIT_RTOL 1e-10
+    """
+    # Splits whose costs (or gains) differ by less than this, relative to
+    # the node's, are ties; a split must lower the node's cost by more than
+    # this: rounding in running sums never decides between equal splits.
+    const double SPLIT_RTOL "MMIT_SPLIT_RTOL"
 
 
 cdef inline uint32_t random_below(uint32_t* state, uint32_t bound) noexcept nogil:
@@ -35,12 +46,6 @@ cdef inline intp_t draw_next(intp_t* ids, intp_t n_ids, intp_t n_drawn,
     return drawn
 
 
-cpdef enum:  # what the bounds of a monotone tree's nodes come from
-    BOUNDS_MIDPOINTS = 0  # the midpoints of the children's values of each split
-    BOUNDS_LEAVES = 1     # the values of the leaves they are comparable with
-    BOUNDS_NODES = 2      # the values of the nodes (ancestors but) they are comparable with
-
-
 ctypedef struct NodeRecord:
     intp_t node_id              # id in the tree
     intp_t start                # rows: [start, end) of node_rows and presorted lists
@@ -57,14 +62,6 @@ ctypedef struct NodeRecord:
     double optimum              # monotone constraints: its value without them
     intp_t groups               # interaction constraints: Splitter.group_sets[groups:]
     #                             holds the bitset of its groups (-1: unconstrained)
-
-
-ctypedef struct WalkStep:
-    intp_t node                 # the node to visit (-1: back from a subtree)
-    intp_t feature              # the feature whose range the step sets (-1: none)
-    double lower                # that range: present values in (lower, upper],
-    double upper
-    bint missing                # and whether missing values are in it
 
 
 ctypedef struct CategoryGroup:
@@ -111,19 +108,7 @@ cdef class Splitter:
     cdef double* row_values             # output: each row's leaf value (NULL: none)
     cdef const signed char* monotonic   # per feature: -1, 0, +1 (NULL: no constraint)
     cdef int bounds_from                # monotone: BOUNDS_MIDPOINTS, _LEAVES or _NODES
-    cdef vector[intp_t] parents         # monotone: per node id, its parent's (-1: the root)
-    cdef vector[double] region_lower    # monotone: the region of a node, per feature:
-    cdef vector[double] region_upper    # present values in (lower, upper], and whether
-    cdef vector[unsigned char] region_missing  # missing values reach it
-    cdef vector[intp_t] region_features  # the features its ancestors split on
-    cdef vector[intp_t] region_path     # the node and its ancestors
-    cdef vector[unsigned char] on_path  # per node id: in region_path
-    cdef vector[WalkStep] walk_stack    # steps of a walk of a region
-    cdef vector[double] walk_lower      # during a walk: the region of the node it is
-    cdef vector[double] walk_upper      # at, per feature (as region_*)
-    cdef vector[unsigned char] walk_missing
-    cdef vector[double] smallest_below  # monotone: per node id, the smallest and
-    cdef vector[double] largest_below   # largest value of the leaves of its subtree
+    cdef MonotoneBounds monotone_bounds  # monotone, bounds from other nodes (else None)
     # pending categorical splits: per split, the categories going left, then
     # those present in the node
     cdef vector[uint32_t] category_words
@@ -150,16 +135,7 @@ cdef class Splitter:
     cdef void evaluate_child(self, const NodeRecord* parent, NodeRecord* child,
                              double value) noexcept nogil
     cdef int constrain(self, const signed char[::1] monotonic, int bounds_from) except -1
-    cdef void load_region(self, Tree tree, intp_t node_id) noexcept nogil
-    cdef void clear_region(self) noexcept nogil
-    cdef void region_bounds(self, Tree tree, double* lower, double* upper) noexcept nogil
-    cdef double extreme_value(self, Tree tree, bint largest) noexcept nogil
-    cdef void push_step(self, intp_t node, intp_t feature, double lower, double upper,
-                        bint missing) noexcept nogil
-    cdef bint meets(self, intp_t feature, double lower, double upper,
-                    bint missing) noexcept nogil
     cdef int bound_node(self, Tree tree, NodeRecord* node) except -1 nogil
-    cdef void update_extremes(self, Tree tree, intp_t node_id) noexcept nogil
     cdef signed char sign_of(self, intp_t feature) noexcept nogil
     cdef int restrict_interactions(self, const uint64_t[:, ::1] feature_groups) except -1
     cdef bint allows(self, const NodeRecord* node, intp_t feature) noexcept nogil

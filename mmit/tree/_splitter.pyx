@@ -76,27 +76,21 @@ anywhere) takes the other part's value.
 
 Where the bounds come from (``bounds_from``, ``BOUNDS_*``):
 
-- The leaves (``BOUNDS_LEAVES``, without categorical features). The tree is
-  monotone when every two leaves whose regions (a range of present values
-  per feature, and whether missing values reach it) meet along every
-  feature but a constrained one j, and lie one below the other along j,
-  have values in j's direction: a point and the point above it along j lie
-  in two such leaves. So a leaf's bounds are the largest value of the
-  leaves below it and the smallest of those above (``bound_node``), read
-  by walks of the tree restricted to those regions (``extreme_value``:
-  each node's subtree keeps its smallest and largest leaf value, so
-  subtrees that cannot change the result are skipped). Every leaf takes a
-  value within its bounds as it appears, and keeps it, so the tree stays
-  monotone as it grows; the regions of a node's children meet fewer leaves than
-  its own: a child is only bounded by the leaves it is compared with, not
-  by those of its whole parent. The split search therefore scores splits
-  by their parts' optima (the direction of a constrained feature checked),
-  and each child takes its value within its own bounds when the builder
-  examines it, once, as it appears (``_builder``: best-first, so that the
-  coarse leaves that bound others are refined first).
+- The leaves (``BOUNDS_LEAVES``, without categorical features): a leaf's
+  bounds are the largest value of the leaves below its region along a
+  constrained feature and the smallest of those above
+  (:class:`~mmit.tree._monotone.MonotoneBounds`). Every leaf takes a value
+  within its bounds as it appears, and keeps it, so the tree stays
+  monotone as it grows; a child is only bounded by the leaves it is
+  compared with, not by those of its whole parent. The split search
+  therefore scores splits by their parts' optima (the direction of a
+  constrained feature checked), and each child takes its value within its
+  own bounds when the builder examines it, once, as it appears
+  (``bound_node``; ``_builder``: best-first, so that the coarse leaves that
+  bound others are refined first).
 - Every node (``BOUNDS_NODES``, a tree that will be pruned): the same, the
-  internal nodes too, but the node's own ancestors. Any pruned subtree's
-  leaves are then ordered as its regions are: every subtree is monotone.
+  internal nodes too, but the node's own ancestors, so that every pruned
+  subtree is monotone.
 - The midpoints (``BOUNDS_MIDPOINTS``, with categorical features, whose
   regions are sets of categories). The children of an admissible split on
   a constrained feature take the bounds of their parent cut at the
@@ -127,16 +121,12 @@ from .._utils._checks import check_same_length
 
 from ._criterion cimport Criterion
 from ._features cimport Features
+from ._monotone cimport BOUNDS_MIDPOINTS, MonotoneBounds
 from ._partition cimport stable_partition
 from .._utils._typedefs cimport check_index
 from .._utils._sorting cimport dropped_bits, index_mask_for, key_index, order_keys, pack_key
 from .._utils._sorting cimport first_at_least, sort_keys, sortable_bits
-from ._tree cimport TREE_LEAF, Node, Tree
-
-# Splits whose costs differ by less than this (relative to the node's cost)
-# are ties; a split must lower the node's cost by more than this.
-cdef double SPLIT_RTOL = 1e-10
-
+from ._tree cimport Tree
 
 cdef inline double midpoint(double left_x, double right_x) noexcept nogil:
     """Threshold between two distinct values: ``left_x <= t < right_x``."""
@@ -307,178 +297,9 @@ cdef class Splitter:
         self._constraints = (self._constraints, monotonic)
         self.monotonic = &monotonic[0] if self.n_features > 0 else NULL
         self.bounds_from = bounds_from
-        self.region_lower.assign(self.n_features, -INFINITY)
-        self.region_upper.assign(self.n_features, INFINITY)
-        self.region_missing.assign(self.n_features, True)
-        self.walk_lower.assign(self.n_features, -INFINITY)
-        self.walk_upper.assign(self.n_features, INFINITY)
-        self.walk_missing.assign(self.n_features, True)
+        if bounds_from != BOUNDS_MIDPOINTS:
+            self.monotone_bounds = MonotoneBounds(monotonic, bounds_from)
         return 0
-
-    cdef void load_region(self, Tree tree, intp_t node_id) noexcept nogil:
-        """Hold the node's region in ``region_*``: the sides of its
-        ancestors' splits it lies on (``clear_region`` undoes it)."""
-        cdef intp_t child = node_id, parent, f
-        cdef const Node* split
-        if <intp_t>self.on_path.size() < tree.node_count:
-            self.on_path.resize(tree.node_count, False)
-        self.region_path.push_back(node_id)
-        self.on_path[node_id] = True
-        if node_id == 0:  # the root
-            return
-        parent = self.parents[node_id]
-        while parent >= 0:
-            self.region_path.push_back(parent)
-            self.on_path[parent] = True
-            split = &tree.nodes[parent]
-            f = split.feature
-            self.region_features.push_back(f)
-            if split.left_child == child:
-                self.region_upper[f] = min(self.region_upper[f], split.threshold)
-                self.region_missing[f] = self.region_missing[f] and split.missing_go_to_left
-            else:
-                self.region_lower[f] = max(self.region_lower[f], split.threshold)
-                self.region_missing[f] = (self.region_missing[f]
-                                          and not split.missing_go_to_left)
-            child = parent
-            parent = self.parents[child]
-
-    cdef void clear_region(self) noexcept nogil:
-        """Back to the whole feature space."""
-        cdef intp_t f, k
-        for f in self.region_features:
-            self.region_lower[f] = -INFINITY
-            self.region_upper[f] = INFINITY
-            self.region_missing[f] = True
-        self.region_features.clear()
-        for k in self.region_path:
-            self.on_path[k] = False
-        self.region_path.clear()
-
-    cdef void region_bounds(self, Tree tree, double* lower, double* upper) noexcept nogil:
-        """The bounds the values of the region held in ``region_*`` must keep:
-        the values of the tree's leaves (or nodes) below and above it along a
-        constrained feature (module doc)."""
-        cdef intp_t j
-        cdef double own_lower, own_upper
-        cdef unsigned char own_missing
-        cdef signed char sign
-        lower[0] = -INFINITY
-        upper[0] = INFINITY
-        for j in range(self.n_features):
-            sign = self.monotonic[j]
-            own_lower = self.region_lower[j]
-            own_upper = self.region_upper[j]
-            own_missing = self.region_missing[j]
-            if sign == 0 or not own_lower < own_upper:
-                continue
-            # the leaves below the region along feature j (present values
-            # only; a walk needs a region that is empty along no feature)
-            self.region_missing[j] = False
-            if own_lower > -INFINITY:
-                self.region_lower[j] = -INFINITY
-                self.region_upper[j] = own_lower
-                if sign > 0:
-                    lower[0] = max(lower[0], self.extreme_value(tree, True))
-                else:
-                    upper[0] = min(upper[0], self.extreme_value(tree, False))
-            # and above it
-            if own_upper < INFINITY:
-                self.region_lower[j] = own_upper
-                self.region_upper[j] = INFINITY
-                if sign > 0:
-                    upper[0] = min(upper[0], self.extreme_value(tree, False))
-                else:
-                    lower[0] = max(lower[0], self.extreme_value(tree, True))
-            self.region_lower[j] = own_lower
-            self.region_upper[j] = own_upper
-            self.region_missing[j] = own_missing
-
-    cdef double extreme_value(self, Tree tree, bint largest) noexcept nogil:
-        """The largest (or smallest) value of the tree's leaves (all its nodes,
-        with ``BOUNDS_NODES``) but those of ``region_path`` whose regions meet
-        the region held in ``region_*`` (-inf, or +inf, when none do).
-
-        A walk from the root into the children whose regions meet it: the
-        walk holds the range of every feature in the region of the node it
-        is at (``walk_*``, restored on the way back), so that a child's
-        region meets it exactly, present values or missing ones, feature by
-        feature. Subtrees whose extremes cannot change the result are
-        skipped, the more promising child is visited first."""
-        cdef const Node* split
-        cdef WalkStep step
-        cdef double extreme = -INFINITY if largest else INFINITY
-        cdef double lower, upper, threshold
-        cdef bint missing, missing_left, to_left, to_right, left_first
-        cdef intp_t k, f
-        self.push_step(0, -1, 0.0, 0.0, False)
-        while self.walk_stack.size() > 0:
-            step = self.walk_stack.back()
-            self.walk_stack.pop_back()
-            if step.feature >= 0:
-                self.walk_lower[step.feature] = step.lower
-                self.walk_upper[step.feature] = step.upper
-                self.walk_missing[step.feature] = step.missing
-            k = step.node
-            if k < 0:  # back from a subtree
-                continue
-            split = &tree.nodes[k]
-            if (split.left_child == TREE_LEAF or self.bounds_from == BOUNDS_NODES) and (
-                    not self.on_path[k]):
-                extreme = (max(extreme, tree.values[k]) if largest
-                           else min(extreme, tree.values[k]))
-            if split.left_child == TREE_LEAF:
-                continue
-            # a subtree none of whose nodes can change the extreme is skipped
-            if (self.largest_below[k] <= extreme if largest
-                    else self.smallest_below[k] >= extreme):
-                continue
-            f = split.feature
-            threshold = split.threshold
-            missing_left = split.missing_go_to_left
-            lower = self.walk_lower[f]
-            upper = self.walk_upper[f]
-            missing = self.walk_missing[f]
-            to_left = self.meets(f, lower, min(upper, threshold), missing and missing_left)
-            to_right = self.meets(f, max(lower, threshold), upper,
-                                  missing and not missing_left)
-            self.push_step(-1, f, lower, upper, missing)  # back to it after its children
-            # the more promising child visited first (pushed last)
-            left_first = (
-                self.largest_below[split.left_child] > self.largest_below[split.right_child]
-                if largest else
-                self.smallest_below[split.left_child]
-                < self.smallest_below[split.right_child])
-            if to_right and left_first:
-                self.push_step(split.right_child, f, max(lower, threshold), upper,
-                               missing and not missing_left)
-            if to_left:
-                self.push_step(split.left_child, f, lower, min(upper, threshold),
-                               missing and missing_left)
-            if to_right and not left_first:
-                self.push_step(split.right_child, f, max(lower, threshold), upper,
-                               missing and not missing_left)
-        return extreme
-
-    cdef inline void push_step(self, intp_t node, intp_t feature, double lower,
-                               double upper, bint missing) noexcept nogil:
-        """Walk to ``node`` next (-1: back from a subtree), where ``feature``
-        (-1: none) has the range given."""
-        cdef WalkStep step
-        step.node = node
-        step.feature = feature
-        step.lower = lower
-        step.upper = upper
-        step.missing = missing
-        self.walk_stack.push_back(step)
-
-    cdef inline bint meets(self, intp_t feature, double lower, double upper,
-                           bint missing) noexcept nogil:
-        """Whether values of ``feature`` in (lower, upper] (and missing ones,
-        if ``missing``) meet the region held in ``region_*``."""
-        return (max(lower, self.region_lower[feature])
-                < min(upper, self.region_upper[feature])
-                or (missing and self.region_missing[feature]))
 
     cdef int bound_node(self, Tree tree, NodeRecord* node) except -1 nogil:
         """Monotone trees (unless ``BOUNDS_MIDPOINTS``): the node's bounds, from
@@ -486,39 +307,17 @@ cdef class Splitter:
         region is comparable with along a constrained feature, and its value
         within them (module doc). O(depth + the nodes whose regions meet
         those the node is compared with)."""
-        if (self.monotonic == NULL or self.bounds_from == BOUNDS_MIDPOINTS
-                or node.node_id == 0):
+        if self.monotone_bounds is None or node.node_id == 0:
             return 0
-        self.load_region(tree, node.node_id)
-        self.region_bounds(tree, &node.lower, &node.upper)
-        self.clear_region()
+        self.monotone_bounds.node_bounds(tree, node.node_id, &node.lower, &node.upper)
         # its value: its optimum within its own bounds (the node's were its parent's)
         cdef double value = min(max(node.optimum, node.lower), node.upper)
         if value != node.value:
             self.revalue(node, value)
             tree.values[node.node_id] = value
             tree.nodes[node.node_id].cost = node.cost
-            self.update_extremes(tree, node.node_id)
+            self.monotone_bounds.update_extremes(tree, node.node_id)
         return 0
-
-    cdef void update_extremes(self, Tree tree, intp_t node_id) noexcept nogil:
-        """The extremes of the subtrees holding a leaf whose value is new (or
-        a node that has just split), from it up to the root."""
-        cdef intp_t k = node_id, left, right
-        cdef double smallest, largest
-        while k >= 0:
-            left = tree.nodes[k].left_child
-            right = tree.nodes[k].right_child
-            smallest = largest = tree.values[k]
-            if left != TREE_LEAF:
-                if self.bounds_from == BOUNDS_LEAVES:
-                    smallest, largest = INFINITY, -INFINITY
-                smallest = min(smallest, self.smallest_below[left],
-                               self.smallest_below[right])
-                largest = max(largest, self.largest_below[left], self.largest_below[right])
-            self.smallest_below[k] = smallest
-            self.largest_below[k] = largest
-            k = self.parents[k] if k > 0 else -1
 
     cdef void revalue(self, NodeRecord* child, double value) noexcept nogil:
         """Give an evaluated child another value, at its exact cost there."""
@@ -621,16 +420,9 @@ cdef class Splitter:
                                      left.end - left.start, left.weight, left.depth)
         right.node_id = tree.add_node(node.node_id, False, right.value, right.cost,
                                       right.end - right.start, right.weight, right.depth)
-        if self.monotonic != NULL and self.bounds_from != BOUNDS_MIDPOINTS:
-            self.parents.resize(right.node_id + 1, -1)
-            self.parents[left.node_id] = self.parents[right.node_id] = node.node_id
-            self.smallest_below.resize(right.node_id + 1)
-            self.largest_below.resize(right.node_id + 1)
-            self.smallest_below[left.node_id] = left.value
-            self.largest_below[left.node_id] = left.value
-            self.smallest_below[right.node_id] = right.value
-            self.largest_below[right.node_id] = right.value
-            self.update_extremes(tree, node.node_id)
+        if self.monotone_bounds is not None:
+            self.monotone_bounds.add_children(tree, node.node_id, left.node_id,
+                                              right.node_id)
         # without missing rows in the node, NaN follows the heavier child
         missing_go_to_left = (split.missing_go_to_left if split.has_missing
                               else left.weight >= right.weight)

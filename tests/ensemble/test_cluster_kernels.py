@@ -15,7 +15,7 @@ from mmit._loss._solver import grouped_minima, hinge_positions, optimal_constant
 from mmit.ensemble import _dask_boosting as cluster
 from mmit.tree._binning import MISSING_BIN
 from mmit.tree._features import BinnedFeatures
-from mmit.tree._histogram_splitter import best_histogram_split, child_keys, feature_order
+from mmit.tree._level_builder import best_histogram_split, child_keys, draw_order
 from mmit.tree._level_builder import LevelBuilder
 
 GRID = st.sampled_from([-1.5, -0.5, 0.0, 0.25, 1.0, 2.0])
@@ -336,7 +336,7 @@ def test_the_split_of_a_summed_histogram_is_the_brute_force_one(seed, min_leaf, 
                                for values in (gradient, hessian, np.ones(40))], axis=1)
                      for j in range(3)])
     n_bins = np.full(3, 5, dtype=np.int32)
-    order = feature_order(seed, 3)
+    order = draw_order(seed, 3)
     feature, bin_, missing_left, _, gain, categories = best_histogram_split(
         sums, n_bins, min_leaf, order, np.zeros(3, dtype=np.int32), 0.0)
     assert categories is None
@@ -345,17 +345,17 @@ def test_the_split_of_a_summed_histogram_is_the_brute_force_one(seed, min_leaf, 
     assert gain == (expected[3] if feature >= 0 else 0.0) or abs(gain - expected[3]) < 1e-9
 
 
-def test_a_nodes_feature_order_follows_from_its_path():
+def test_a_nodes_draw_order_follows_from_its_path():
     """The order is a permutation drawn from the node's key alone; a child's
     key from its parent's and its side."""
-    orders = {tuple(feature_order(key, 7)) for key in range(200)}
+    orders = {tuple(draw_order(key, 7)) for key in range(200)}
     assert all(sorted(order) == list(range(7)) for order in orders)
     assert len(orders) > 100  # keys draw different orders
-    np.testing.assert_array_equal(feature_order(12345, 7), feature_order(12345, 7))
+    np.testing.assert_array_equal(draw_order(12345, 7), draw_order(12345, 7))
     left, right = child_keys(12345)
     assert left != right and child_keys(12345) == (left, right)
     assert child_keys(2**64 - 1)[0] < 2**64
-    assert feature_order(3, 0).shape == (0,)
+    assert draw_order(3, 0).shape == (0,)
     with np.testing.assert_raises_regex(ValueError, "every feature once"):
         best_histogram_split(np.zeros((2, 256, 3)), np.full(2, 3, dtype=np.int32), 1,
                              np.array([0, 0], dtype=np.intp), np.zeros(2, np.int32), 0.0)
