@@ -60,8 +60,8 @@ EXTENSIONS = {
     "_loss": ["_loss", "_solver"],
     "linear_model": ["_newton", "_standardisation", "_ridge_newton", "_elastic_net_path"],
     "tree": ["_criterion", "_node_models", "_tree", "_features", "_monotone", "_splitter",
-             "_binning", "_histogram", "_histogram_splitter", "_builder", "_pruning",
-             "_level_builder", "_treeshap"],
+             "_exact_splitter", "_binning", "_histogram", "_histogram_splitter", "_builder",
+             "_pruning", "_level_builder", "_treeshap"],
     "ensemble": ["_turnbull", "_forest_readout"],
     "survival": ["_pair_counts"],
 }

@@ -13,9 +13,9 @@ from mmit._loss._solver import hinge_positions, optimal_costs
 from mmit._utils._checks import check_row_count
 from mmit.tree._builder import TreeBuilder
 from mmit.tree._criterion import HingeCriterion, HingeTargets
+from mmit.tree._exact_splitter import ExactSplitter
 from mmit.tree._features import Features, presort
 from mmit.tree._pruning import prune, pruning_sequence, subtree_predictions
-from mmit.tree._splitter import ExactSplitter
 from mmit.tree._tree import Tree
 
 

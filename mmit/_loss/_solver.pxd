@@ -23,6 +23,24 @@ ctypedef struct HingeEntry:
     int32_t hinge             # 2 * row + is_upper
 
 
+cdef inline intp_t first_hinge_past(const HingeEntry* hinges, intp_t start, intp_t end,
+                                    double shift, double value,
+                                    bint strictly) noexcept nogil:
+    """The first of ``hinges[start:end]``, in increasing order of breakpoint,
+    whose breakpoint moved down by ``shift`` is at least ``value`` (above it
+    when ``strictly``); ``end`` when none is."""
+    cdef intp_t middle
+    cdef double moved
+    while start < end:
+        middle = start + (end - start) // 2
+        moved = hinges[middle].position - shift
+        if moved < value or (strictly and moved == value):
+            start = middle + 1
+        else:
+            end = middle
+    return start
+
+
 cdef class SolverWorkspace:
     cdef HingeSolver state    # the solver; its buffers live in the arrays below
     cdef object _buffer       # ndarray holding state.slots and state.active

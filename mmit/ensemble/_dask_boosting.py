@@ -298,9 +298,9 @@ def solve_near_hinges(near, quadratic, loss_tag):
     each side at their weighted mean (module doc); ``found``: whether the node
     has a hinge."""
     node, positions, weights, parity, edges, below, above = near
-    n_slots = edges.shape[0]
+    n_nodes = edges.shape[0]
     parts = [(node, positions, weights, parity)]
-    offsets = np.zeros(n_slots)
+    offsets = np.zeros(n_nodes)
     for sums, hinge_parity, toward in ((below, 1, -np.inf), (above, 0, np.inf)):
         has = np.flatnonzero(sums[:, 0] > 0.0)
         mean = sums[has, 1] / sums[has, 0]
@@ -314,7 +314,7 @@ def solve_near_hinges(near, quadratic, loss_tag):
                                        0.0)
     node, positions, weights, parity = concatenated(parts)
     order = np.lexsort((parity, positions, node))
-    starts = np.searchsorted(node[order], np.arange(n_slots + 1)).astype(np.intp)
+    starts = np.searchsorted(node[order], np.arange(n_nodes + 1)).astype(np.intp)
     values, costs, found = grouped_minima(positions[order], weights[order],
                                           parity[order].astype(np.int32), starts,
                                           loss_tag)

@@ -38,10 +38,11 @@ from .._loss._loss import IntervalLoss
 from .._utils._buffers import Buffers
 
 from ._criterion cimport HingeCriterion
+from ._exact_splitter cimport ExactSplitter
 from ._features cimport BinnedFeatures, Features
 from ._histogram_splitter cimport HistogramSplitter
 from ._monotone cimport BOUNDS_LEAVES, BOUNDS_MIDPOINTS, BOUNDS_NODES
-from ._splitter cimport ExactSplitter, Splitter
+from ._splitter cimport Splitter
 from ._tree cimport Tree
 
 

@@ -49,7 +49,8 @@ from .._loss._loss cimport LossTag, check_loss_tag, tagged_derivatives, tagged_i
 from ._partition cimport stable_partition
 from .._loss._pieces cimport NO_SLOT
 from .._loss._solver cimport HingeEntry, Interval, SolverWorkspace, solver_insert
-from .._loss._solver cimport solver_minimum, solver_reset, solver_sweep, sorted_minimum
+from .._loss._solver cimport (first_hinge_past, solver_minimum, solver_reset, solver_sweep,
+                              sorted_minimum)
 from .._utils._typedefs cimport check_index
 
 from .._utils._buffers import empty
@@ -135,26 +136,12 @@ cdef void merge_runs(Run* runs, intp_t count, intp_t* tournament, double* heads,
             node >>= 1
 
 
-cdef inline intp_t first_not_below(const HingeEntry* entries, intp_t count, double shift,
-                                   double value) noexcept nogil:
-    """The first of ``count`` entries, increasing once moved down by
-    ``shift``, whose moved breakpoint is at least ``value``."""
-    cdef intp_t low = 0, high = count, middle
-    while low < high:
-        middle = (low + high) // 2
-        if entries[middle].position - shift < value:
-            low = middle + 1
-        else:
-            high = middle
-    return low
-
-
 cdef intp_t count_below(const Run* runs, intp_t k, double value) noexcept nogil:
     """The entries of the runs whose moved breakpoint is below ``value``."""
     cdef intp_t r, total = 0
     for r in range(k):
-        total += first_not_below(runs[r].next, runs[r].end - runs[r].next, runs[r].shift,
-                                 value)
+        total += first_hinge_past(runs[r].next, 0, runs[r].end - runs[r].next,
+                                  runs[r].shift, value, False)
     return total
 
 
@@ -630,10 +617,10 @@ cdef class HingeCriterion(Criterion):
                     sizes[part] = 0
                     count = 0
                     for r in range(n_runs):
-                        low = first_not_below(runs[r].next, runs[r].end - runs[r].next,
-                                              runs[r].shift, bounds[part])
-                        high = first_not_below(runs[r].next, runs[r].end - runs[r].next,
-                                               runs[r].shift, bounds[part + 1])
+                        low = first_hinge_past(runs[r].next, 0, runs[r].end - runs[r].next,
+                                               runs[r].shift, bounds[part], False)
+                        high = first_hinge_past(runs[r].next, 0, runs[r].end - runs[r].next,
+                                                runs[r].shift, bounds[part + 1], False)
                         if high > low:
                             share[sizes[part]] = runs[r]
                             share[sizes[part]].next = runs[r].next + low

@@ -73,7 +73,7 @@ values.
 
 from cython.parallel cimport prange
 from libc.math cimport INFINITY, NAN
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 

@@ -39,40 +39,13 @@ from .._utils._buffers import Buffers
 
 from ._criterion cimport HingeCriterion, HingeTargets
 from ._features cimport MISSING_BIN, BinnedFeatures
-from ._histogram cimport N_BINS, BinSums, FeatureSplit, best_split_of, category_sets, set_words
+from ._histogram cimport (N_BINS, BinSums, FeatureSplit, best_split_of, category_sets,
+                          set_words)
 from ._histogram_splitter cimport HistogramSplitter, child_key, order_state
-from .._loss._solver cimport HingeEntry
+from .._loss._solver cimport HingeEntry, first_hinge_past
 from ._splitter cimport SPLIT_RTOL, NodeRecord, SplitRecord, draw_next
 from ._tree cimport Tree
 from .._utils._typedefs cimport check_index, intp_t
-
-cdef intp_t first_not_below(const HingeEntry* hinges, intp_t start, intp_t end,
-                            double value) noexcept nogil:
-    """The first of the sorted ``hinges[start:end]`` whose breakpoint is at
-    least ``value`` (``end``: none)."""
-    cdef intp_t middle
-    while start < end:
-        middle = (start + end) // 2
-        if hinges[middle].position < value:
-            start = middle + 1
-        else:
-            end = middle
-    return start
-
-
-cdef intp_t first_above(const HingeEntry* hinges, intp_t start, intp_t end,
-                        double value) noexcept nogil:
-    """The first of the sorted ``hinges[start:end]`` whose breakpoint is above
-    ``value`` (``end``: none)."""
-    cdef intp_t middle
-    while start < end:
-        middle = (start + end) // 2
-        if hinges[middle].position <= value:
-            start = middle + 1
-        else:
-            end = middle
-    return start
-
 
 cdef void add_hinge(double* sums, const HingeEntry* hinge) noexcept nogil:
     """Add a hinge's weight, weight times breakpoint and its square."""
@@ -312,15 +285,16 @@ cdef class LevelBuilder:
                 start, end = node.target_start, node.target_end
                 # the edges: the largest breakpoint below the range, the
                 # smallest above it; the hinges listed lie between them
-                first = first_not_below(hinges, start, end, lows[k])
+                first = first_hinge_past(hinges, start, end, 0.0, lows[k], False)
                 if first > start:
                     edges_view[k, 0] = hinges[first - 1].position
-                    first = first_not_below(hinges, start, first,
-                                            hinges[first - 1].position)
-                last = first_above(hinges, first, end, highs[k])
+                    first = first_hinge_past(hinges, start, first, 0.0,
+                                             hinges[first - 1].position, False)
+                last = first_hinge_past(hinges, first, end, 0.0, highs[k], True)
                 if last < end:
                     edges_view[k, 1] = hinges[last].position
-                    last = first_above(hinges, last, end, hinges[last].position)
+                    last = first_hinge_past(hinges, last, end, 0.0, hinges[last].position,
+                                            True)
                 firsts_view[k], lasts_view[k] = first, last
                 count += last - first
                 for t in range(start, first):

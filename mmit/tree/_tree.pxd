@@ -61,6 +61,21 @@ cdef inline bint category_goes_right(double x, const CategorySet* categories,
     return ((words[categories.offset + (k >> 5)] >> (k & 31)) & 1) == 0
 
 
+cdef inline int64_t child_toward(const Node* node, const double* row,
+                                 const CategorySet* category_sets,
+                                 const uint32_t* category_words) noexcept nogil:
+    """The child of internal ``node`` that ``row`` goes to, the tree's
+    categorical sets given: the step of every walk on node records."""
+    cdef bint right
+    if node.category_set >= 0:
+        right = category_goes_right(row[node.feature], &category_sets[node.category_set],
+                                    category_words, node.missing_go_to_left == 0)
+    else:
+        right = goes_right(row[node.feature], node.threshold,
+                           node.missing_go_to_left == 0)
+    return node.left_child + right * (node.right_child - node.left_child)
+
+
 # A node as prediction walks it: 16 bytes (a Node takes 64), so four share a
 # cache line, the two children side by side, a leaf's value in place.
 ctypedef struct WalkNode:
@@ -119,13 +134,4 @@ cdef inline int64_t next_node(Tree tree, const Node* node,
                               const double* row) noexcept nogil:
     """The child of internal ``node`` of ``tree`` that ``row`` goes to (a step
     of the walks on the node records: ``decision_path`` and pruning)."""
-    cdef bint right
-    if node.category_set >= 0:
-        right = category_goes_right(row[node.feature],
-                                    &tree.category_sets[node.category_set],
-                                    tree.category_words.data(),
-                                    node.missing_go_to_left == 0)
-    else:
-        right = goes_right(row[node.feature], node.threshold,
-                           node.missing_go_to_left == 0)
-    return node.left_child + right * (node.right_child - node.left_child)
+    return child_toward(node, row, tree.category_sets.data(), tree.category_words.data())

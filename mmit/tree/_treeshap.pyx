@@ -13,8 +13,7 @@ the leaf's value, the path's weights summed with that feature unwound. A
 row then costs O(L D^2) per tree of L leaves and depth D, in O(D^2)
 memory: the path of each level is a copy of its parent's.
 
-The row follows the tree's own routing (``goes_right`` and
-``category_goes_right``): missing values and codes a categorical split
+The row follows the tree's own routing (``_tree.child_toward``): missing values and codes a categorical split
 does not hold go to the node's learned side. Covers are the nodes'
 training weights (``weighted_n_node_samples``; a forest's tree: its
 bootstrap counts). Rows run on threads, each with its own path buffer.
@@ -25,7 +24,7 @@ from libc.stdint cimport int64_t, uint32_t
 from libc.stdlib cimport free, malloc
 
 from ._node_models cimport LinearNodeModels
-from ._tree cimport CategorySet, Node, Tree, category_goes_right, goes_right
+from ._tree cimport CategorySet, Node, Tree, child_toward
 
 import numpy as np
 
@@ -52,20 +51,6 @@ ctypedef struct TreeView:
     int64_t n_features
     const int64_t* used_features  # the features of its splits and linear leaves
     int64_t n_used
-
-
-cdef inline int64_t child_of(const TreeView* tree, const Node* node,
-                             const double* row) noexcept nogil:
-    """The child of internal ``node`` that ``row`` goes to."""
-    cdef bint right
-    if node.category_set >= 0:
-        right = category_goes_right(row[node.feature],
-                                    &tree.category_sets[node.category_set],
-                                    tree.category_words, node.missing_go_to_left == 0)
-    else:
-        right = goes_right(row[node.feature], node.threshold,
-                           node.missing_go_to_left == 0)
-    return node.right_child if right else node.left_child
 
 
 cdef void extend_path(PathElement* path, int64_t depth, double zero_fraction,
@@ -217,7 +202,7 @@ cdef void recurse(const TreeView* tree, int64_t node_id, const double* row, doub
             add_linear_leaf_shares(tree, node_id, row, phi, path, depth, condition,
                                    condition_feature, condition_fraction)
         return
-    hot = child_of(tree, node, row)
+    hot = child_toward(node, row, tree.category_sets, tree.category_words)
     cold = node.right_child if hot == node.left_child else node.left_child
     found = 0
     for i in range(1, depth + 1):

@@ -15,8 +15,12 @@ from mmit._loss._solver import grouped_minima, hinge_positions, optimal_constant
 from mmit.ensemble import _dask_boosting as cluster
 from mmit.tree._binning import MISSING_BIN
 from mmit.tree._features import BinnedFeatures
-from mmit.tree._level_builder import best_histogram_split, child_keys, draw_order
-from mmit.tree._level_builder import LevelBuilder
+from mmit.tree._level_builder import (
+    LevelBuilder,
+    best_histogram_split,
+    child_keys,
+    draw_order,
+)
 
 GRID = st.sampled_from([-1.5, -0.5, 0.0, 0.25, 1.0, 2.0])
 
