@@ -59,14 +59,14 @@ if DEBUG:
 EXTENSIONS = {
     "_loss": ["_loss", "_solver"],
     "linear_model": ["_newton", "_standardisation", "_ridge_newton", "_elastic_net_path"],
-    "tree": ["_criterion", "_node_models", "_tree", "_features", "_monotone", "_splitter",
-             "_exact_splitter", "_binning", "_histogram", "_histogram_splitter", "_builder",
-             "_pruning", "_level_builder", "_treeshap"],
+    "tree": ["_stages", "_criterion", "_node_models", "_tree", "_features", "_monotone",
+             "_splitter", "_exact_splitter", "_binning", "_histogram",
+             "_histogram_splitter", "_builder", "_pruning", "_level_builder", "_treeshap"],
     "ensemble": ["_turnbull", "_forest_readout"],
     "survival": ["_pair_counts"],
 }
-OPENMP_MODULES = {"_loss._loss", "_loss._solver", "tree._criterion", "tree._binning",
-                  "tree._histogram_splitter", "ensemble._turnbull",
+OPENMP_MODULES = {"_loss._loss", "_loss._solver", "tree._criterion", "tree._stages",
+                  "tree._binning", "tree._histogram_splitter", "ensemble._turnbull",
                   "ensemble._forest_readout", "tree._treeshap"}
 
 

@@ -9,12 +9,8 @@ from libcpp.vector cimport vector
 from .._loss._loss cimport LossTag
 from .._loss._pieces cimport HingeSolver
 from .._loss._solver cimport HingeEntry, Interval, SolverWorkspace
+from ._stages cimport TargetRange
 from .._utils._typedefs cimport intp_t
-
-
-ctypedef struct TargetRange:
-    intp_t start                              # a leaf's targets: [start, end)
-    intp_t end
 
 
 cdef class HingeTargets:

@@ -31,7 +31,8 @@ criterion that keeps its leaves (``keep_leaves``, a builder's
 hinges lie leaf by leaf, each leaf's in increasing order, and
 :meth:`HingeCriterion.advance` moves each leaf's breakpoints by that
 amount (which keeps them in order) and merges the leaves' lists into one
-increasing list (a k-way merge, its output shared between threads), and
+increasing list (a k-way merge, its output shared between threads:
+``_stages``), and
 moves each row's breakpoints alike: the next stage's sorted targets in
 O(H log k) for H hinges and k leaves, without sorting them again.
 """
@@ -47,10 +48,10 @@ import numpy as np
 
 from .._loss._loss cimport LossTag, check_loss_tag, tagged_derivatives, tagged_interval_loss
 from ._partition cimport stable_partition
+from ._stages cimport merge_moved_leaves
 from .._loss._pieces cimport NO_SLOT
 from .._loss._solver cimport HingeEntry, Interval, SolverWorkspace, solver_insert
-from .._loss._solver cimport (first_hinge_past, solver_minimum, solver_reset, solver_sweep,
-                              sorted_minimum)
+from .._loss._solver cimport solver_minimum, solver_reset, solver_sweep, sorted_minimum
 from .._utils._typedefs cimport check_index
 
 from .._utils._buffers import empty
@@ -62,105 +63,9 @@ cdef enum:
     ROWS_PER_BLOCK = 1 << 14    # hinges copied, or rows moved, in order by one thread
 
 
-ctypedef struct Run:
-    # a leaf's hinges, in increasing order once moved by its shift
-    const HingeEntry* next      # its next entry (``end``: none left)
-    const HingeEntry* end
-    double shift                # what its breakpoints move down by
-    double head                 # the next entry's breakpoint, moved (+inf: none left)
-
-
 cdef bint starts_before(const TargetRange& a, const TargetRange& b) noexcept nogil:
     return a.start < b.start
 
-
-cdef inline intp_t tree_size(intp_t count) noexcept nogil:
-    """The leaves of a tournament of ``count`` runs: a power of two."""
-    cdef intp_t size = 1
-    while size < count:
-        size <<= 1
-    return size
-
-
-cdef inline bint comes_before(double head, intp_t run, double other_head,
-                              intp_t other) noexcept nogil:
-    """Whether the next entry of ``run`` comes before that of ``other``: by
-    moved breakpoint, ties by run."""
-    return (head < other_head) | ((head == other_head) & (run < other))
-
-
-cdef void merge_runs(Run* runs, intp_t count, intp_t* tournament, double* heads,
-                     HingeEntry* out) noexcept nogil:
-    """Write the entries of the ``count`` non-empty runs to ``out`` in
-    increasing order of their moved breakpoints, each moved; ties by run.
-    A tournament of losers (``tournament``: ``3 * tree_size(count)`` slots;
-    ``heads``: ``tree_size(count)``, each run's next moved breakpoint, +inf
-    past the runs) replays log2(count) matches per entry, each between the
-    running winner and the loser kept at a node, without a branch."""
-    cdef intp_t size = tree_size(count), k, node, winner, loser, at, total = 0
-    cdef intp_t* losers = tournament                  # per internal node 1 .. size - 1
-    cdef intp_t* winners = tournament + size          # the build's, per node
-    cdef double head
-    cdef bint swap
-    cdef const HingeEntry* entry
-    cdef Run* run
-    for k in range(size):
-        heads[k] = runs[k].head if k < count else INFINITY
-        winners[size + k] = k
-        if k < count:
-            total += runs[k].end - runs[k].next
-    for node in range(size - 1, 0, -1):
-        winner = winners[2 * node]
-        loser = winners[2 * node + 1]
-        if comes_before(heads[loser], loser, heads[winner], winner):
-            winner, loser = loser, winner
-        winners[node] = winner
-        losers[node] = loser
-    winner = winners[1]
-    for at in range(total):
-        run = &runs[winner]
-        entry = run.next
-        out[at] = entry[0]
-        out[at].position = heads[winner]
-        entry += 1
-        run.next = entry
-        head = entry.position - run.shift if entry < run.end else INFINITY
-        heads[winner] = head
-        node = (size + winner) >> 1
-        while node > 0:
-            loser = losers[node]
-            swap = comes_before(heads[loser], loser, head, winner)
-            losers[node] = winner if swap else loser
-            head = heads[loser] if swap else head
-            winner = loser if swap else winner
-            node >>= 1
-
-
-cdef intp_t count_below(const Run* runs, intp_t k, double value) noexcept nogil:
-    """The entries of the runs whose moved breakpoint is below ``value``."""
-    cdef intp_t r, total = 0
-    for r in range(k):
-        total += first_hinge_past(runs[r].next, 0, runs[r].end - runs[r].next,
-                                  runs[r].shift, value, False)
-    return total
-
-
-cdef double part_boundary(const Run* runs, intp_t k, intp_t largest,
-                          intp_t wanted) noexcept nogil:
-    """A moved breakpoint of the largest run below which about ``wanted`` of
-    the runs' entries lie (the first of its breakpoints with at least that
-    many below it; +inf when none has)."""
-    cdef const Run* run = &runs[largest]
-    cdef intp_t low = 0, high = run.end - run.next, middle
-    while low < high:
-        middle = (low + high) // 2
-        if count_below(runs, k, run.next[middle].position - run.shift) < wanted:
-            low = middle + 1
-        else:
-            high = middle
-    if low == run.end - run.next:
-        return INFINITY
-    return run.next[low].position - run.shift
 
 cdef Interval _dummy
 INTERVAL_DTYPE = np.dtype({
@@ -521,12 +426,9 @@ cdef class HingeCriterion(Criterion):
             The rows' weighted loss at the new predictions (the sum over the
             rows of their weight times their loss at 0 once moved).
         """
-        cdef intp_t n = self.n_samples, n_leaves = self.leaves.size(), k, i, r
-        cdef intp_t at = 0, n_runs = 0, largest = 0, n_parts, part, low, high, count
+        cdef intp_t n = self.n_samples, n_leaves = self.leaves.size(), k, i
+        cdef intp_t at = 0
         cdef bint covered = True
-        cdef double shift
-        cdef const HingeEntry* first
-        cdef HingeEntry* scratch = self.scratch
         if not self.keeps_leaves:
             raise ValueError("advance needs a criterion made with keep_leaves=True.")
         if row_shifts.shape[0] != n:
@@ -546,9 +448,6 @@ cdef class HingeCriterion(Criterion):
             raise ValueError("the criterion's leaves do not cover its targets: advance "
                              "it once after each build.")
         cdef Interval* intervals = self.intervals
-        cdef HingeEntry* hinges = self.hinges
-        cdef const TargetRange* leaves = self.leaves.data()
-        cdef intp_t n_targets = self.n_targets
         # each row moved, and the weighted sum of its loss there (by blocks of
         # rows, each summed in order, then the blocks in order)
         cdef intp_t n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK, block
@@ -568,75 +467,10 @@ cdef class HingeCriterion(Criterion):
             sums[block] = block_loss
         for block in range(n_blocks):
             total += sums[block]
-        n_parts = threads_for(n_targets, PARALLEL_MIN_ROWS, n_threads)
-        # the leaves' runs, then each part's share of them
-        # the working memory, in one array of 8-byte words: the leaves' runs and
-        # each part's share of them, the parts' offsets, sizes and bounds, and
-        # each part's tournament and heads
-        cdef intp_t n_run_slots = (n_parts + 1) * max(n_leaves, 1)
-        cdef intp_t matches = 3 * tree_size(max(n_leaves, 1))
-        work = np.empty(n_run_slots * (sizeof(Run) // 8) + 3 * n_parts + 2
-                        + 2 * n_parts * matches, dtype=np.float64)
-        cdef double[::1] work_view = work
-        cdef Run* runs = <Run*> &work_view[0]
-        cdef intp_t* offsets = <intp_t*> (runs + n_run_slots)
-        cdef intp_t* sizes = offsets + n_parts + 1
-        cdef double* bounds = <double*> (sizes + n_parts)
-        cdef intp_t* tournaments = <intp_t*> (bounds + n_parts + 1)
-        cdef double* heads = <double*> (tournaments + n_parts * matches)
-        cdef Run* share
-        with nogil:
-            # each leaf's hinges, moved by its rows' shift, stay in order
-            for k in range(n_leaves):
-                if leaves[k].end == leaves[k].start:
-                    continue
-                first = hinges + leaves[k].start
-                check_index(first.hinge >> 1, n)
-                shift = row_shifts[first.hinge >> 1]
-                runs[n_runs].next = first
-                runs[n_runs].end = hinges + leaves[k].end
-                runs[n_runs].shift = shift
-                runs[n_runs].head = first.position - shift
-                if runs[n_runs].end - first > runs[largest].end - runs[largest].next:
-                    largest = n_runs
-                n_runs += 1
-            if n_runs == 1:  # a tree of one leaf: nothing to merge
-                for k in range(n_targets):
-                    hinges[k].position = hinges[k].position - runs[0].shift
-            elif n_runs > 1:
-                # part p of the merged list holds the moved breakpoints in
-                # [bounds[p], bounds[p + 1]): about a share n_parts of them each
-                bounds[0] = -INFINITY
-                bounds[n_parts] = INFINITY
-                for part in range(1, n_parts):
-                    bounds[part] = part_boundary(runs, n_runs, largest,
-                                                 part * n_targets // n_parts)
-                offsets[0] = 0
-                for part in range(n_parts):
-                    share = runs + (part + 1) * n_runs
-                    sizes[part] = 0
-                    count = 0
-                    for r in range(n_runs):
-                        low = first_hinge_past(runs[r].next, 0, runs[r].end - runs[r].next,
-                                               runs[r].shift, bounds[part], False)
-                        high = first_hinge_past(runs[r].next, 0, runs[r].end - runs[r].next,
-                                                runs[r].shift, bounds[part + 1], False)
-                        if high > low:
-                            share[sizes[part]] = runs[r]
-                            share[sizes[part]].next = runs[r].next + low
-                            share[sizes[part]].end = runs[r].next + high
-                            share[sizes[part]].head = (runs[r].next[low].position
-                                                       - runs[r].shift)
-                            sizes[part] += 1
-                            count = count + high - low
-                    offsets[part + 1] = offsets[part] + count
-                for part in prange(n_parts, num_threads=n_parts, schedule="static"):
-                    merge_runs(runs + (part + 1) * n_runs, sizes[part],
-                               tournaments + part * matches, heads + part * matches,
-                               scratch + offsets[part])
-        if n_runs > 1:  # the merged list becomes the targets
-            self.hinges = scratch
-            self.scratch = hinges
+        if merge_moved_leaves(self.hinges, self.scratch, self.leaves.data(), n_leaves,
+                              self.n_targets, &row_shifts[0] if n else NULL, n, n_threads):
+            # the merged list becomes the targets
+            self.hinges, self.scratch = self.scratch, self.hinges
         self.leaves.clear()
         return total
 

@@ -13,8 +13,9 @@ the leaf's value, the path's weights summed with that feature unwound. A
 row then costs O(L D^2) per tree of L leaves and depth D, in O(D^2)
 memory: the path of each level is a copy of its parent's.
 
-The row follows the tree's own routing (``_tree.child_toward``): missing values and codes a categorical split
-does not hold go to the node's learned side. Covers are the nodes'
+The row follows the tree's own routing (``_tree.child_toward``): missing
+values and codes a categorical split does not hold go to the node's
+learned side. Covers are the nodes'
 training weights (``weighted_n_node_samples``; a forest's tree: its
 bootstrap counts). Rows run on threads, each with its own path buffer.
 """
