@@ -16,8 +16,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._loss._loss import LOSSES, breakpoints
 from ._utils._base import IntervalRegressorMixin, set_init_parameters
+from ._utils._dask_collections import by_partitions
 from ._utils._docstrings import fill_doc
-from ._utils._partitions import by_partitions
 from ._utils._sparse import by_row_blocks
 from ._utils._validation import validate_training_data
 

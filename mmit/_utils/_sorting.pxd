@@ -12,7 +12,7 @@
 # or, in the same pass, gives each index the dense rank of its value
 # (``rank_keys``). The order is that of a stable argsort (by value, ties by
 # index). Used by the presort (_features), the on-demand sort of a node's
-# rows (_splitter) and the ranks of the hinge breakpoints (_solver).
+# rows (_exact_splitter) and the ranks of the hinge breakpoints (_solver).
 #
 # Everything is inline: each module that sorts compiles it in, and the
 # callers' constant arguments specialise it. Also here: the binary search of

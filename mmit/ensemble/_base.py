@@ -18,8 +18,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils._base import IntervalRegressorMixin
 from .._utils._categorical import check_warm_start_encoding, fitted_encoding
+from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
-from .._utils._partitions import by_partitions
 from .._utils._protocols import ReadRowsExplainer
 from .._utils._sparse import by_row_blocks
 from ..tree._additive import AdditiveTrees

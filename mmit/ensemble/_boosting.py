@@ -36,8 +36,8 @@ from .._utils._categorical import (
     fitted_encoding,
     n_categories,
 )
+from .._utils._dask_collections import is_dask_collection
 from .._utils._docstrings import fill_doc
-from .._utils._partitions import is_dask_collection
 from .._utils._sparse import dense_rows, walk_rows
 from .._utils._validation import (
     bounds_spread,

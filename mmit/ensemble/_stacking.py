@@ -21,8 +21,8 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validat
 from .._utils._base import IntervalRegressorMixin, rows_as_read, set_init_parameters
 from .._utils._categorical import is_dataframe, non_numeric_columns, validate_features
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
+from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
-from .._utils._partitions import by_partitions
 from .._utils._protocols import WeightedExplainer
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks

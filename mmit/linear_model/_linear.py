@@ -31,8 +31,8 @@ from .._utils._categorical import (
     numeric_values,
 )
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
+from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
-from .._utils._partitions import by_partitions
 from .._utils._protocols import Explainer, OneFitFoldPredictions
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks

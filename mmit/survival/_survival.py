@@ -12,8 +12,8 @@ from sklearn.utils.validation import check_array, check_consistent_length, check
 
 from .._utils._base import set_init_parameters
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT
+from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
-from .._utils._partitions import by_partitions
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import check_times
 from ..ensemble._boosting import MMITBoost

@@ -11,8 +11,8 @@ from .._utils._base import (
     set_init_parameters,
 )
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, n_categories
+from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
-from .._utils._partitions import by_partitions
 from .._utils._protocols import ReadRowsExplainer
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import validate_training_data

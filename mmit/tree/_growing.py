@@ -51,7 +51,7 @@ UNLIMITED_DEPTH = np.iinfo(np.int32).max
 MAX_SEED = np.iinfo(np.int32).max
 
 # The cost model that decides where a tree stops keeping every feature's
-# rows presorted (see mmit/_splitter.pyx). A split of a node of m rows moves
+# rows presorted (see _exact_splitter.pyx). A split of a node of m rows moves
 # m entries in each of the p presorted lists; sorting a node's present values
 # of one feature on demand costs about SORT_COST_RATIO * log2(m) such moves
 # per row, and is done for the k = max_features features evaluated in each
