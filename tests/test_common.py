@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import mmit
 from mmit._registry import ESTIMATORS as REGISTERED
 from mmit.baselines import ConstantRegressor, IntervalCART
-from mmit.ensemble import MMITForest, MMITForestCV
+from mmit.ensemble import MMITForest, MMITForestCV, TreeOfPredictors
 from mmit.linear_model import IntervalLinearRegression
 from mmit.tree import MMIT
 
@@ -35,6 +35,10 @@ CHECKED_SETTINGS = {
         "estimators": [("tree", MMIT(max_depth=3)),
                        ("linear", IntervalLinearRegression(tol=TIGHT))],
         "cv": 3, "random_state": 0}],
+    "TreeOfPredictors": [{
+        "base_estimators": [("tree", MMIT(max_depth=2)),
+                            ("linear", IntervalLinearRegression(alpha=0.01))],
+        "max_depth": 2, "min_samples_leaf": 5, "random_state": 0}],
 }
 # the registered estimators that scikit-learn's checks cannot check, and why
 UNCHECKED = {
@@ -69,6 +73,16 @@ def expected_failed_checks(estimator):
                 "bagging draws its bootstrap samples over rows: an integer weight "
                 "and the same row repeated are equivalent in distribution, not "
                 "draw for draw (as for scikit-learn's forests)"
+            )
+            for layout in ("dense", "sparse")
+        }
+    if isinstance(estimator, TreeOfPredictors):
+        return {
+            f"check_sample_weight_equivalence_on_{layout}_data": (
+                "its held-out predictions come from folds of the rows: a row "
+                "repeated lands in several folds, an integer weight keeps it in one "
+                "(the folds, and so the tree, differ, as for any model chosen by "
+                "K-fold CV)"
             )
             for layout in ("dense", "sparse")
         }

@@ -42,9 +42,9 @@ from tables import Table, add_csv_argument, seconds, size
 from mmit import IntervalStackingRegressor, MMITForest
 from mmit.datasets import load_dataset, load_folder, make_interval_regression
 from mmit.ensemble._stacking import (
-    _fit_and_predict,
-    _fit_once,
     default_estimators,
+    fit_and_predict,
+    fit_once,
     one_fit_plan,
 )
 
@@ -85,13 +85,13 @@ def member_seconds(X, y, n_jobs, repeats, out_of_fold):
         if plan is None:
             def fit(estimator=estimator):
                 Parallel(n_jobs=n_jobs, prefer="threads")(
-                    delayed(_fit_and_predict)(0, k, estimator, X, y, None, train, test,
+                    delayed(fit_and_predict)(0, k, estimator, X, y, None, train, test,
                                               None)
                     for k, (train, test) in [*enumerate(splits),
                                              (None, (np.arange(len(X)), None))])
         else:
             def fit(estimator=estimator, plan=plan):
-                _fit_once(0, estimator, plan, X, y, None, None)
+                fit_once(0, estimator, plan, X, y, None, None)
         times[name] = median_seconds(fit, repeats)
     return times
 

@@ -135,6 +135,21 @@ class StateWriter:
         return _describe(model, StateWriter(self._arrays, f"{self._prefix}{name}_",
                                             self._versions))
 
+    def settings(self, model):
+        """The description of an unfitted ``model`` that a fitted model keeps
+        (a member of a library): its kind and parameters, no arrays."""
+        name = type(model).__name__
+        if isinstance(model, Pipeline) and name == "Pipeline":
+            return {"estimator": "Pipeline", "steps": [
+                {"name": step_name, **self.settings(step)}
+                for step_name, step in model.steps]}
+        if MODEL_KINDS.get(name) is not type(model):
+            raise TypeError(f"save_model saves members that are {SAVED_MODELS}; not "
+                            f"{name}.")
+        return {"estimator": name, "params": {
+            key: _json_value(key, value)
+            for key, value in model.get_params(deep=False).items()}}
+
 
 class StateReader:
     """What an estimator's ``_import_state`` reads its arrays from; every read
@@ -203,6 +218,18 @@ class StateReader:
         ``name``)."""
         return _build(description, StateReader(self._arrays, self.version,
                                                f"{self._prefix}{name}_"))
+
+    def settings(self, description):
+        """The unfitted model described by :meth:`StateWriter.settings`, its
+        parameters checked."""
+        name = description["estimator"]
+        if name == "Pipeline":
+            return Pipeline([(step["name"], self.settings(step))
+                             for step in description["steps"]])
+        model = MODEL_KINDS[name](**{key: _parameter(value)
+                                     for key, value in description["params"].items()})
+        model._validate_params()
+        return model
 
 
 def _describe(model, writer):

@@ -29,6 +29,7 @@ from ..ensemble._distribution_strategies import LocationDistribution, SpreadDist
 from ..ensemble._forest import MMITForest
 from ..ensemble._forest_cv import MMITForestCV
 from ..ensemble._stacking import IntervalStackingRegressor
+from ..ensemble._trees_of_predictors import TreeOfPredictors
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegression, IntervalLinearRegressionCV
 from ..survival._survival import StepFunction, SurvivalRegressor, intervals_from_survival
@@ -160,6 +161,10 @@ def _boost_cv(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
                         n_jobs=n_jobs)
 
 
+def _tree_of_predictors(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
+    return TreeOfPredictors(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
+
+
 def _stack(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
     return IntervalStackingRegressor(n_jobs=n_jobs, random_state=random_state,
                                      verbose=verbose)
@@ -227,6 +232,18 @@ ESTIMATORS = (
         Example("Stack", lambda: IntervalStackingRegressor(random_state=0)),
         Example("Stack folds", lambda: IntervalStackingRegressor(out_of_fold="folds",
                                                                  random_state=0)),
+    )),
+    Estimator(TreeOfPredictors, "Stacking and preprocessing", cli=(
+        CommandLineModel("ToPs", _tree_of_predictors, "tops", fit_choice="tops",
+                         fit_summary="a TreeOfPredictors (its default library, each "
+                                     "region's member and path weights chosen on "
+                                     "out-of-fold predictions)", cost=6),
+    ), examples=(
+        Example("ToPs", lambda: TreeOfPredictors(max_depth=1, random_state=0)),
+        Example("ToPs holdout", lambda: TreeOfPredictors(
+            [("tree", MMIT(max_depth=2, random_state=0)),
+             ("linear", IntervalLinearRegression(alpha=0.01))],
+            max_depth=2, min_samples_leaf=10, validation="holdout", random_state=0)),
     )),
     Estimator(MeanImputer, "Stacking and preprocessing"),
     Estimator(SurvivalRegressor, "Survival analysis",

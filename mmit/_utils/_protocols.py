@@ -25,7 +25,9 @@ method of its own, never through its type (the model files' protocol,
 
 from dataclasses import dataclass, field
 
+import numpy as np
 from sklearn.pipeline import Pipeline
+from sklearn.utils import _safe_indexing
 
 from ._base import rows_as_read
 from ._categorical import is_dataframe
@@ -100,6 +102,50 @@ class WeightedExplainer(Explainer):
                 values, member_base = member.contributions(X, interactions, n_threads)
                 total = total + weight * values
                 base += weight * member_base
+        return total, base
+
+
+class RowWeightedExplainer(Explainer):
+    """The explainer of a model that weighs its members row by row (a tree of
+    predictors' path predictors): each row's values are the weighted sum of
+    its members' values, its base value the weighted sum of theirs (one per
+    row); the rows as its first member reads them.
+
+    Parameters
+    ----------
+    model : estimator
+        The model of models (an array ``X`` checked as it reads it).
+    members : list of estimators
+        The fitted members (each explained by :func:`explainer_of`).
+    weights : callable
+        ``weights(X)``: the weight of each member in each row's prediction,
+        of shape (n_members, n_samples).
+    """
+
+    def __init__(self, model, members, weights):
+        self.model = model
+        self.members = [explainer_of(member) for member in members]
+        self.weights = weights
+
+    def rows(self, X):
+        return self.members[0].rows(X)
+
+    def contributions(self, X, interactions, n_threads):
+        if not is_dataframe(X):
+            X = rows_as_read(self.model, X)
+        weights = self.weights(X)
+        n_samples, n_features = weights.shape[1], self.model.n_features_in_
+        shape = (n_samples, n_features) + ((n_features,) if interactions else ())
+        total, base = np.zeros(shape), np.zeros(n_samples)
+        for member, explainer in enumerate(self.members):
+            rows = np.flatnonzero(weights[member] > 0.0)
+            if rows.size == 0:
+                continue
+            values, member_base = explainer.contributions(_safe_indexing(X, rows),
+                                                          interactions, n_threads)
+            weight = weights[member, rows]
+            total[rows] += weight.reshape((-1,) + (1,) * (values.ndim - 1)) * values
+            base[rows] += weight * member_base
         return total, base
 
 

@@ -10,7 +10,8 @@ forest's leaves; ``_distribution_strategies``: how a model makes them,
 read-outs); :class:`MMITBoost` (``_boosting``);
 what the tree ensembles share (``_base``); and
 :class:`IntervalStackingRegressor` (``_stacking``) with its convex combiner
-(``_combiner``).
+(``_combiner``); :class:`TreeOfPredictors` (``_trees_of_predictors``), a
+tree whose nodes hold the members that predict their regions best.
 """
 
 from ._boosting import MMITBoost
@@ -18,6 +19,7 @@ from ._distribution_strategies import LocationDistribution, SpreadDistribution
 from ._forest import MMITForest
 from ._forest_cv import MMITForestCV
 from ._stacking import IntervalStackingRegressor
+from ._trees_of_predictors import PredictorTree, TreeOfPredictors
 
 __all__ = ["IntervalStackingRegressor", "LocationDistribution", "MMITBoost", "MMITForest",
-           "MMITForestCV", "SpreadDistribution"]
+           "MMITForestCV", "PredictorTree", "SpreadDistribution", "TreeOfPredictors"]

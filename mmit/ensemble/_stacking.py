@@ -113,7 +113,7 @@ def one_fit_plan(estimator, out_of_fold, n_samples, cv):
 def constrained(name, estimator, constraints):
     """A member with the stack's monotone ``constraints`` (an int8 array per
     feature of X): set as its ``monotonic_cst``, or, behind the stack's
-    imputer, at each fit (:func:`_fit_member`). A member that cannot take
+    imputer, at each fit (:func:`fit_member`). A member that cannot take
     them is refused: the combination would not be monotone."""
     if isinstance(estimator, Pipeline):
         raise ValueError(f"Member {name!r} is a pipeline: the stack cannot tell which "
@@ -127,7 +127,54 @@ def constrained(name, estimator, constraints):
         monotonic_cst=constraints)
 
 
-def _fit_once(index, estimator, plan, X, y, sample_weight, constraints):
+def listed_members(composition, estimators, parameter):
+    """The (name, estimator) pairs of a composition's list ``estimators`` (its
+    parameter ``parameter``), checked: named pairs, unique valid names,
+    estimators or "drop", at least one kept; the dropped ones left out."""
+    if not estimators:
+        raise ValueError(f"{parameter} must hold at least one (name, estimator) pair, "
+                         "or be None for the default members.")
+    try:
+        names, models = zip(*estimators, strict=True)
+    except (TypeError, ValueError):
+        raise ValueError(f"{parameter} must be a list of (name, estimator) "
+                         "pairs.") from None
+    composition._validate_names(names)
+    composition._check_estimators_are_instances(models)
+    members = [(name, estimator) for name, estimator in estimators if estimator != "drop"]
+    if not members:
+        raise ValueError(f"All {parameter} are 'drop': at least one member is needed.")
+    return members
+
+
+def members_to_fit(members, given, random_state, exact_targets, constraints):
+    """The (name, estimator) pairs a model of models fits: its ``members``
+    (``given`` by the user, from :func:`listed_members`; else its defaults,
+    seeded already) checked to fit interval targets (any regressor when every target is an
+    ``exact_targets`` value) and seeded from ``random_state``, with the
+    monotone ``constraints`` (None: none), and imputers in front of those
+    that cannot take NaN."""
+    for name, estimator in members:
+        if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
+            raise TypeError(f"Member {name!r} must be an estimator with fit and "
+                            f"predict, got {estimator!r}.")
+        if not exact_targets and not takes_intervals(estimator):
+            raise ValueError(
+                f"Member {name!r} ({type(estimator).__name__}) does not take "
+                "interval targets: with censored or interval targets, members "
+                "must be mmit estimators (or pipelines and searches ending in "
+                "one); scikit-learn regressors can be members when every target "
+                "is an exact value.")
+    if given:
+        members = [(name, seeded(estimator, random_state)) for name, estimator in members]
+    if constraints is not None:
+        members = [(name, constrained(name, estimator, constraints))
+                   for name, estimator in members]
+    return [(name, Pipeline([(IMPUTER_STEP, MeanImputer()), (MEMBER_STEP, estimator)])
+             if needs_imputer(estimator) else estimator) for name, estimator in members]
+
+
+def fit_once(index, estimator, plan, X, y, sample_weight, constraints):
     """One task: fit a clone of a member whose one fit gives its out-of-fold
     predictions (``plan``, a ``OneFitFoldPredictions``), and read them."""
     start = time.perf_counter()
@@ -135,12 +182,12 @@ def _fit_once(index, estimator, plan, X, y, sample_weight, constraints):
     model = clone(estimator).set_params(**{prefix + key: value
                                            for key, value in plan.params.items()})
     with rows_without_out_of_bag_prediction_ignored():
-        _fit_member(model, X, y, sample_weight, constraints)
+        fit_member(model, X, y, sample_weight, constraints)
     final = model[-1] if isinstance(model, Pipeline) else model
     return index, None, model, getattr(final, plan.attribute), time.perf_counter() - start
 
 
-def _fit_member(estimator, X, y, sample_weight, constraints=None):
+def fit_member(estimator, X, y, sample_weight, constraints=None):
     """Fit a member, with ``sample_weight`` when given and the member takes
     it (through a pipeline: its steps that take it). A member behind the
     stack's imputer with the stack's monotone ``constraints`` is fitted step
@@ -149,10 +196,10 @@ def _fit_member(estimator, X, y, sample_weight, constraints=None):
     if constraints is not None and is_imputed(estimator):
         imputer, model = estimator.named_steps[IMPUTER_STEP], estimator.named_steps[
             MEMBER_STEP]
-        columns = _fit_member(imputer, X, y, sample_weight).transform(X)
+        columns = fit_member(imputer, X, y, sample_weight).transform(X)
         model.set_params(monotonic_cst=np.r_[constraints, np.zeros(
             len(imputer.indicator_features_), dtype=np.int8)])
-        _fit_member(model, columns, y, sample_weight)
+        fit_member(model, columns, y, sample_weight)
         return estimator
     if sample_weight is None:
         return estimator.fit(X, y)
@@ -166,13 +213,13 @@ def _fit_member(estimator, X, y, sample_weight, constraints=None):
     return estimator.fit(X, y)
 
 
-def _fit_and_predict(index, fold, estimator, X, y, sample_weight, train, test,
+def fit_and_predict(index, fold, estimator, X, y, sample_weight, train, test,
                      constraints):
     """One task: fit a clone of a member on ``train`` and predict ``test``
     (``test`` None: the refit on all rows, no predictions)."""
     start = time.perf_counter()
     weight = None if sample_weight is None else sample_weight[train]
-    fitted = _fit_member(clone(estimator), _safe_indexing(X, train),
+    fitted = fit_member(clone(estimator), _safe_indexing(X, train),
                          _safe_indexing(y, train), weight, constraints)
     predictions = None if test is None else fitted.predict(_safe_indexing(X, test))
     return index, fold, fitted, predictions, time.perf_counter() - start
@@ -379,46 +426,12 @@ default=None
         return self._set_params("estimators", **params)
 
     def _members(self, random_state, exact_targets, constraints):
-        """The (name, estimator) pairs to fit, with the monotone
-        ``constraints`` (None: none) and imputers in front of those that
-        cannot take NaN."""
+        """The (name, estimator) pairs to fit (:func:`members_to_fit`)."""
         if self.estimators is None:
-            members = default_estimators(random_state, self.n_jobs)
-        else:
-            if not self.estimators:
-                raise ValueError("estimators must hold at least one (name, estimator) "
-                                 "pair, or be None for the default members.")
-            try:
-                names, estimators = zip(*self.estimators, strict=True)
-            except (TypeError, ValueError):
-                raise ValueError("estimators must be a list of (name, estimator) "
-                                 "pairs.") from None
-            self._validate_names(names)
-            self._check_estimators_are_instances(estimators)
-            members = [(name, estimator) for name, estimator in self.estimators
-                       if estimator != "drop"]
-            if not members:
-                raise ValueError("All estimators are 'drop': at least one member is "
-                                 "needed.")
-        for name, estimator in members:
-            if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
-                raise TypeError(f"Member {name!r} must be an estimator with fit and "
-                                f"predict, got {estimator!r}.")
-            if not exact_targets and not takes_intervals(estimator):
-                raise ValueError(
-                    f"Member {name!r} ({type(estimator).__name__}) does not take "
-                    "interval targets: with censored or interval targets, members "
-                    "must be mmit estimators (or pipelines and searches ending in "
-                    "one); scikit-learn regressors can be members when every target "
-                    "is an exact value.")
-        if self.estimators is not None:
-            members = [(name, seeded(estimator, random_state))
-                       for name, estimator in members]
-        if constraints is not None:
-            members = [(name, constrained(name, estimator, constraints))
-                       for name, estimator in members]
-        return [(name, Pipeline([(IMPUTER_STEP, MeanImputer()), (MEMBER_STEP, estimator)])
-                 if needs_imputer(estimator) else estimator) for name, estimator in members]
+            return members_to_fit(default_estimators(random_state, self.n_jobs), False,
+                                  random_state, exact_targets, constraints)
+        return members_to_fit(listed_members(self, self.estimators, "estimators"), True,
+                              random_state, exact_targets, constraints)
 
     def _splits(self, X, y, groups, random_state):
         """The folds, and the same as a ``cv`` for the members that take the
@@ -476,15 +489,15 @@ default=None
         # one fit, then each member's refit on all rows before its folds); in
         # turn, not side by side: twice the threads on the cores cost more
         # than the pool's last task
-        own_threads = [delayed(_fit_once)(index, estimator, plans[index], X, y,
+        own_threads = [delayed(fit_once)(index, estimator, plans[index], X, y,
                                           member_weight, constraints)
                        for index, (_, estimator) in enumerate(members)
                        if plans[index] is not None and plans[index].own_threads]
-        pooled = [delayed(_fit_once)(index, estimator, plans[index], X, y, member_weight,
+        pooled = [delayed(fit_once)(index, estimator, plans[index], X, y, member_weight,
                                      constraints)
                   for index, (_, estimator) in enumerate(members)
                   if plans[index] is not None and not plans[index].own_threads]
-        pooled += [delayed(_fit_and_predict)(index, fold, estimator, X, y, member_weight,
+        pooled += [delayed(fit_and_predict)(index, fold, estimator, X, y, member_weight,
                                              train, test, constraints)
                    for index, (_, estimator) in enumerate(members)
                    if plans[index] is None
@@ -501,11 +514,11 @@ default=None
                 if plan is None:
                     report(name, "all rows", seconds)
                 else:
-                    predictions[:, index] = _checked_predictions(
+                    predictions[:, index] = checked_predictions(
                         member_predictions, name, allow_nan=plan.allows_nan)
                     report(name, f"{plan.source}, one fit", seconds)
             else:
-                predictions[splits[fold][1], index] = _checked_predictions(
+                predictions[splits[fold][1], index] = checked_predictions(
                     member_predictions, name)
                 report(name, f"fold {fold + 1}/{len(splits)}", seconds)
 
@@ -666,7 +679,7 @@ class StackSpread:
                                   stack.n_jobs, self.seed)
 
 
-def _checked_predictions(predictions, name, allow_nan=False):
+def checked_predictions(predictions, name, allow_nan=False):
     """A member's predictions as float64 (NaN, for no out-of-bag prediction,
     only with ``allow_nan``)."""
     predictions = np.asarray(predictions, dtype=np.float64)

@@ -531,14 +531,17 @@ def _fold_paths(X, lower, upper, weight, train, test, margins, alphas, l1_ratio,
 
 def _fold_mse(X, lower, upper, weight, train, test, *path_args, keep_paths=False):
     """Test interval MSE of every margin and alpha of the paths fitted on
-    ``train``, the alphas where the solver did not converge, and with
-    ``keep_paths`` the fold's FoldPaths (else None)."""
+    ``train`` (NaN when every test row weighs 0), the alphas where the solver
+    did not converge, and with ``keep_paths`` the fold's FoldPaths (else
+    None)."""
     scores, unconverged = [], []
     kept = FoldPaths() if keep_paths else None
+    weighed = weight[test].sum() > 0
     for predictions, missed in _fold_paths(X, lower, upper, weight, train, test,
                                            *path_args, kept=kept):
         scores.append(interval_scores(lower[test], upper[test], predictions,
-                                      sample_weight=weight[test]))
+                                      sample_weight=weight[test]) if weighed
+                      else np.full(predictions.shape[0], np.nan))
         unconverged += missed
     return scores, unconverged, kept
 
@@ -717,7 +720,9 @@ class IntervalLinearRegressionCV(_LinearPredictor):
             self.mse_path_ = np.array([scores for scores, _, _ in results]
                                       ).transpose(1, 2, 0)
             self.alphas_, self.margins_ = alphas, margins
-            mean = self.mse_path_.mean(axis=2)
+            # a fold whose test rows all weigh 0 has no score
+            mean = (np.nanmean(self.mse_path_, axis=2) if np.isnan(self.mse_path_).any()
+                    else self.mse_path_.mean(axis=2))
             best_margin, best_alpha = np.unravel_index(np.argmin(mean), mean.shape)
             self.margin_ = float(margins[best_margin])
             self.alpha_ = float(alphas[best_margin, best_alpha])

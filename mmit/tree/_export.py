@@ -8,7 +8,7 @@ from ._tree import TREE_LEAF
 
 def resolve_feature_names(model, feature_names):
     """``feature_names``, else the model's ``feature_names_in_``, else x0, x1, ..."""
-    n_features = model.tree_.n_features
+    n_features = model.n_features_in_
     if feature_names is None:
         feature_names = getattr(model, "feature_names_in_", None)
     if feature_names is None:
