@@ -9,7 +9,8 @@ need different families: a linear region beside a piecewise-constant one
 Models: ``ToPs`` (the default, 5-fold out-of-fold losses), ``ToPs holdout``
 (the paper's 75/15/10 split, its predictors refitted on their regions),
 ``ToPs holdout paper`` (not refitted, as in the paper), ``ToPs all splits``
-(``n_candidates=None``: no screening), ``Stack``
+(``n_candidates=None``: no screening), ``ToPs of stacks`` (a library of
+one member, the default stack: the stack a member of the tree), ``Stack``
 (``IntervalStackingRegressor()``), ``MMITForest()``, ``MMITBoost()`` and
 XGBoost's AFT booster (``survival:aft`` on exp bounds, where xgboost is
 installed). Prints each data set's test interval MSE, the mean rank and
@@ -42,6 +43,8 @@ MODELS = {
     "ToPs holdout paper": lambda: TreeOfPredictors(validation="holdout", refit=False,
                                                    random_state=0),
     "ToPs all splits": lambda: TreeOfPredictors(n_candidates=None, random_state=0),
+    "ToPs of stacks": lambda: TreeOfPredictors(
+        [("stack", IntervalStackingRegressor(random_state=0))], random_state=0),
     "Stack": lambda: IntervalStackingRegressor(random_state=0),
     "MMITForest": lambda: MMITForest(random_state=0),
     "MMITBoost": lambda: MMITBoost(random_state=0),

@@ -225,8 +225,43 @@ def fit_and_predict(index, fold, estimator, X, y, sample_weight, train, test,
     return index, fold, fitted, predictions, time.perf_counter() - start
 
 
+def held_out_distribution(distribution, X, lower, upper, weight, location,
+                          random_state):
+    """The deferred predictive distributions of a model whose held-out
+    predictions of its training rows are ``location`` (NaN where none):
+    ``distribution`` ("spread" or a :class:`SpreadDistribution`) grown on
+    their residuals from a copy of the rows, seeded from ``random_state``
+    (None with ``distribution=None``)."""
+    if distribution is None:
+        return None
+    strategy = SpreadDistribution() if distribution == "spread" else distribution
+    # the rows encoded as a forest encodes them, non-numeric columns as
+    # categories: the spread forest reads them so
+    categorical = non_numeric_columns(X)
+    encoder = MMITForest(categorical_features="from_dtype" if categorical is None
+                         else categorical)
+    rows = np.array(validate_features(encoder, X, reset=True, order="C"), order="C")
+    seed = (strategy.random_state if strategy.random_state is not None
+            else draw_seed(random_state))
+    return DeferredDistribution(
+        StackSpread(strategy, encoder, seed),
+        TrainingRows(rows, lower.copy(), upper.copy(), weight.copy(), X.shape[0],
+                     location))
+
+
+class HeldOutDistributionMixin(PredictiveDistributionMixin):
+    """The predictive distributions of a model made by
+    :func:`held_out_distribution` (its ``distribution_``)."""
+
+    def _distribution_query(self, X, distribution):
+        """``X`` as the spread forest takes it, and the model's predictions
+        there (see ``PredictiveDistributionMixin``)."""
+        location = self.predict(X)
+        return rows_as_read(distribution.weighting, X), location
+
+
 @fill_doc
-class IntervalStackingRegressor(PredictiveDistributionMixin, IntervalRegressorMixin,
+class IntervalStackingRegressor(HeldOutDistributionMixin, IntervalRegressorMixin,
                                 _BaseComposition):
     """A convex combination of interval regressors, weighted by their
     out-of-fold predictions.
@@ -549,30 +584,10 @@ default=None
         """The predictive distributions (None with ``distribution=None``), made
         on the first request from a copy of the training rows and the
         stack's out-of-fold predictions (see Notes)."""
-        if self.distribution is None:
-            return None
-        strategy = (SpreadDistribution() if self.distribution == "spread"
-                    else self.distribution)
-        # the rows encoded as a forest encodes them, non-numeric columns as
-        # categories: the spread forest reads them so
-        categorical = non_numeric_columns(X)
-        encoder = MMITForest(categorical_features="from_dtype" if categorical is None
-                             else categorical)
-        rows = np.array(validate_features(encoder, X, reset=True, order="C"), order="C")
         used = self.weights_ > 0.0
-        location = predictions[:, used] @ self.weights_[used]
-        seed = (strategy.random_state if strategy.random_state is not None
-                else draw_seed(random_state))
-        return DeferredDistribution(
-            StackSpread(strategy, encoder, seed),
-            TrainingRows(rows, lower.copy(), upper.copy(), weight.copy(), X.shape[0],
-                         location))
-
-    def _distribution_query(self, X, distribution):
-        """``X`` as the spread forest takes it, and the stack's predictions
-        there (see ``PredictiveDistributionMixin``)."""
-        location = self.predict(X)
-        return rows_as_read(distribution.weighting, X), location
+        return held_out_distribution(self.distribution, X, lower, upper, weight,
+                                     predictions[:, used] @ self.weights_[used],
+                                     random_state)
 
     def _export_state(self, writer):
         """The weights, the out-of-fold predictions and scores, the fitted
@@ -661,22 +676,23 @@ default=None
 
 @dataclass(frozen=True)
 class StackSpread:
-    """How a stack makes its predictive distributions: ``strategy`` (a
-    :class:`SpreadDistribution`) grown on the stack's out-of-fold residuals,
-    its forest of ``tree_share`` times the default forest's trees, seeded by
-    ``seed``, the rows encoded by ``encoder``."""
+    """How a stack (or a tree of predictors) makes its predictive
+    distributions: ``strategy`` (a :class:`SpreadDistribution`) grown on the
+    model's held-out residuals, its forest of ``tree_share`` times the
+    default forest's trees, seeded by ``seed``, the rows encoded by
+    ``encoder``."""
 
     strategy: SpreadDistribution
     encoder: MMITForest
     seed: int
 
-    def fit(self, stack, rows):
-        """The ForestDistribution of a fitted stack and its ``TrainingRows``
+    def fit(self, model, rows):
+        """The ForestDistribution of a fitted model and its ``TrainingRows``
         (the encoder is a default forest: its trees and loss are the
         defaults')."""
         return self.strategy.grow(self.encoder, rows, rows.out_of_bag,
                                   self.encoder.n_estimators, self.encoder.loss,
-                                  stack.n_jobs, self.seed)
+                                  model.n_jobs, self.seed)
 
 
 def checked_predictions(predictions, name, allow_nan=False):

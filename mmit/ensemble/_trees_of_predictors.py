@@ -48,10 +48,14 @@ from ..tree._growing import draw_seed
 from ._bagging import rows_without_out_of_bag_prediction_ignored
 from ._boosting import MMITBoost
 from ._combiner import simplex_weights
+from ._distribution_strategies import SpreadDistribution
+from ._distributions import ForestDistribution
 from ._forest import MMITForest
 from ._stacking import (
+    HeldOutDistributionMixin,
     checked_predictions,
     fit_member,
+    held_out_distribution,
     listed_members,
     members_to_fit,
     one_fit_plan,
@@ -514,6 +518,25 @@ class _Grower:
         return [models[(node.choice[0], node.lineage[node.choice[1]].index)]
                 for node in kept]
 
+    def held_out_predictions(self, kept, tree):
+        """The held-out prediction of every row by the fitted ``tree``: its
+        leaf's path weights applied to its path predictors' held-out
+        predictions (NaN for a row without them: the training set's with
+        ``validation="holdout"``)."""
+        location = np.full(self.weight.shape[0], np.nan)
+        for node in kept:
+            if node.split is None:
+                location[node.rows] = (self.path_predictions(node, node.rows)
+                                       @ tree.path_weights[node.index, :node.depth + 1])
+        return location
+
+    def path_predictions(self, node, rows):
+        """The held-out predictions of ``rows`` by the predictors of a node's
+        path (a column each, root first)."""
+        return np.column_stack([
+            path_node.lineage[path_node.choice[1]].predictions[rows, path_node.choice[0]]
+            for path_node in node.lineage])
+
     def path_weights(self, node):
         """The convex weights of the predictors of a leaf's path, minimising
         the squared hinge (margin 0) of their held-out predictions of its
@@ -522,15 +545,13 @@ class _Grower:
         rows = rows[self.weight[rows] > 0]
         if rows.size == 0:
             return np.eye(node.depth + 1)[node.depth]
-        predictions = np.column_stack([
-            path_node.lineage[path_node.choice[1]].predictions[rows, path_node.choice[0]]
-            for path_node in node.lineage])
-        return simplex_weights(predictions, self.lower[rows], self.upper[rows],
-                               self.weight[rows])
+        return simplex_weights(self.path_predictions(node, rows), self.lower[rows],
+                               self.upper[rows], self.weight[rows])
 
 
 @fill_doc
-class TreeOfPredictors(IntervalRegressorMixin, _BaseComposition):
+class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
+                       _BaseComposition):
     """A tree of predictors: every node holds the model of a library that
     predicts its region best, and a prediction weighs the models on the
     row's path.
@@ -583,6 +604,15 @@ class TreeOfPredictors(IntervalRegressorMixin, _BaseComposition):
         rows of the node it was trained on once the tree is chosen (False:
         the paper's, trained on the training set only). Out-of-fold
         predictors are always fitted on all rows of their node.
+    distribution : "spread", SpreadDistribution or None, default="spread"
+        What the predictive distributions (:meth:`predict_quantiles`,
+        :meth:`predict_interval`, :meth:`predict_cdf`,
+        :meth:`predict_survival`) are made of: the tree's prediction plus
+        its held-out residual intervals (each row's path predictors' held-out
+        predictions, weighted by its leaf's path weights), weighed by a
+        second forest grown on the residuals' sizes, as for
+        :class:`IntervalStackingRegressor`. Made on the first request (or by
+        :func:`save_model`) from a copy of the training rows.
     n_jobs : int, default=None
         The fits of a node's candidate children (and of their folds) run in
         parallel threads (joblib semantics); predictions do not depend on
@@ -641,8 +671,11 @@ class TreeOfPredictors(IntervalRegressorMixin, _BaseComposition):
     Predictions are the weighted sum, per leaf, of its path's predictors.
     ``shap_values`` gives each row the weighted sum of its path's
     predictors' exact SHAP values (the leaf's model explained, the leaf
-    being the row's context; the base value is per row). The tree gives no
-    predictive distributions: most of its members have none.
+    being the row's context; the base value is per row). Predictive
+    distributions come from the tree's own held-out residuals (see
+    ``distribution``), not from its members, most of which have none: with
+    ``validation="holdout"`` only the rows outside the training set have
+    them.
 
     Features: the tree splits numeric features; a data frame goes to every
     member as it is, so that categorical columns reach the members that
@@ -677,6 +710,7 @@ class TreeOfPredictors(IntervalRegressorMixin, _BaseComposition):
         "validation": [Interval(Integral, 2, None, closed="left"),
                        StrOptions({"holdout"})],
         "refit": ["boolean"],
+        "distribution": [StrOptions({"spread"}), SpreadDistribution, None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -686,7 +720,8 @@ class TreeOfPredictors(IntervalRegressorMixin, _BaseComposition):
 
     def __init__(self, base_estimators=None, *, loss="squared_hinge", margin=0.0,
                  max_depth=2, min_samples_leaf=40, thresholds=DECILES, n_candidates=3,
-                 validation=5, refit=True, n_jobs=None, random_state=None, verbose=0):
+                 validation=5, refit=True, distribution="spread", n_jobs=None,
+                 random_state=None, verbose=0):
         set_init_parameters(self, locals())
 
     def get_params(self, deep=True):
@@ -755,6 +790,9 @@ class TreeOfPredictors(IntervalRegressorMixin, _BaseComposition):
         self.tree_ = _tree_of(kept, grower, self.max_depth)
         self.estimator_names_ = [name for name, _ in members]
         self.n_fits_ = grower.n_fits
+        self.distribution_ = held_out_distribution(
+            self.distribution, X, lower, upper, weight,
+            grower.held_out_predictions(kept, self.tree_), random_state)
         return self
 
     def _routing_columns(self, X):
@@ -882,7 +920,8 @@ class TreeOfPredictors(IntervalRegressorMixin, _BaseComposition):
 
     def _export_state(self, writer):
         """The tree's arrays, its distinct fitted predictors (their
-        descriptions) and the library's settings, for a model file
+        descriptions), the library's settings and the predictive
+        distributions (made now if not yet), for a model file
         (``mmit._persistence._model_files``)."""
         for name in PredictorTree.ARRAYS:
             writer.array(name, getattr(self.tree_, name))
@@ -891,7 +930,7 @@ class TreeOfPredictors(IntervalRegressorMixin, _BaseComposition):
                        for model in self.estimators_]
         models = list({id(model): model for model in self.estimators_}.values())
         writer.array("node_models", np.array(node_models, dtype=np.int64))
-        return {
+        state = {
             "estimator_names": list(self.estimator_names_),
             "n_fits": int(self.n_fits_),
             "library": None if self.base_estimators is None else [
@@ -899,6 +938,9 @@ class TreeOfPredictors(IntervalRegressorMixin, _BaseComposition):
                 for name, estimator in self.base_estimators],
             "models": [writer.model(f"model{k}", model) for k, model in enumerate(models)],
         }
+        if self.distribution_ is not None:
+            state["distribution"] = self.distribution_.fitted(self)._export_state(writer)
+        return state
 
     def _import_state(self, state, reader):
         """The fitted tree of a model file, checked (a tree of the file's
@@ -922,6 +964,9 @@ class TreeOfPredictors(IntervalRegressorMixin, _BaseComposition):
                 raise ValueError("a predictor has the wrong number of features")
         self.tree_ = tree
         self.estimators_ = [models[k] for k in node_models]
+        self.distribution_ = (ForestDistribution._from_state(self, state["distribution"],
+                                                             reader)
+                              if "distribution" in state else None)
 
 
 def _split_columns(X):

@@ -10,6 +10,7 @@ from sklearn.linear_model import LinearRegression
 from mmit import (
     MMIT,
     IntervalLinearRegression,
+    SurvivalRegressor,
     TreeOfPredictors,
     load_model,
     save_model,
@@ -156,6 +157,59 @@ def test_default_library_round_trip(tmp_path):
     loaded = load_model(tmp_path / "tops.npz")
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
     assert loaded.base_estimators is None
+
+
+@pytest.mark.parametrize("validation", [5, "holdout"])
+def test_distributions_are_the_held_out_residuals_around_the_prediction(validation):
+    X, y = interval_data(11, n=160)
+    model = small_model(validation=validation).fit(X, y)
+    rows = model.distribution_.rows
+    held = ~np.isnan(rows.out_of_bag)
+    if validation == "holdout":  # the training set has no held-out prediction
+        assert 0 < held.sum() < X.shape[0] * 0.3
+    else:
+        assert held.all()
+    # the held-out predictions are the path-weighted predictions of the
+    # members fitted without the rows: not the refitted tree's
+    assert not np.allclose(rows.out_of_bag[held], model.predict(X)[held])
+    quantiles = model.predict_quantiles(X[:30], [0.05, 0.5, 0.95])
+    assert np.all(np.diff(quantiles, axis=1) >= 0)
+    inside = (quantiles[:, 0] <= model.predict(X[:30])) & (
+        model.predict(X[:30]) <= quantiles[:, 2])
+    assert inside.mean() > 0.8
+    cdf = model.predict_cdf(X[:5], [-10.0, 0.0, 10.0])
+    assert np.all((cdf >= 0) & (cdf <= 1)) and np.all(np.diff(cdf, axis=1) >= 0)
+
+
+def test_distribution_none_refuses_quantiles_with_a_clear_error():
+    X, y = interval_data(12, n=100)
+    model = small_model(distribution=None).fit(X, y)
+    with pytest.raises(ValueError, match="no predictive distributions"):
+        model.predict_quantiles(X[:3])
+
+
+def test_distributions_survive_the_model_file(tmp_path):
+    X, y = interval_data(13, n=120)
+    model = small_model().fit(X, y)
+    save_model(model, tmp_path / "tops.npz")
+    loaded = load_model(tmp_path / "tops.npz")
+    np.testing.assert_array_equal(loaded.predict_interval(X[:10], 0.8),
+                                  model.predict_interval(X[:10], 0.8))
+
+
+def test_survival_regressor_takes_a_tree_of_predictors():
+    rng = np.random.default_rng(14)
+    X = rng.uniform(0, 1, size=(150, 3))
+    time = np.exp(1.0 + 1.5 * (X[:, 0] > 0.5) + rng.normal(0, 0.3, 150))
+    event = rng.random(150) < 0.7
+    survival = np.array(list(zip(event, time, strict=True)),
+                        dtype=[("event", bool), ("time", float)])
+    model = SurvivalRegressor(small_model(), curve_times=20).fit(X, survival)
+    risk = model.predict(X)
+    # a longer predicted time is a lower risk: the split on x0 orders them
+    assert risk[X[:, 0] > 0.5].mean() < risk[X[:, 0] <= 0.5].mean()
+    curves = model.predict_survival_function(X[:4], return_array=True)
+    assert curves.shape[0] == 4 and np.all(np.diff(curves, axis=1) <= 1e-12)
 
 
 def test_shap_values_add_up_to_the_predictions():
