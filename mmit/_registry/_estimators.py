@@ -30,6 +30,7 @@ from ..ensemble._forest import MMITForest
 from ..ensemble._forest_cv import MMITForestCV
 from ..ensemble._stacking import IntervalStackingRegressor
 from ..ensemble._trees_of_predictors import TreeOfPredictors
+from ..linear_model._gam import IntervalGAM, IntervalGAMCV
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegression, IntervalLinearRegressionCV
 from ..survival._survival import StepFunction, SurvivalRegressor, intervals_from_survival
@@ -119,8 +120,8 @@ class Estimator:
 
 
 #: The sections of the API reference's estimators, in order.
-SECTIONS = ("Trees", "Ensembles of trees", "Linear models", "Stacking and preprocessing",
-            "Survival analysis")
+SECTIONS = ("Trees", "Ensembles of trees", "Linear models", "Additive models",
+            "Stacking and preprocessing", "Survival analysis")
 
 
 def _mmit_cv(loss, leaf_models=None):
@@ -134,6 +135,10 @@ def _mmit_cv(loss, leaf_models=None):
 
 def _linear_cv(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
     return IntervalLinearRegressionCV(cv=inner_cv, n_jobs=n_jobs)
+
+
+def _gam_cv(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
+    return IntervalGAMCV(cv=inner_cv, n_jobs=n_jobs)
 
 
 def _forest(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
@@ -223,6 +228,14 @@ ESTIMATORS = (
     ), examples=(
         Example("IntervalLinearRegressionCV", lambda: IntervalLinearRegressionCV(
             n_alphas=20)),
+    )),
+    Estimator(IntervalGAM, "Additive models"),
+    Estimator(IntervalGAMCV, "Additive models", cli=(
+        CommandLineModel("GAM", _gam_cv, "gam", fit_choice="gam",
+                         fit_summary="an IntervalGAMCV (penalized splines, their penalty "
+                                     "by 5-fold CV)", cost=1),
+    ), examples=(
+        Example("IntervalGAMCV", lambda: IntervalGAMCV(lams=[100.0, 1.0, 0.01], cv=3)),
     )),
     Estimator(IntervalStackingRegressor, "Stacking and preprocessing", cli=(
         CommandLineModel("Stacking", _stack, "stack", fit_choice="stack",

@@ -1,0 +1,798 @@
+"""IntervalGAM and IntervalGAMCV: generalized additive models of interval
+targets, ``f(x) = a + f_1(x_1) + ... + f_p(x_p)``, each numeric term a
+penalized B-spline (P-spline), each categorical term an effect per level,
+a missing value an effect of its own.
+
+The model (:class:`_AdditiveDesign`) is linear in its parameters: the
+columns of the terms' bases (B-spline functions, category indicators,
+missing-value indicators) times the coefficients, which the parameters
+give (a spline's coefficients are the cumulative sums of its parameters,
+``_splines``). The fit minimises ``sum_i w_i h_i(f(x_i)) + lam *
+penalty``, ``h_i`` the squared hinge of row ``i`` outside its margin-shrunk
+interval, by the generalised Newton method (:func:`penalized_newton`): the
+loss is piecewise quadratic, so each step minimises the quadratic of the
+rows outside their margins plus the penalty (one Cholesky solve, or with
+monotone terms a box-constrained quadratic solved exactly by an active set,
+:func:`box_quadratic`), and an Armijo search on the true objective keeps the
+steps descending. It converges when a full step leaves the same hinges
+active (finite, as for the linear model's solver).
+
+Cost: O(n (p (d + 1))^2) a Newton step for the Gram matrix of the active
+rows (row blocks of the sparse design, dense products), O(M^3) for its
+solve (``M = p (n_splines - 1)`` parameters); a few to twenty steps.
+"""
+
+import sys
+import warnings
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import check_cv
+from sklearn.utils import _safe_indexing
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .._loss._loss import LOSSES
+from .._utils._base import IntervalRegressorMixin, rows_as_read, set_init_parameters
+from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encoding
+from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
+from .._utils._dask_collections import by_partitions
+from .._utils._docstrings import fill_doc
+from .._utils._protocols import Explainer
+from .._utils._scores import interval_scores
+from .._utils._sparse import by_row_blocks
+from .._utils._validation import bounds_spread, validate_training_data
+from ._splines import SplineBasis, cumulative_map, difference_penalty
+
+#: Rows of the design made dense at a time for the Gram matrix.
+GRAM_BLOCK_ROWS = 4096
+#: The ridge on every parameter but the intercept, in the objective (whose
+#: loss is a mean): keeps the problem strictly convex where the data leave a
+#: direction free (a basis function without rows, collinear terms, more
+#: parameters than rows), so that its minimum is one, the same for integer
+#: weights as for repeated rows.
+REGULARISATION = 1e-7
+#: The Armijo condition's share of the predicted decrease, and the halvings
+#: of a step the line search tries.
+ARMIJO, MAX_HALVINGS = 1e-4, 40
+#: The relative rounding of the objective: a step predicted to lower it by
+#: less has converged.
+ROUNDING = 1e-14
+#: The least damping of a damped Newton step, relative to the Hessian's mean
+#: diagonal (:func:`penalized_newton`).
+MIN_DAMPING = 1e-6
+
+SPLINE, CATEGORICAL = "spline", "categorical"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One feature's term: its kind, its basis (a :class:`SplineBasis`, or
+    the number of categories) and whether it has a missing-value effect;
+    ``column`` and ``parameter`` are where its columns and parameters start
+    (the design's column 0 and parameter 0 are the intercept)."""
+
+    feature: int
+    kind: str
+    basis: SplineBasis | int
+    missing: bool
+    column: int
+    parameter: int
+
+    @property
+    def n_basis(self):
+        return self.basis.n_splines if self.kind == SPLINE else self.basis
+
+    @property
+    def n_columns(self):
+        return self.n_basis + self.missing
+
+    @property
+    def n_parameters(self):
+        return self.n_basis - (self.kind == SPLINE) + self.missing
+
+
+class _AdditiveDesign:
+    """The columns and parameters of an additive model's terms (module doc),
+    made from the training rows: a spline basis for each numeric feature on
+    its training range, an indicator per category, a missing-value indicator
+    for each feature missing in some training row of positive weight."""
+
+    def __init__(self, terms):
+        self.terms = terms
+        last = terms[-1] if terms else None
+        self.n_columns = 1 if last is None else last.column + last.n_columns
+        self.n_parameters = 1 if last is None else last.parameter + last.n_parameters
+
+    @classmethod
+    def of_rows(cls, X, sample_weight, categories, n_splines, order):
+        """The design of the training rows ``X`` (validated, categories as
+        codes)."""
+        return cls.of_parts(*cls.parts_of_rows(X, sample_weight, categories),
+                            categories, n_splines, order)
+
+    @staticmethod
+    def parts_of_rows(X, sample_weight, categories):
+        """Each feature's training range (NaN for a categorical feature or one
+        never present) and whether some training row of positive weight
+        misses it."""
+        positive = sample_weight > 0
+        low, high = np.full(X.shape[1], np.nan), np.full(X.shape[1], np.nan)
+        missing = np.zeros(X.shape[1], dtype=bool)
+        for j in range(X.shape[1]):
+            values = _column(X, j)[positive]
+            present = values[~np.isnan(values)]
+            missing[j] = present.size < values.size
+            if (categories is None or categories[j] is None) and present.size:
+                low[j], high[j] = present.min(), present.max()
+        return low, high, missing
+
+    @classmethod
+    def of_parts(cls, low, high, missing, categories, n_splines, order):
+        """The design of features of training ranges ``low`` to ``high``, with a
+        missing-value effect where ``missing``, categorical where
+        ``categories`` has labels."""
+        terms = []
+        column = parameter = 1
+        for j in range(low.shape[0]):
+            labels = None if categories is None else categories[j]
+            if labels is not None:
+                basis, kind = len(labels), CATEGORICAL
+            else:
+                ends = (0.0, 0.0) if np.isnan(low[j]) else (float(low[j]), float(high[j]))
+                basis, kind = SplineBasis(*ends, n_splines, order), SPLINE
+            term = Term(j, kind, basis, bool(missing[j]), column, parameter)
+            terms.append(term)
+            column += term.n_columns
+            parameter += term.n_parameters
+        return cls(terms)
+
+    def design(self, X):
+        """The columns at the rows of ``X`` (validated, categories as codes): a
+        CSR matrix (n_samples, n_columns)."""
+        blocks = [sp.csr_matrix(np.ones((X.shape[0], 1)))]
+        for term in self.terms:
+            values = _column(X, term.feature)
+            if term.kind == SPLINE:
+                blocks.append(term.basis.design(values))
+            else:
+                codes = np.where(np.isnan(values), -1, values).astype(np.intp)
+                known = (codes >= 0) & (codes < term.basis)
+                blocks.append(sp.csr_matrix(
+                    (np.ones(known.sum()), (np.flatnonzero(known), codes[known])),
+                    shape=(X.shape[0], term.basis)))
+            if term.missing:
+                blocks.append(sp.csr_matrix(np.isnan(values)[:, np.newaxis],
+                                            dtype=np.float64))
+        return sp.hstack(blocks, format="csr")
+
+    def coefficient_map(self):
+        """The matrix (n_columns, n_parameters) of the columns' coefficients in
+        the parameters."""
+        mapping = np.zeros((self.n_columns, self.n_parameters))
+        mapping[0, 0] = 1.0
+        for term in self.terms:
+            rows = slice(term.column, term.column + term.n_basis)
+            if term.kind == SPLINE:
+                width = term.n_basis - 1
+                mapping[rows, term.parameter:term.parameter + width] = cumulative_map(
+                    term.n_basis)
+            else:
+                width = term.n_basis
+                mapping[rows, term.parameter:term.parameter + width] = np.eye(width)
+            if term.missing:
+                mapping[term.column + term.n_basis, term.parameter + width] = 1.0
+        return mapping
+
+    def penalty(self, lam):
+        """The penalty's matrix on the parameters: ``lam`` times the
+        coefficients' second differences of each spline (first differences
+        of its parameters) and the squares of each categorical term's
+        effects; the intercept and the missing-value effects are free."""
+        penalty = np.zeros((self.n_parameters, self.n_parameters))
+        for term in self.terms:
+            width = term.n_basis - (term.kind == SPLINE)
+            block = slice(term.parameter, term.parameter + width)
+            penalty[block, block] = lam * (difference_penalty(width) if term.kind == SPLINE
+                                           else np.eye(width))
+        return penalty
+
+    def signs(self, constraints):
+        """The sign constraint of each parameter (+1: non-negative, -1:
+        non-positive, 0: free): a monotone spline's differences, from
+        ``constraints`` (one per feature, or None)."""
+        signs = np.zeros(self.n_parameters, dtype=np.int8)
+        if constraints is not None:
+            for term in self.terms:
+                if term.kind == SPLINE and constraints[term.feature]:
+                    signs[term.parameter:term.parameter + term.n_basis - 1] = \
+                        constraints[term.feature]
+        return signs
+
+
+def _column(X, j):
+    """Feature ``j`` of ``X`` (an array or a sparse matrix) as a float array."""
+    if sp.issparse(X):
+        return np.asarray(X[:, [j]].toarray(), dtype=np.float64).ravel()
+    return np.asarray(X[:, j], dtype=np.float64)
+
+
+def active_gram(design, curvature):
+    """``design' diag(curvature) design`` over the rows of positive curvature,
+    as a dense matrix (row blocks made dense for the products)."""
+    rows = np.flatnonzero(curvature > 0)
+    gram = np.zeros((design.shape[1], design.shape[1]))
+    for start in range(0, rows.size, GRAM_BLOCK_ROWS):
+        block = rows[start:start + GRAM_BLOCK_ROWS]
+        dense = design[block].toarray()
+        gram += dense.T @ (curvature[block, np.newaxis] * dense)
+    return gram
+
+
+def box_quadratic(hessian, target, signs, start, max_iter):
+    """The minimum of ``x' H x / 2 - target' x`` subject to ``signs * x >= 0``
+    (free where ``signs`` is 0), by a primal active-set method from the
+    feasible ``start``; exact (finite) for a positive definite ``H``."""
+    constrained = signs != 0
+    x = np.where(constrained & (signs * start <= 0), 0.0, start)
+    at_bound = constrained & (x == 0)
+    for _ in range(max_iter):
+        free = ~at_bound
+        point = np.zeros_like(x)
+        point[free] = scipy.linalg.solve(hessian[np.ix_(free, free)], target[free],
+                                         assume_a="pos")
+        crossing = constrained & free & (signs * point < 0)
+        if crossing.any():  # move to the first bound on the way
+            share = x[crossing] / (x[crossing] - point[crossing])
+            step = share.min()
+            x = x + step * (point - x)
+            hit = np.flatnonzero(crossing)[share <= step]
+            x[hit] = 0.0
+            at_bound[hit] = True
+            continue
+        x = point
+        multiplier = signs * (hessian @ x - target)
+        leaving = at_bound & (multiplier < -1e-12 * (1.0 + np.abs(target).max()))
+        if not leaving.any():
+            return x
+        at_bound[np.flatnonzero(leaving)[np.argmin(multiplier[leaving])]] = False
+    return x
+
+
+@dataclass
+class PenalizedProblem:
+    """The fit's problem: the design ``columns`` (CSR) times the coefficient
+    map, the objective's mean loss (``objective``, weights normalised) plus
+    ``parameters' penalty parameters`` (the penalty over the weights' sum),
+    the parameters' signs."""
+
+    columns: sp.csr_matrix
+    mapping: np.ndarray
+    objective: object
+    signs: np.ndarray
+
+    def predictions(self, parameters):
+        return self.columns @ (self.mapping @ parameters)
+
+    def curvature(self, predictions):
+        """The generalised Hessian of the mean loss in each prediction: a hinge
+        counts where the prediction is at its breakpoint too (an exact value's
+        loss is quadratic there, and a row on its bound is taken as active,
+        the line search correcting a step that moves it inside)."""
+        objective = self.objective
+        lower, upper = objective.lower, objective.upper
+        active = ((predictions >= upper).astype(np.float64)
+                  + (predictions <= lower).astype(np.float64))
+        active[lower == upper] = 1.0
+        return 2.0 * objective.weight * active
+
+    def value(self, parameters, penalty):
+        return float(self.objective(self.predictions(parameters))
+                     + parameters @ penalty @ parameters)
+
+
+def penalized_newton(problem, penalty, start, tol, max_iter, max_change):
+    """The parameters minimising the problem's objective plus ``penalty``, by
+    the generalised Newton method from ``start`` (module doc). Stops when an
+    undamped full step moves no prediction by more than ``max_change *
+    tol`` (or when no step along it lowers the objective beyond its
+    rounding), or after ``max_iter`` steps. Returns the parameters, the steps
+    taken and whether it converged.
+
+    A step the line search must shorten makes the next steps damped
+    (Levenberg-Marquardt: ``damping`` times the Hessian's mean diagonal
+    added to it), a full step undamps them again: where the data leave
+    directions almost free (few rows, no penalty), undamped steps would
+    overshoot along them and move many rows across their breakpoints."""
+    parameters = start.copy()
+    constrained = bool(np.any(problem.signs))
+    mapping = problem.mapping
+    damping = 0.0
+    for step in range(1, max_iter + 1):
+        predictions = problem.predictions(parameters)
+        gradient = mapping.T @ (problem.columns.T @ problem.objective.gradient(predictions))
+        gradient += 2.0 * penalty @ parameters
+        hessian = mapping.T @ active_gram(problem.columns,
+                                          problem.curvature(predictions)) @ mapping
+        hessian += 2.0 * penalty
+        if hessian[0, 0] <= 0.0:  # no hinge active: the intercept's gradient is 0 too
+            hessian[0, 0] = 1.0
+        current = problem.value(parameters, penalty)
+        while True:
+            direction = _newton_direction(hessian, gradient, damping, parameters,
+                                          problem.signs if constrained else None)
+            decrease = float(gradient @ direction)
+            change = float(np.abs(problem.predictions(direction)).max(initial=0.0))
+            # a step that lowers the objective by less than its rounding is none
+            if decrease < -ROUNDING * current and change > tol * max_change:
+                break
+            if not damping:  # converged: an undamped full step changes nothing
+                return parameters + (direction if decrease < 0 else 0.0), step, True
+            damping = 0.0  # small because damped? see the undamped step
+        share = 1.0
+        for _ in range(MAX_HALVINGS):
+            candidate = parameters + share * direction
+            if problem.value(candidate, penalty) <= current + ARMIJO * share * decrease:
+                break
+            share /= 2.0
+        else:  # no step lowers the objective beyond its rounding: converged
+            return parameters, step, True
+        if current - problem.value(candidate, penalty) <= ROUNDING * abs(current):
+            return candidate, step, True  # the objective no longer moves
+        damping = (0.0 if damping < MIN_DAMPING else damping / 4.0) if share == 1.0 \
+            else max(4.0 * damping, MIN_DAMPING)
+        parameters = candidate
+    return parameters, max_iter, False
+
+
+def _newton_direction(hessian, gradient, damping, parameters, signs):
+    """The step to the minimum of the local quadratic model (its Hessian
+    damped by ``damping`` times its mean diagonal), within the parameters'
+    signs when given."""
+    if damping:
+        hessian = hessian + damping * np.mean(np.diag(hessian)) * np.eye(hessian.shape[0])
+    if signs is None:
+        return -scipy.linalg.solve(hessian, gradient, assume_a="pos")
+    target = hessian @ parameters - gradient
+    return box_quadratic(hessian, target, signs, parameters,
+                         10 * hessian.shape[0]) - parameters
+
+
+@dataclass(frozen=True)
+class AdditiveTerms(Explainer):
+    """A fitted additive model's prediction as its centred terms plus its
+    intercept: its exact SHAP values (each feature's term, the base value
+    the intercept, the mean training prediction); no interactions."""
+
+    model: object
+
+    def rows(self, X):
+        return rows_as_read(self.model, X)
+
+    def contributions(self, X, interactions, n_threads):
+        values = self.model._term_values(X)
+        if interactions:
+            values = np.einsum("ij,jk->ijk", values, np.eye(values.shape[1]))
+        return values, float(self.model.intercept_)
+
+
+class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
+    """What the additive estimators share: the design, the fit at one
+    penalty, the centred terms and the prediction."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
+        return tags
+
+    def _training_problem(self, X, y, sample_weight):
+        """Validated training data (X as read, categories as codes), the
+        problem of the fit on them (:meth:`_problem`) and the features'
+        constraints."""
+        if self.n_splines <= self.spline_order:
+            raise ValueError(f"n_splines={self.n_splines} must exceed spline_order="
+                             f"{self.spline_order}: a spline of order d has at least d + 1 "
+                             "basis functions.")
+        X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
+        constraints = monotonic_constraints(self)
+        return (X, lower, upper, sample_weight, constraints,
+                *self._problem(X, lower, upper, sample_weight, constraints))
+
+    def _problem(self, X, lower, upper, sample_weight, constraints):
+        """The design of validated rows, the problem of the fit on them, its
+        start (the optimal constant) and the spread of the bounds."""
+        design = _AdditiveDesign.of_rows(X, sample_weight, fitted_encoding(self)[1],
+                                         self.n_splines, self.spline_order)
+        loss = LOSSES[self.loss]
+        problem = PenalizedProblem(design.design(X), design.coefficient_map(),
+                                   loss.objective(lower, upper, self.margin, sample_weight),
+                                   design.signs(constraints))
+        start = np.zeros(design.n_parameters)
+        start[0] = loss.optimal_constant(lower, upper, self.margin, sample_weight)
+        spread = bounds_spread(lower, upper, sample_weight) or 1.0
+        return design, problem, start, spread
+
+    def _fit_at(self, design, problem, lam, weight_sum, start, spread):
+        """The parameters at penalty ``lam`` (the objective's penalty is over
+        the weights' sum, plus the regularising ridge), the steps and whether
+        the solver converged."""
+        penalty = design.penalty(lam) / weight_sum
+        penalty[1:, 1:] += REGULARISATION * np.eye(penalty.shape[0] - 1)
+        return penalized_newton(problem, penalty, start, self.tol, self.max_iter, spread)
+
+    def _set_terms(self, design, parameters, X, sample_weight):
+        """The fitted terms, centred on the training rows (their weighted mean
+        moved into ``intercept_``)."""
+        coefficients = design.coefficient_map() @ parameters
+        self.design_ = design
+        self.data_min_, self.data_max_, self.has_missing_effect_ = \
+            _AdditiveDesign.parts_of_rows(X, sample_weight, fitted_encoding(self)[1])
+        self.intercept_ = float(coefficients[0])
+        self.coef_ = coefficients
+        terms = self._term_values(X)
+        means = np.average(terms, axis=0, weights=sample_weight)
+        for term, mean in zip(design.terms, means, strict=True):
+            self.coef_[term.column:term.column + term.n_columns] -= mean
+        self.intercept_ += float(means.sum())
+        self.coef_[0] = self.intercept_
+
+    def _term_values(self, X):
+        """Each feature's term at the rows of ``X`` as read (n_samples,
+        n_features); a missing value without a missing-value effect, or a
+        category unseen in fit, gives the term's mean (0)."""
+        columns = self.design_.design(X)
+        values = np.empty((X.shape[0], len(self.design_.terms)))
+        for term in self.design_.terms:
+            block = slice(term.column, term.column + term.n_columns)
+            values[:, term.feature] = columns[:, block] @ self.coef_[block]
+        return values
+
+    def term_values(self, X):
+        """Each feature's centred term at the rows of ``X``: ``predict(X)`` is
+        their sum plus ``intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        terms : ndarray of shape (n_samples, n_features)
+        """
+        return self._term_values(self._validate_X_predict(X))
+
+    @fill_doc
+    @by_partitions
+    @by_row_blocks
+    def predict(self, X):
+        """Predicted value of each sample: the intercept plus the terms.
+
+        %(predict)s
+        """
+        X = self._validate_X_predict(X)
+        return self.design_.design(X) @ self.coef_
+
+    def __mmit_shap__(self):
+        """The explainer of :func:`~mmit.shap_values`: the centred terms."""
+        check_is_fitted(self)
+        return AdditiveTerms(self)
+
+    #: the fitted arrays and values a model file holds beside the terms
+    _state_arrays = ()
+    _state_values = ("n_iter_",)
+
+    def _export_state(self, writer):
+        """The coefficients, the features' training ranges and missing-value
+        effects (the design), for a model file (``mmit._persistence._model_files``)."""
+        writer.array("coef", self.coef_)
+        writer.array("data_min", self.data_min_)
+        writer.array("data_max", self.data_max_)
+        writer.array("has_missing_effect", self.has_missing_effect_)
+        for name in self._state_arrays:
+            writer.array(name.rstrip("_"), getattr(self, name))
+        return {"values": {name: getattr(self, name) for name in self._state_values}}
+
+    def _import_state(self, state, reader):
+        """The fitted model of a model file (``n_features_in_`` and the
+        categories set), checked: finite coefficients, one per column of the
+        design of the file's training ranges."""
+        shape = (self.n_features_in_,)
+        low = reader.array("data_min", np.float64, shape)
+        high = reader.array("data_max", np.float64, shape)
+        missing = reader.array("has_missing_effect", np.bool_, shape)
+        if np.any(high < low):
+            raise ValueError("a feature's training range is empty")
+        design = _AdditiveDesign.of_parts(low, high, missing, fitted_encoding(self)[1],
+                                          self.n_splines, self.spline_order)
+        self.coef_ = reader.array("coef", np.float64, (design.n_columns,))
+        if not np.all(np.isfinite(self.coef_)):
+            raise ValueError("an additive model's coefficients are not finite")
+        for name in self._state_arrays:
+            setattr(self, name, reader.array(name.rstrip("_"), np.float64))
+        for name in self._state_values:
+            setattr(self, name, state["values"][name])
+        self.design_ = design
+        self.data_min_, self.data_max_, self.has_missing_effect_ = low, high, missing
+        self.intercept_ = float(self.coef_[0])
+
+
+GAM_PARAMETER_CONSTRAINTS = {
+    "n_splines": [Interval(Integral, 2, None, closed="left")],
+    "spline_order": [Interval(Integral, 1, None, closed="left")],
+    "loss": [StrOptions({"squared_hinge"})],
+    "margin": [Interval(Real, 0.0, None, closed="left")],
+    "monotonic_cst": MONOTONIC_CST_CONSTRAINT,
+    "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
+    "tol": [Interval(Real, 0.0, None, closed="left")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "verbose": ["verbose"],
+}
+
+
+@fill_doc
+class IntervalGAM(_AdditiveModel):
+    """A generalized additive model of interval targets: penalized splines.
+
+    Fits ``f(x) = a + f_1(x_1) + ... + f_p(x_p)``: each numeric feature's
+    term a cubic B-spline on equal knots over its training range (P-splines,
+    Eilers and Marx 1996), each categorical feature's an effect per
+    category, a missing value an effect of its own, minimising the squared
+    hinge of ``f`` outside each interval shrunk by ``margin`` (the loss of
+    ``MMIT(loss="squared_hinge")``: censored bounds and exact values alike)
+    plus ``lam`` times the squared second differences of every spline's
+    coefficients and the squares of the categorical effects:
+
+    ``sum_i w_i h_i(f(x_i)) + lam * sum_j |D beta_j|^2``.
+
+    Parameters
+    ----------
+    lam : float, default=1.0
+        The penalty's strength (0: unpenalized splines; large: straight
+        lines, constant categorical terms). :class:`IntervalGAMCV` chooses
+        it by cross-validation.
+    n_splines : int, default=10
+        Basis functions of each numeric feature's spline.
+    spline_order : int, default=3
+        The splines' degree (3: cubic); less than ``n_splines``.
+    loss : {"squared_hinge"}, default="squared_hinge"
+        The hinge loss (the linear hinge is not differentiable: the Newton
+        solver needs the curvature).
+    margin : float, default=0.0
+        Margin of the hinges, see :class:`MMIT`.
+    monotonic_cst : array-like of int or dict, default=None
+        -1, 0 or 1 per feature (or a dict by feature name): the term of a
+        feature with 1 is non-decreasing, with -1 non-increasing, exactly
+        (its spline's coefficient differences are sign-constrained in the
+        solver). Numeric features only.
+    %(categorical_features)s
+    tol : float, default=1e-6
+        The solver stops when a full Newton step moves no prediction by more
+        than ``tol`` times the standard deviation of the finite bounds.
+    max_iter : int, default=300
+        Newton steps at most (a penalized fit takes a few to thirty; an
+        unpenalized one, ``lam=0``, on data that many splines fit, up to a
+        few hundred: the directions the loss leaves free are then fixed by
+        the solver's tiny ridge, one breakpoint at a time).
+    verbose : int, default=0
+        With 1 or more, the Newton steps taken on stderr.
+
+    Attributes
+    ----------
+    intercept_ : float
+        The mean training prediction (the terms are centred on the training
+        rows, by their weights).
+    coef_ : ndarray of shape (n_columns,)
+        The coefficients of the design's columns: the intercept, then per
+        feature its basis functions (B-splines, or one per category) and,
+        where training rows were missing it, its missing-value effect.
+    n_iter_ : int
+        Newton steps taken.
+    data_min_, data_max_ : ndarray of shape (n_features,)
+        Each numeric feature's training range, its spline's span (NaN for a
+        categorical feature).
+    has_missing_effect_ : ndarray of shape (n_features,) of bool
+        Whether a feature has a missing-value effect (some training row
+        missed it).
+    %(features_in)s
+    %(categorical_attributes)s
+
+    See Also
+    --------
+    IntervalGAMCV : ``lam`` chosen by cross-validation.
+    IntervalLinearRegression : The linear model.
+
+    Notes
+    -----
+    Out of its training range a term is constant (its value at the nearest
+    end): a spline does not extrapolate. A missing value in a feature that
+    had none in training, or a category unseen in fit, takes the term's
+    mean (0). The terms are the model's exact SHAP values
+    (:func:`~mmit.shap_values`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit import IntervalGAM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-2, 2, size=(200, 2))
+    >>> center = np.sin(X[:, 0]) + X[:, 1] ** 2
+    >>> y = np.column_stack([center - 0.1, center + 0.1])
+    >>> model = IntervalGAM(lam=0.1).fit(X, y)
+    >>> terms = model.term_values(X[:3])
+    >>> bool(np.allclose(terms.sum(axis=1) + model.intercept_, model.predict(X[:3])))
+    True
+    """
+
+    _parameter_constraints = {"lam": [Interval(Real, 0.0, None, closed="left")],
+                              **GAM_PARAMETER_CONSTRAINTS}
+
+    def __init__(self, lam=1.0, *, n_splines=10, spline_order=3, loss="squared_hinge",
+                 margin=0.0, monotonic_cst=None, categorical_features="from_dtype",
+                 tol=1e-6, max_iter=300, verbose=0):
+        set_init_parameters(self, locals())
+
+    @fill_doc
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the additive model on interval targets.
+
+        %(fit_parameters)s
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights.
+
+        Returns
+        -------
+        self : IntervalGAM
+            The fitted estimator.
+        """
+        X, _, _, weight, _, design, problem, start, spread = self._training_problem(
+            X, y, sample_weight)
+        parameters, self.n_iter_, converged = self._fit_at(
+            design, problem, self.lam, weight.sum(), start, spread)
+        _report(self, self.lam, self.n_iter_, converged)
+        self._set_terms(design, parameters, X, weight)
+        return self
+
+
+def _report(model, lam, n_iter, converged):
+    if not converged:
+        warnings.warn(f"{type(model).__name__} did not converge in max_iter="
+                      f"{model.max_iter} Newton steps (lam={lam:.3g}).", ConvergenceWarning,
+                      stacklevel=3)
+    if model.verbose:
+        print(f"[{type(model).__name__}] lam={lam:.4g}: {n_iter} Newton steps",
+              file=sys.stderr, flush=True)
+
+
+def _fold_path_scores(model, X, lower, upper, weight, constraints, train, test, lams):
+    """The test interval MSE of each of ``lams`` (large to small, each fit
+    started from the previous one's) fitted on the rows ``train`` of the
+    validated ``X`` (NaN when every test row weighs 0), and the Newton steps
+    taken."""
+    design, problem, start, spread = model._problem(
+        _safe_indexing(X, train), lower[train], upper[train], weight[train], constraints)
+    test_columns = design.design(_safe_indexing(X, test))
+    predictions = np.empty((len(lams), test.size))
+    steps = 0
+    for k, lam in enumerate(lams):
+        start, n_iter, _ = model._fit_at(design, problem, lam, weight[train].sum(), start,
+                                         spread)
+        steps += n_iter
+        predictions[k] = test_columns @ (problem.mapping @ start)
+    if weight[test].sum() <= 0:
+        return np.full(len(lams), np.nan), steps
+    return interval_scores(lower[test], upper[test], predictions,
+                           sample_weight=weight[test]), steps
+
+
+@fill_doc
+class IntervalGAMCV(_AdditiveModel):
+    """IntervalGAM with its penalty ``lam`` chosen by K-fold cross-validation.
+
+    Each fold fits the path of ``lams`` from the largest down, each fit
+    started from the previous one's (warm starts), and scores each by the
+    test interval MSE; the best ``lam`` is refitted on all rows.
+
+    Parameters
+    ----------
+    lams : array-like of float, default=None
+        The candidate penalties; None: 15 from 1e4 down to 1e-3, log-spaced.
+    cv : int, cross-validation generator or iterable, default=None
+        Folds, as in scikit-learn (None: 5-fold ``KFold``).
+    n_splines, spline_order, loss, margin, monotonic_cst, tol, max_iter
+        As for :class:`IntervalGAM`.
+    %(categorical_features)s
+    n_jobs : int, default=None
+        Folds fitted in parallel (threads; numpy releases the GIL in its
+        products).
+    verbose : int, default=0
+        With 1 or more, the chosen ``lam`` and the Newton steps on stderr.
+
+    Attributes
+    ----------
+    lam_ : float
+        The chosen penalty.
+    lams_ : ndarray of shape (n_lams,)
+        The candidates, largest first.
+    mse_path_ : ndarray of shape (n_lams, n_folds)
+        Test interval MSE of every candidate and fold.
+    intercept_, coef_, n_iter_, data_min_, data_max_, has_missing_effect_
+        Of the model refitted at ``lam_``, see :class:`IntervalGAM`.
+    %(features_in)s
+    %(categorical_attributes)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit import IntervalGAMCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-2, 2, size=(200, 2))
+    >>> y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> model = IntervalGAMCV(cv=3).fit(X, y)
+    >>> model.mse_path_.shape
+    (15, 3)
+    """
+
+    _state_arrays = ("lams_", "mse_path_")
+    _state_values = ("n_iter_", "lam_")
+    _parameter_constraints = {"lams": ["array-like", None], "cv": ["cv_object"],
+                              "n_jobs": [Integral, None], **GAM_PARAMETER_CONSTRAINTS}
+
+    def __init__(self, *, lams=None, cv=None, n_splines=10, spline_order=3,
+                 loss="squared_hinge", margin=0.0, monotonic_cst=None,
+                 categorical_features="from_dtype", tol=1e-6, max_iter=300, n_jobs=None,
+                 verbose=0):
+        set_init_parameters(self, locals())
+
+    def _candidate_lams(self):
+        if self.lams is None:
+            return np.geomspace(1e4, 1e-3, 15)
+        lams = np.sort(np.ravel(np.asarray(self.lams, dtype=np.float64)))[::-1]
+        if lams.size == 0 or not np.all(np.isfinite(lams)) or np.any(lams < 0):
+            raise ValueError("lams must be non-negative finite numbers, got "
+                             f"{self.lams!r}.")
+        return lams
+
+    @fill_doc
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the penalty and refit the best model on all rows.
+
+        %(fit_parameters)s
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, for fitting and for the test MSE.
+
+        Returns
+        -------
+        self : IntervalGAMCV
+            The fitted estimator.
+        """
+        lams = self._candidate_lams()
+        X_rows, lower, upper, weight, constraints, design, problem, start, spread = \
+            self._training_problem(X, y, sample_weight)
+        folds = list(check_cv(self.cv).split(np.zeros((X_rows.shape[0], 1))))
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_fold_path_scores)(self, X_rows, lower, upper, weight, constraints,
+                                       train, test, lams)
+            for train, test in folds)
+        self.lams_ = lams
+        self.mse_path_ = np.column_stack([scores for scores, _ in results])
+        mean = (np.nanmean(self.mse_path_, axis=1) if np.isnan(self.mse_path_).any()
+                else self.mse_path_.mean(axis=1))
+        best = int(np.argmin(mean))
+        self.lam_ = float(lams[best])
+        # the refit walks the path down to the chosen lam, as the folds did
+        for lam in lams[:best + 1]:
+            start, n_iter, converged = self._fit_at(design, problem, lam, weight.sum(),
+                                                    start, spread)
+        self.n_iter_ = n_iter
+        _report(self, self.lam_, n_iter, converged)
+        self._set_terms(design, start, X_rows, weight)
+        return self

@@ -1,0 +1,254 @@
+"""IntervalGAM and IntervalGAMCV: the splines against scipy's, the solver
+against an independent minimiser, the box-constrained quadratic against an
+enumeration of its bounds, monotone and centred terms, categorical and
+missing-value effects, model files and bad input."""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.interpolate import BSpline
+from scipy.optimize import minimize
+
+from mmit import (
+    IntervalGAM,
+    IntervalGAMCV,
+    IntervalLinearRegression,
+    load_model,
+    save_model,
+    shap_values,
+)
+from mmit._loss._loss import LOSSES, breakpoints
+from mmit.linear_model._gam import box_quadratic
+from mmit.linear_model._splines import SplineBasis
+
+
+def interval_data(seed, n=200, p=3, censored=0.2):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, size=(n, p))
+    center = np.sin(2 * X[:, 0]) + (X[:, 1] ** 2 if p > 1 else 0.0)
+    lower = center - rng.uniform(0, 0.3, n)
+    upper = center + rng.uniform(0, 0.3, n)
+    lower[rng.random(n) < censored] = -np.inf
+    upper[rng.random(n) < censored] = np.inf
+    return X, np.column_stack([lower, upper])
+
+
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_the_basis_is_scipys_b_spline_basis(order):
+    basis = SplineBasis(-1.5, 4.0, 9, order)
+    values = np.linspace(-1.5, 4.0, 71)
+    expected = BSpline.design_matrix(values, basis.knots, order).toarray()
+    np.testing.assert_allclose(basis.design(values).toarray(), expected, atol=1e-14)
+    clipped = basis.design(np.array([-9.0, 9.0, np.nan])).toarray()
+    np.testing.assert_allclose(clipped[:2], expected[[0, -1]], atol=1e-14)
+    assert clipped[2].sum() == 0.0
+
+
+def objective_of(model, X, y, weight, lam):
+    """The fit's objective at the model's predictions, from scratch: the mean
+    weighted squared hinge plus lam over the weights' sum times the squared
+    second differences of every spline's coefficients."""
+    lower, upper = breakpoints(y[:, 0], y[:, 1], model.margin)
+    loss = np.average(LOSSES["squared_hinge"].value(lower, upper, model.predict(X)),
+                      weights=weight)
+    penalty = 0.0
+    for term in model.design_.terms:
+        beta = model.coef_[term.column:term.column + term.n_basis]
+        penalty += np.sum(np.diff(beta, 2) ** 2)
+    return loss + lam * penalty / weight.sum()
+
+
+def brute_force_objective(model, X, y, weight, lam):
+    """The least objective that scipy's BFGS finds over the same splines'
+    coefficients and intercept (from the optimal constant and from the
+    model's own coefficients perturbed)."""
+    basis = model.design_.terms[0].basis
+    design = basis.design(X[:, 0]).toarray()
+    lower, upper = breakpoints(y[:, 0], y[:, 1], model.margin)
+    loss = LOSSES["squared_hinge"]
+
+    def value(theta):
+        prediction = theta[0] + design @ theta[1:]
+        return (np.average(loss.value(lower, upper, prediction), weights=weight)
+                + lam * np.sum(np.diff(theta[1:], 2) ** 2) / weight.sum())
+
+    def gradient(theta):
+        prediction = theta[0] + design @ theta[1:]
+        g = np.average(np.zeros_like(prediction)) + weight * loss.gradient(
+            lower, upper, prediction) / weight.sum()
+        difference = np.diff(np.eye(design.shape[1]), 2, axis=0)
+        penalty = 2 * lam * difference.T @ (difference @ theta[1:]) / weight.sum()
+        return np.r_[g.sum(), design.T @ g + penalty]
+
+    starts = [np.zeros(design.shape[1] + 1),
+              np.r_[0.0, model.coef_[1:1 + design.shape[1]] + model.intercept_ + 0.1]]
+    return min(minimize(value, start, jac=gradient, method="BFGS",
+                        options={"gtol": 1e-12, "maxiter": 10_000}).fun
+               for start in starts)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), lam=st.sampled_from([0.0, 1e-4, 0.01, 1.0]),
+       margin=st.sampled_from([0.0, 0.1]))
+def test_one_feature_fit_reaches_the_brute_force_objective(seed, lam, margin):
+    X, y = interval_data(seed, n=40, p=1)
+    weight = np.random.default_rng(seed).uniform(0.2, 2.0, X.shape[0])
+    model = IntervalGAM(lam=lam, n_splines=6, margin=margin, tol=1e-10).fit(
+        X, y, sample_weight=weight)
+    ours = objective_of(model, X, y, weight, lam)
+    theirs = brute_force_objective(model, X, y, weight, lam)
+    assert ours <= theirs + 1e-6 * (1.0 + theirs)
+
+
+def kkt_minimum(hessian, target, signs):
+    """The minimum of x'Hx/2 - target'x under signs * x >= 0 by enumerating
+    which constrained coordinates sit at 0."""
+    constrained = np.flatnonzero(signs)
+    best, best_value = None, np.inf
+    for size in range(constrained.size + 1):
+        for fixed in itertools.combinations(constrained, size):
+            free = np.setdiff1d(np.arange(signs.size), fixed)
+            x = np.zeros(signs.size)
+            x[free] = np.linalg.solve(hessian[np.ix_(free, free)], target[free])
+            if np.all(signs * x >= -1e-12):
+                value = 0.5 * x @ hessian @ x - target @ x
+                if value < best_value:
+                    best, best_value = x, value
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), size=st.integers(1, 6))
+def test_box_quadratic_is_the_enumerated_minimum(seed, size):
+    rng = np.random.default_rng(seed)
+    factor = rng.normal(size=(size + 2, size))
+    hessian = factor.T @ factor + 0.1 * np.eye(size)
+    target = rng.normal(size=size)
+    signs = rng.integers(-1, 2, size).astype(np.int8)
+    start = np.abs(rng.normal(size=size)) * np.where(signs == 0, rng.normal(size=size),
+                                                      signs)
+    x = box_quadratic(hessian, target, signs, start, 100)
+    expected = kkt_minimum(hessian, target, signs)
+    assert np.all(signs * x >= 0)
+    np.testing.assert_allclose(x, expected, atol=1e-9)
+
+
+def test_a_large_penalty_gives_the_linear_model():
+    X, y = interval_data(1, n=300)
+    gam = IntervalGAM(lam=1e9).fit(X, y)
+    linear = IntervalLinearRegression(alpha=0.0, tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(gam.predict(X), linear.predict(X), atol=1e-3)
+    grid = np.linspace(gam.data_min_, gam.data_max_, 50)  # within the splines' span
+    assert np.abs(np.diff(gam.term_values(grid), 2, axis=0)).max() < 1e-6
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000),
+       constraints=st.lists(st.sampled_from([-1, 0, 1]), min_size=3, max_size=3),
+       lam=st.sampled_from([0.0, 0.1, 10.0]))
+def test_monotone_terms_are_monotone_along_a_fine_grid(seed, constraints, lam):
+    X, y = interval_data(seed, n=120)
+    model = IntervalGAM(lam=lam, monotonic_cst=constraints).fit(X, y)
+    grid = np.linspace(-2.5, 2.5, 1001)
+    terms = model.term_values(np.column_stack([grid] * 3))
+    steps = np.diff(terms, axis=0) * np.asarray(constraints)
+    assert np.all(steps >= -1e-10)
+
+
+def test_terms_are_centred_and_sum_to_the_prediction():
+    X, y = interval_data(2)
+    weight = np.random.default_rng(2).uniform(0, 3, X.shape[0])
+    model = IntervalGAM(lam=0.1).fit(X, y, sample_weight=weight)
+    terms = model.term_values(X)
+    np.testing.assert_allclose(np.average(terms, axis=0, weights=weight), 0.0, atol=1e-10)
+    np.testing.assert_allclose(terms.sum(axis=1) + model.intercept_, model.predict(X),
+                               atol=1e-10)
+    explanation = shap_values(model, X[:10])
+    np.testing.assert_allclose(explanation.values, terms[:10], atol=1e-12)
+    np.testing.assert_allclose(explanation.base_values, model.intercept_)
+
+
+def test_categorical_and_missing_value_effects():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    n = 400
+    level = rng.choice(["a", "b", "c"], n)
+    x = rng.uniform(-1, 1, n)
+    missing = rng.random(n) < 0.2
+    center = np.select([level == "a", level == "b"], [0.0, 2.0], -1.0) + x
+    center[missing] = np.select([level[missing] == "a", level[missing] == "b"],
+                                [0.0, 2.0], -1.0) + 3.0
+    x[missing] = np.nan
+    frame = pd.DataFrame({"level": pd.Categorical(level), "x": x})
+    model = IntervalGAM(lam=1e-3).fit(frame, np.column_stack([center - 0.01,
+                                                              center + 0.01]))
+    terms = model.term_values(frame)
+    effect = {label: terms[level == label, 0].mean() for label in "abc"}
+    assert effect["b"] - effect["a"] == pytest.approx(2.0, abs=0.05)
+    assert effect["c"] - effect["a"] == pytest.approx(-1.0, abs=0.05)
+    assert model.has_missing_effect_.tolist() == [False, True]
+    # a missing x is worth 3 above the line's value at 0
+    at_zero = model.term_values(pd.DataFrame({"level": pd.Categorical(["a"],
+                                                                      categories=list("abc")),
+                                              "x": [0.0]}))[0, 1]
+    assert terms[missing, 1].mean() - at_zero == pytest.approx(3.0, abs=0.1)
+    with pytest.raises(ValueError, match="categorical"):
+        IntervalGAM(monotonic_cst={"level": 1}).fit(frame, center)
+
+
+def test_sparse_input_fits_as_dense():
+    X, y = interval_data(4, n=150)
+    X[np.abs(X) < 1.0] = 0.0
+    dense = IntervalGAM(lam=0.1).fit(X, y).predict(X)
+    for matrix in (sp.csr_matrix, sp.csc_matrix):
+        sparse = IntervalGAM(lam=0.1).fit(matrix(X), y).predict(matrix(X))
+        np.testing.assert_allclose(sparse, dense, atol=1e-10)
+
+
+@pytest.mark.parametrize("model", [IntervalGAM(lam=0.3),
+                                   IntervalGAMCV(lams=[10.0, 0.1], cv=3)])
+def test_model_file_round_trip(tmp_path, model):
+    X, y = interval_data(5, n=150)
+    X[::9, 2] = np.nan
+    model.fit(X, y)
+    save_model(model, tmp_path / "gam.npz")
+    loaded = load_model(tmp_path / "gam.npz")
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    np.testing.assert_array_equal(loaded.term_values(X), model.term_values(X))
+
+
+def test_cv_chooses_a_penalty_on_its_path_and_ignores_n_jobs():
+    X, y = interval_data(6, n=240)
+    one = IntervalGAMCV(cv=4, n_jobs=1).fit(X, y)
+    two = IntervalGAMCV(cv=4, n_jobs=2).fit(X, y)
+    assert one.mse_path_.shape == (15, 4)
+    assert one.lam_ == one.lams_[np.argmin(one.mse_path_.mean(axis=1))]
+    np.testing.assert_array_equal(one.predict(X), two.predict(X))
+    refit = IntervalGAM(lam=one.lam_).fit(X, y)
+    np.testing.assert_allclose(refit.predict(X), one.predict(X), atol=1e-8)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"n_splines": 3, "spline_order": 3}, "must exceed spline_order"),
+    ({"monotonic_cst": [1, 0]}, "one entry per feature"),
+    ({"loss": "linear_hinge"}, "loss"),
+    ({"lam": -1.0}, "lam"),
+])
+def test_bad_input_gets_a_clear_error(params, message):
+    X, y = interval_data(7, n=50)
+    with pytest.raises(ValueError, match=message):
+        IntervalGAM(**params).fit(X, y)
+
+
+def test_unknown_names_and_bad_lams_get_a_clear_error():
+    pd = pytest.importorskip("pandas")
+    X, y = interval_data(8, n=50)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    with pytest.raises(ValueError, match="not in X"):
+        IntervalGAM(monotonic_cst={"z": 1}).fit(frame, y)
+    with pytest.raises(ValueError, match="lams"):
+        IntervalGAMCV(lams=[1.0, -2.0]).fit(X, y)
