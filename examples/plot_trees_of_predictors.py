@@ -53,12 +53,12 @@ for name, model in [("tree of predictors", tops), ("stack", stack)]:
 # %%
 # The members' weights, row by row
 # --------------------------------
-# ``predictor_weights`` gives the weight of every node's member in each
-# row's prediction; summed by family, it shows where each family predicts.
-weights = tops.predictor_weights(data.data[test])
-families = np.array(tops.estimator_names_)[tops.tree_.algorithm]
-share = {family: weights[families == family].sum(axis=0)
-         for family in tops.estimator_names_}
+# ``predictor_weights`` gives the weight of every node's predictor in each
+# row's prediction, and ``tree_.member_weights`` the weight of each family
+# in every node's predictor (one family, or a node's mix of them): their
+# product shows where each family predicts.
+weights = tops.tree_.member_weights.T @ tops.predictor_weights(data.data[test])
+share = dict(zip(tops.estimator_names_, weights, strict=True))
 fig, ax = plt.subplots(figsize=(6, 3))
 bottom = np.zeros(weights.shape[1])
 order = np.argsort(tops.predict(data.data[test]))

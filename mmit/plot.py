@@ -7,7 +7,7 @@ from ._utils._validation import check_interval_target
 from .tree._export import parents_of, resolve_feature_names, split_conditions
 from .tree._tree import TREE_LEAF
 
-__all__ = ["plot_intervals", "plot_predictive_distribution", "plot_tree"]
+__all__ = ["plot_intervals", "plot_predictive_distribution", "plot_terms", "plot_tree"]
 
 
 def _axes(ax):
@@ -161,6 +161,104 @@ def plot_predictive_distribution(model, X, x, y=None, *, coverages=(0.5, 0.8, 0.
     ax.set_ylabel("target")
     ax.legend(loc="best", frameon=False)
     return ax
+
+
+def plot_terms(model, X, y=None, *, features=None, n_points=200, axes=None):
+    """The terms of an additive model, one panel per feature.
+
+    A numeric feature's panel draws its term along its training range (a
+    line; constant beyond it) over the rug of ``X``'s values; a categorical
+    feature's, each category's effect as a bar. With ``y``, each row's
+    partial residual interval goes behind: its target interval minus the
+    other terms and the intercept (``[lower, upper] - (f(x) - f_j(x_j))``),
+    which the term would pass through to fit the row, censored ends drawn
+    as :func:`plot_intervals` draws them.
+
+    Parameters
+    ----------
+    model : IntervalGAM or IntervalGAMCV
+        A fitted additive model.
+    X : array-like or data frame of shape (n_samples, n_features)
+        The rows of the rug (and of the residuals).
+    y : array-like of shape (n_samples, 2) or (n_samples,), default=None
+        Their target intervals.
+    features : list of int or str, default=None
+        The features drawn (indices or names); None: every feature.
+    n_points : int, default=200
+        Points of a numeric term's line.
+    axes : array of matplotlib Axes, default=None
+        One per feature drawn; a new figure by default.
+
+    Returns
+    -------
+    axes : ndarray of matplotlib Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmit import IntervalGAM
+    >>> from mmit.plot import plot_terms
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-2, 2, size=(100, 2))
+    >>> y = np.sin(X[:, 0]) + X[:, 1]
+    >>> axes = plot_terms(IntervalGAM(lam=0.1).fit(X, y), X, y)
+    >>> axes.shape
+    (2,)
+    """
+    check_is_fitted(model, "design_")
+    names = [str(name) for name in resolve_feature_names(model, None)]
+    if features is None:
+        features = list(range(model.n_features_in_))
+    indices = [names.index(f) if isinstance(f, str) else int(f) for f in features]
+    rows = model._validate_X_predict(X)
+    terms = model._term_values(rows)
+    if axes is None:
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as error:  # pragma: no cover - depends on the environment
+            raise ImportError("mmit.plot needs matplotlib: pip install "
+                              "'scikit-mmit[plot]'") from error
+        n_columns = min(3, len(indices))
+        n_rows = -(-len(indices) // n_columns)
+        figure, grid = plt.subplots(n_rows, n_columns, squeeze=False,
+                                    figsize=(4 * n_columns, 3 * n_rows))
+        for extra in grid.ravel()[len(indices):]:
+            figure.delaxes(extra)
+        axes = grid.ravel()[:len(indices)]
+        figure.tight_layout()
+    axes = np.asarray(axes, dtype=object).ravel()
+    if axes.size != len(indices):
+        raise ValueError(f"axes has {axes.size} panels for {len(indices)} features.")
+    others = None
+    if y is not None:
+        lower, upper = check_interval_target(y, rows.shape[0])
+        prediction = terms.sum(axis=1) + model.intercept_
+    for ax, j in zip(axes, indices, strict=True):
+        term = next(term for term in model.design_.terms if term.feature == j)
+        values = np.asarray(rows[:, [j]].toarray() if hasattr(rows, "toarray")
+                            else rows[:, j], dtype=float).ravel()
+        present = ~np.isnan(values)
+        if y is not None:
+            others = prediction - terms[:, j]
+            plot_intervals(values[present], np.column_stack(
+                [lower - others, upper - others])[present], ax=ax, feature_name=names[j])
+        if term.kind == "categorical":
+            labels = model.categories_[j]
+            effects = model.coef_[term.column:term.column + term.n_basis]
+            ax.bar(np.arange(len(labels)), effects, color="tab:blue", alpha=0.6,
+                   label="term")
+            ax.set_xticks(np.arange(len(labels)), [str(label) for label in labels])
+        else:
+            grid_values = np.linspace(term.basis.low, term.basis.high, n_points)
+            line = term.basis.design(grid_values) @ model.coef_[
+                term.column:term.column + term.basis.n_splines]
+            ax.plot(grid_values, line, color="tab:blue", linewidth=2, label="term")
+            ax.plot(values[present], np.full(present.sum(), ax.get_ylim()[0]), "|",
+                    color="0.3", markersize=6)
+        ax.set_xlabel(names[j])
+        ax.set_ylabel(f"f({names[j]})")
+        ax.legend(loc="best", frameon=False)
+    return axes
 
 
 # labels of a categorical split's left side drawn in its box, at most

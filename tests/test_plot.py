@@ -55,3 +55,33 @@ def test_predictive_distributions_are_drawn_as_nested_bands():
     with pytest.raises(ValueError, match="X has 30 rows, x has 29"):
         plot_predictive_distribution(forest, X[:30], X[:29, 0])
     matplotlib.pyplot.close("all")
+
+
+def test_terms_are_drawn_one_panel_per_feature():
+    matplotlib = pytest.importorskip("matplotlib")
+    pd = pytest.importorskip("pandas")
+    matplotlib.use("Agg")
+    from mmit import IntervalGAM
+    from mmit.plot import plot_terms
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.uniform(-2, 2, 120),
+                          "site": pd.Categorical(rng.choice(list("abc"), 120))})
+    center = np.sin(frame["x"].to_numpy()) + (frame["site"] == "b").to_numpy()
+    y = np.column_stack([center - 0.1, center + 0.1])
+    y[::5, 1] = np.inf
+    model = IntervalGAM(lam=0.1).fit(frame, y)
+    axes = plot_terms(model, frame, y)
+    assert [ax.get_xlabel() for ax in axes] == ["x", "site"]
+    term = next(line for line in axes[0].lines if line.get_label() == "term")
+    grid = term.get_xdata()
+    expected = model.term_values(pd.DataFrame({"x": grid, "site": pd.Categorical(
+        ["a"] * grid.size, categories=list("abc"))}))[:, 0]
+    np.testing.assert_allclose(term.get_ydata(), expected, atol=1e-12)
+    bars = [patch.get_height() for patch in axes[1].patches]
+    assert len(bars) == 3
+    axes = plot_terms(model, frame, features=["site"])
+    assert len(axes) == 1
+    with pytest.raises(ValueError, match="panels"):
+        plot_terms(model, frame, axes=[axes[0], axes[0], axes[0]])
+    matplotlib.pyplot.close("all")

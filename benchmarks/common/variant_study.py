@@ -7,7 +7,8 @@ each variant on the same splits and compare the test interval MSEs:
 
 - the splits (:func:`splits_of`): every data set folder of a directory
   (the MMIT paper's protocol: each fold of ``folds.csv`` in turn is the
-  test set) and simulated shapes of ``make_interval_regression``;
+  test set, :func:`folder_splits`) and simulated shapes of
+  ``make_interval_regression``;
 - the variants' mean test MSE over the splits, in parallel
   (:func:`mean_test_mse`), optionally on transformed features
   (:func:`transformed_splits`);
@@ -15,11 +16,17 @@ each variant on the same splits and compare the test interval MSEs:
   sets (1 = best), and the median and worst ratio of its test MSE to the
   best variant's (or a reference's) on each data set; printed with each
   data set's row (:func:`print_variant_table`) or one row per variant,
-  best first (:func:`print_ranking`).
+  best first (:func:`print_ranking`);
+- a comparison of models on named splits, their fits timed too
+  (:func:`compare_models`: the studies of the trees of predictors and of
+  the additive models).
 """
 
 import argparse
 import itertools
+import sys
+import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +34,7 @@ from joblib import Parallel, delayed
 from scipy.stats import rankdata
 
 from mmit.datasets import load_folder, make_interval_regression
+from mmit.metrics import interval_mse
 
 # (n_samples, noise features, censoring) of the simulated shapes, each pattern
 SIMULATED_SHAPES = [
@@ -47,18 +55,24 @@ def study_parser(doc):
     parser.add_argument("--n-jobs", type=int, default=2)
     return parser
 
+def model_study_parser(doc, models):
+    """:func:`study_parser` with the options of a comparison of ``models``
+    (names): ``--folds K`` (the first K folds of each data set),
+    ``--models NAME ...`` and ``--no-simulated``."""
+    parser = study_parser(doc)
+    parser.add_argument("--folds", type=int, default=None)
+    parser.add_argument("--models", nargs="+", default=list(models), choices=list(models))
+    parser.add_argument("--no-simulated", action="store_true")
+    return parser
+
+
 def splits_of(data_dir, quick=False, shapes=SIMULATED_SHAPES):
     """(data set name, list of (X_train, y_train, X_test, y_test)) of every
     data set folder of ``data_dir`` (one split per fold) and of each
     simulated shape of ``shapes`` (one split: ``N_TEST`` fresh test rows);
     names of the simulated ones start with ``SIMULATED_PREFIX``. ``quick``:
     one fold per folder and two shapes (a smoke test)."""
-    for folder in sorted(p for p in data_dir.iterdir() if (p / "folds.csv").exists()):
-        data = load_folder(folder)
-        folds = np.unique(data.folds)
-        yield data.name, [(data.data[data.folds != fold], data.target[data.folds != fold],
-                           data.data[data.folds == fold], data.target[data.folds == fold])
-                          for fold in (folds[:1] if quick else folds)]
+    yield from folder_splits(data_dir, 1 if quick else None)
     shapes = shapes[:2] if quick else shapes
     for (n, noise_features, censoring), pattern in itertools.product(shapes, PATTERNS):
         X, y = make_interval_regression(n + N_TEST, noise_features + 1, pattern,
@@ -142,3 +156,64 @@ def print_ranking(title, names, mse, base=None, extra=None):
               + "".join(f"{values[index]:>14.3f}" for values in summary.values())
               + "".join(f"{str(cells[index]):>{len(label) + 2}}"
                         for label, cells in extra.items()))
+
+
+def folder_splits(data_dir, n_folds=None):
+    """(data set name, list of (X_train, y_train, X_test, y_test)) of every
+    data set folder of ``data_dir``: each fold of its folds.csv in turn the
+    test set (the first ``n_folds`` only, when given)."""
+    for folder in sorted(p for p in data_dir.iterdir() if (p / "folds.csv").exists()):
+        data = load_folder(folder)
+        folds = np.unique(data.folds)[:n_folds]
+        yield data.name, [(data.data[data.folds != k], data.target[data.folds != k],
+                           data.data[data.folds == k], data.target[data.folds == k])
+                          for k in folds]
+
+
+def timed_test_mse(models, name, X_train, y_train, X_test, y_test):
+    """The test interval MSE of the model ``models[name]()`` fitted on the
+    training rows (its warnings silenced), and its fit's seconds."""
+    model = models[name]()
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X_train, y_train)
+    seconds = time.perf_counter() - start
+    return interval_mse(y_test, model.predict(X_test)), seconds
+
+
+def study_splits(args, simulated, shapes, sizes=(400, 2000)):
+    """The named splits of a comparison's command line (``args`` of
+    :func:`model_study_parser`): the data set folders' (:func:`folder_splits`),
+    then unless ``--no-simulated`` one split of each simulated shape and
+    training size, ``simulated(shape, n, seed)`` giving it."""
+    yield from folder_splits(args.data_dir, args.folds)
+    if not args.no_simulated:
+        for shape in shapes:
+            for n in sizes:
+                yield f"sim.{shape} n={n}", [simulated(shape, n, n)]
+
+
+def compare_models(named_splits, models, names, n_jobs, base=None):
+    """Every model ``models[name]()`` of ``names`` fitted on every split of
+    ``named_splits`` ((name, splits) pairs) in ``n_jobs`` processes, each
+    data set's mean test MSE reported on stderr as it ends; then the table
+    of :func:`print_variant_table`, with the median over the splits of each
+    model's fit seconds over ``base``'s. Returns the test MSEs by data set."""
+    mse, seconds = {}, {}
+    for data_name, data_splits in named_splits:
+        results = Parallel(n_jobs=n_jobs)(delayed(timed_test_mse)(models, name, *split)
+                                          for name in names for split in data_splits)
+        results = np.array(results).reshape(len(names), len(data_splits), 2)
+        mse[data_name] = results[:, :, 0].mean(axis=1)
+        seconds[data_name] = results[:, :, 1]
+        print(f"{data_name}: " + ", ".join(f"{n} {v:.4g}" for n, v in
+                                          zip(names, mse[data_name], strict=True)),
+              file=sys.stderr, flush=True)
+    extra = None
+    if base in names:
+        ratios = np.concatenate([times / times[names.index(base)]
+                                 for times in seconds.values()], axis=1)
+        extra = {f"fit s / {base}'s (median)": np.median(ratios, axis=1)}
+    print_variant_table("Test interval MSE (mean over the folds)", mse, names, extra)
+    return mse

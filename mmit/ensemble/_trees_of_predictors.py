@@ -9,9 +9,11 @@ node's rows (``validation`` an int: the folds of all rows, restricted to
 the node; a forest or a linear CV gives them in one fit through the
 protocol ``__mmit_fold_predictions__``), or, with the paper's
 ``validation="holdout"``, predictions of the node's rows outside the
-training set by the member trained on the node's training rows. A node's
-predictor is the pair (member, node trained on) among the node and its
-ancestors with the least held-out loss on its scored rows; a split is kept
+training set by the member trained on the node's training rows; the
+node's mix of members is their convex combination fitted on those
+predictions (the stack's combiner). A node's predictor is the pair (member
+or mix, node trained on) among the node and its ancestors with the least
+held-out loss on its scored rows; a split is kept
 when its children's least losses sum to less than the node's. The
 candidate splits are the features' quantiles (``thresholds``); with
 ``n_candidates`` they are first ranked by the exact MMIT criterion (the
@@ -39,7 +41,7 @@ from .._utils._base import IntervalRegressorMixin, set_init_parameters
 from .._utils._categorical import is_dataframe, validate_features
 from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
-from .._utils._protocols import RowWeightedExplainer
+from .._utils._protocols import RowWeightedExplainer, WeightedExplainer
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import validate_training_data
 from ..linear_model._linear import IntervalLinearRegressionCV
@@ -69,6 +71,7 @@ DECILES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 HOLDOUT_SHARES = (0.75, 0.15, 0.10)
 TRAINING, STRUCTURE, WEIGHTS = 0, 1, 2  # the holdout roles of the rows
 LEAF = -1
+MIX = -2  # a node's predictor that is the convex mix of the members
 
 
 def default_library(random_state):
@@ -80,6 +83,31 @@ def default_library(random_state):
         ("boost", MMITBoost(n_estimators=30, learning_rate=0.15,
                             random_state=draw_seed(random_state))),
     ]
+
+
+class MemberMix:
+    """A node's predictor that mixes members: the convex combination
+    ``weights`` of ``estimators`` (the library's members fitted on the
+    rows of the node it was trained on, those of positive weight)."""
+
+    def __init__(self, estimators, weights):
+        self.estimators = estimators
+        self.weights = np.asarray(weights, dtype=np.float64)
+
+    @property
+    def n_features_in_(self):
+        return self.estimators[0].n_features_in_
+
+    def predict(self, X):
+        """The weighted sum of the members' predictions."""
+        return sum(weight * estimator.predict(X)
+                   for weight, estimator in zip(self.weights, self.estimators, strict=True))
+
+    def __mmit_shap__(self):
+        """The weighted sum of the members' explanations (the rows as the
+        first member reads them)."""
+        return WeightedExplainer(self.estimators[0],
+                                 list(zip(self.weights, self.estimators, strict=True)))
 
 
 @dataclass
@@ -104,10 +132,15 @@ class PredictorTree:
         training weight).
     algorithm : ndarray of int
         The node's predictor: its member of the library (an index of
-        ``estimator_names_``) ...
+        ``estimator_names_``), or -2 for the convex mix of the members (the
+        stack of the node's region: ``member_weights``) ...
     trained_on : ndarray of int
         ... and the node whose training rows it was trained on (the node
         itself or an ancestor).
+    member_weights : ndarray of shape (node_count, n_members)
+        The weights of the members in the node's predictor (one 1 for a
+        member; the mix's convex weights, fitted on the held-out predictions
+        of the rows of the node it was trained on).
     n_node_samples : ndarray of int
         The training rows of the node.
     loss : ndarray of float
@@ -130,14 +163,15 @@ class PredictorTree:
     missing_left: np.ndarray
     algorithm: np.ndarray
     trained_on: np.ndarray
+    member_weights: np.ndarray
     n_node_samples: np.ndarray
     loss: np.ndarray
     gain: np.ndarray
     path_weights: np.ndarray
 
     ARRAYS = ("children_left", "children_right", "parent", "feature", "threshold",
-              "missing_left", "algorithm", "trained_on", "n_node_samples", "loss", "gain",
-              "path_weights")
+              "missing_left", "algorithm", "trained_on", "member_weights", "n_node_samples",
+              "loss", "gain", "path_weights")
 
     @property
     def node_count(self):
@@ -183,8 +217,15 @@ class PredictorTree:
             raise ValueError("the tree's nodes do not make a tree")
         if np.any((self.feature[split] < 0) | (self.feature[split] >= n_features)):
             raise ValueError("a split's feature is out of range")
-        if np.any((self.algorithm < 0) | (self.algorithm >= n_algorithms)):
+        if (np.any(((self.algorithm < 0) & (self.algorithm != MIX))
+                   | (self.algorithm >= n_algorithms))
+                or self.member_weights.shape != (n, n_algorithms)):
             raise ValueError("a node's predictor is out of range")
+        member = self.algorithm != MIX
+        if (np.any(self.member_weights < 0)
+                or np.any(np.abs(self.member_weights.sum(axis=1) - 1.0) > 1e-9)
+                or np.any(self.member_weights[member, self.algorithm[member]] != 1.0)):
+            raise ValueError("a node's member weights are not convex")
         for node in range(n):
             if self.trained_on[node] not in self.path(node):
                 raise ValueError("a node's predictor was trained off its path")
@@ -204,7 +245,8 @@ class _Node:
     ancestors: list
     predictions: np.ndarray = None
     fitted: list = None
-    choice: tuple = None  # (member, index in the lineage of the node trained on)
+    mix_weights: np.ndarray = None  # the convex mix of its members
+    choice: tuple = None  # (member or the mix, index in the lineage of the node trained on)
     loss: float = np.inf
     split: tuple = None  # (feature, threshold, missing_left, left, right)
     index: int = -1
@@ -324,7 +366,7 @@ class _Grower:
         tasks = []
         n_members = len(self.members)
         for position, node in enumerate(nodes):
-            node.predictions = np.full((self.weight.shape[0], n_members), np.nan)
+            node.predictions = np.full((self.weight.shape[0], n_members + 1), np.nan)
             node.fitted = [None] * n_members
             tasks += self._tasks(position, node)
         self.n_fits += len(tasks)
@@ -336,6 +378,22 @@ class _Grower:
                     predictions, name)
             if model is not None:
                 node.fitted[member] = model
+        for node in nodes:
+            self._mix(node)
+
+    def _mix(self, node):
+        """The node's convex mix of its members (the stack of its region): the
+        weights of their held-out predictions fitted on its scored rows
+        (the last column of its predictions)."""
+        rows = self.held_out.scored(node.rows)
+        rows = rows[self.weight[rows] > 0]
+        members = node.predictions[:, :len(self.members)]
+        if rows.size == 0:
+            node.mix_weights = np.eye(len(self.members))[0]
+        else:
+            node.mix_weights = simplex_weights(members[rows], self.lower[rows],
+                                               self.upper[rows], self.weight[rows])
+        node.predictions[node.rows, -1] = members[node.rows] @ node.mix_weights
 
     def _tasks(self, position, node):
         """The fits that give a node's held-out predictions: on its training
@@ -373,14 +431,15 @@ class _Grower:
             self.hinge_lower[rows], self.hinge_upper[rows], predictions))
 
     def choose(self, node):
-        """The node's predictor: the (member, node trained on) of its lineage
-        with the least held-out loss on its scored rows (the node's own
-        members first, then its parent's, ...: the first of equal losses)."""
+        """The node's predictor: the (member or the mix, node trained on) of
+        its lineage with the least held-out loss on its scored rows (the
+        node's own members first, then its parent's, ...; the mix after the
+        members: the first of equal losses)."""
         scored = self.held_out.scored(node.rows)
         best = (np.inf, None)
         for level in range(node.depth, -1, -1):
             source = node.lineage[level]
-            for member in range(len(self.members)):
+            for member in range(len(self.members) + 1):
                 loss = self.held_out_loss(scored, source.predictions[scored, member])
                 if loss < best[0]:
                     best = (loss, (member, level))
@@ -463,7 +522,8 @@ class _Grower:
 
     def _split(self, node):
         """Set ``node.split`` to its best candidate split if that lowers the
-        held-out loss."""
+        held-out loss by more than ``min_gain_se`` standard errors of its
+        rows' paired loss differences."""
         candidates = self.candidate_splits(node)
         children = [(_Node(left, node.lineage), _Node(right, node.lineage))
                     for _, _, _, left, right in candidates]
@@ -473,21 +533,45 @@ class _Grower:
                 candidates, children, strict=True):
             self.choose(left)
             self.choose(right)
-            if left.loss + right.loss < best_loss:
+            if left.loss + right.loss < best_loss and self._significant(node, left, right):
                 best, best_loss = (feature, threshold, missing_left, left, right), \
                     left.loss + right.loss
         node.split = best
+
+    def _significant(self, node, left, right):
+        """Whether the children's held-out loss is below the node's by more
+        than ``min_gain_se`` standard errors of the sum of the rows' weighted
+        loss differences (always with 0, the paper's rule)."""
+        if self.owner.min_gain_se == 0:
+            return True
+        difference = np.concatenate([self._row_losses(node, child.rows)
+                                     - self._row_losses(child, child.rows)
+                                     for child in (left, right)])
+        if difference.size < 2:
+            return True
+        error = np.sqrt(difference.size) * difference.std(ddof=1)
+        return bool(difference.sum() > self.owner.min_gain_se * error)
+
+    def _row_losses(self, node, rows):
+        """The weighted held-out loss of each of the node's scored ``rows``
+        by its predictor."""
+        rows = self.held_out.scored(rows)
+        member, level = node.choice
+        predictions = node.lineage[level].predictions[rows, member]
+        return self.weight[rows] * self.loss.value(self.hinge_lower[rows],
+                                                   self.hinge_upper[rows], predictions)
 
     def _report(self, node):
         if not self.owner.verbose:
             return
         member, level = node.choice
         trained_on = node.lineage[level].index
+        name = "the mix" if member == len(self.members) else self.members[member][0]
         what = ("leaf" if node.split is None else
                 f"split x{node.split[0]} <= {node.split[1]:.4g} (gain "
                 f"{node.loss - node.split[3].loss - node.split[4].loss:.4g})")
         print(f"[TreeOfPredictors] node {node.index} (depth {node.depth}, "
-              f"{node.rows.size} rows): {self.members[member][0]} trained on node "
+              f"{node.rows.size} rows): {name} trained on node "
               f"{trained_on}, held-out loss {node.loss:.4g}; {what}; {self.n_fits} fits, "
               f"{time.perf_counter() - self.start:.1f} s elapsed",
               file=sys.stderr, flush=True)
@@ -496,27 +580,48 @@ class _Grower:
 
     def predictors(self, kept, refit):
         """The fitted predictor of every kept node (nodes with the same
-        (member, node trained on) share it): the member fitted on all rows of
-        the node trained on (``refit``), else the one fitted for its
-        held-out predictions when that saw all of them."""
-        pairs = {}
+        (member or mix, node trained on) share it): each member it weighs
+        fitted on all rows of the node trained on (``refit``), else the one
+        fitted for its held-out predictions when that saw all of them; a
+        mix is a :class:`MemberMix` of its members."""
+        n_members = len(self.members)
+        sources = {}
         for node in kept:
-            member, level = node.choice
-            pairs.setdefault((member, node.lineage[level].index),
-                             (member, node.lineage[level]))
+            choice, level = node.choice
+            source = node.lineage[level]
+            weights = self.member_weights(node)
+            sources.setdefault((choice, source.index), (source, weights))
+        needed = {(member, source.index): source
+                  for source, weights in sources.values()
+                  for member in np.flatnonzero(weights > 0)}
         tasks = []
-        for key, (member, source) in pairs.items():
+        for (member, index), source in needed.items():
             if source.fitted[member] is None or refit:
                 rows = source.rows
                 tasks.append(delayed(_fit_member_on)(
-                    key, self.members[member][1], None, self.X_of(rows), self.y[rows],
-                    self.weights_of(rows), np.arange(rows.size), None))
+                    (member, index), self.members[member][1], None, self.X_of(rows),
+                    self.y[rows], self.weights_of(rows), np.arange(rows.size), None))
         self.n_fits += len(tasks)
         fitted = {key: model for key, _, _, model in self.parallel(tasks)}
-        models = {key: fitted.get(key, source.fitted[member])
-                  for key, (member, source) in pairs.items()}
-        return [models[(node.choice[0], node.lineage[node.choice[1]].index)]
+        models = {key: fitted.get(key, source.fitted[key[0]])
+                  for key, source in needed.items()}
+        predictors = {}
+        for (choice, index), (_, weights) in sources.items():
+            if choice < n_members:
+                predictors[choice, index] = models[choice, index]
+            else:
+                used = np.flatnonzero(weights > 0)
+                predictors[choice, index] = MemberMix(
+                    [models[member, index] for member in used], weights[used])
+        return [predictors[node.choice[0], node.lineage[node.choice[1]].index]
                 for node in kept]
+
+    def member_weights(self, node):
+        """The weights of the members in a node's predictor."""
+        choice, level = node.choice
+        if choice == len(self.members):
+            return node.lineage[level].mix_weights
+        return np.eye(len(self.members))[choice]
 
     def held_out_predictions(self, kept, tree):
         """The held-out prediction of every row by the fitted ``tree``: its
@@ -532,7 +637,7 @@ class _Grower:
 
     def path_predictions(self, node, rows):
         """The held-out predictions of ``rows`` by the predictors of a node's
-        path (a column each, root first)."""
+        path (a column each, root first: a mix's the mix of its members')."""
         return np.column_stack([
             path_node.lineage[path_node.choice[1]].predictions[rows, path_node.choice[0]]
             for path_node in node.lineage])
@@ -559,7 +664,8 @@ class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
     Stacking (:class:`IntervalStackingRegressor`) gives every region the
     same mix of model families; a tree of predictors lets the regions
     choose. Every node holds a predictor: a member of the library trained
-    on the node's rows or on an ancestor's, the one whose held-out
+    on the node's rows or on an ancestor's, or the convex mix of the members
+    trained there (the stack of that region), the one whose held-out
     predictions of the node's rows have the least interval loss. A node is
     split at a feature's quantile when its children's best predictors lower
     the held-out loss; a leaf weighs the predictors of its path (convex
@@ -582,7 +688,7 @@ class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
         The margin of that loss (as for :class:`MMIT`).
     max_depth : int, default=2
         The depth of the tree (0: the library's best member on all rows).
-    min_samples_leaf : int, default=40
+    min_samples_leaf : int, default=100
         The least training rows of a node.
     thresholds : array-like of float in (0, 1), default=deciles
         The candidate thresholds of a split: these quantiles of the node's
@@ -604,6 +710,10 @@ class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
         rows of the node it was trained on once the tree is chosen (False:
         the paper's, trained on the training set only). Out-of-fold
         predictors are always fitted on all rows of their node.
+    min_gain_se : float, default=0.0
+        A split is kept when its children's held-out loss is below the
+        node's by more than this many standard errors of the sum of its
+        rows' paired loss differences (0: by any amount, the paper's rule).
     distribution : "spread", SpreadDistribution or None, default="spread"
         What the predictive distributions (:meth:`predict_quantiles`,
         :meth:`predict_interval`, :meth:`predict_cdf`,
@@ -628,12 +738,14 @@ class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
     ----------
     tree_ : PredictorTree
         The tree: each node's split, its predictor (``algorithm``, the
-        index of its member in ``estimator_names_``, and ``trained_on``, the
-        node whose rows it was trained on), its held-out ``loss``, its
-        split's ``gain`` and each leaf's ``path_weights``.
+        index of its member in ``estimator_names_`` or -2 for a mix,
+        ``member_weights`` and ``trained_on``, the node whose rows it was
+        trained on), its held-out ``loss``, its split's ``gain`` and each
+        leaf's ``path_weights``.
     estimators_ : list of estimators
-        The fitted predictor of every node (nodes with the same member and
-        node trained on share it).
+        The fitted predictor of every node: a member, or a mix of members
+        (``MemberMix``, its ``estimators`` and ``weights``); nodes with the
+        same predictor and node trained on share it.
     estimator_names_ : list of str
         The names of the library's members.
     n_fits_ : int
@@ -710,6 +822,7 @@ class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
         "validation": [Interval(Integral, 2, None, closed="left"),
                        StrOptions({"holdout"})],
         "refit": ["boolean"],
+        "min_gain_se": [Interval(Real, 0.0, None, closed="left")],
         "distribution": [StrOptions({"spread"}), SpreadDistribution, None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
@@ -719,9 +832,9 @@ class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
     _member_parameters = ("base_estimators",)
 
     def __init__(self, base_estimators=None, *, loss="squared_hinge", margin=0.0,
-                 max_depth=2, min_samples_leaf=40, thresholds=DECILES, n_candidates=3,
-                 validation=5, refit=True, distribution="spread", n_jobs=None,
-                 random_state=None, verbose=0):
+                 max_depth=2, min_samples_leaf=100, thresholds=DECILES, n_candidates=3,
+                 validation=5, refit=True, min_gain_se=0.0, distribution="spread",
+                 n_jobs=None, random_state=None, verbose=0):
         set_init_parameters(self, locals())
 
     def get_params(self, deep=True):
@@ -894,9 +1007,9 @@ class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
             trained = ("its rows" if tree.trained_on[node] == node
                        else f"node {tree.trained_on[node]}'s rows")
             head = "|   " * (depth - 1) + condition if depth else ""
-            lines.append(f"{head}node {node}: "
-                         f"{self.estimator_names_[tree.algorithm[node]]} trained on "
-                         f"{trained} (held-out loss {tree.loss[node]:.{decimals}f}, "
+            lines.append(f"{head}node {node}: {self._predictor_name(node, decimals)} "
+                         f"trained on {trained} (held-out loss "
+                         f"{tree.loss[node]:.{decimals}f}, "
                          f"{tree.n_node_samples[node]} rows)")
             if tree.children_left[node] == LEAF:
                 lines.append("|   " * depth + "weights: " + ", ".join(
@@ -912,6 +1025,17 @@ class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
                       (int(tree.children_left[node]), depth + 1, "|--- " + left)]
         return "\n".join(lines) + "\n"
 
+    def _predictor_name(self, node, decimals):
+        """A node's predictor as text: its member's name, or the mix's
+        weights by name."""
+        tree = self.tree_
+        if tree.algorithm[node] != MIX:
+            return self.estimator_names_[tree.algorithm[node]]
+        return "mix of " + ", ".join(
+            f"{name} {weight:.{decimals}f}"
+            for name, weight in zip(self.estimator_names_, tree.member_weights[node],
+                                    strict=True) if weight > 0)
+
     def __mmit_shap__(self):
         """The explainer of :func:`~mmit.shap_values`: each row's path
         predictors' values, weighted by the path weights of its leaf."""
@@ -925,11 +1049,19 @@ class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
         (``mmit._persistence._model_files``)."""
         for name in PredictorTree.ARRAYS:
             writer.array(name, getattr(self.tree_, name))
-        distinct = {}
-        node_models = [distinct.setdefault(id(model), len(distinct))
-                       for model in self.estimators_]
-        models = list({id(model): model for model in self.estimators_}.values())
-        writer.array("node_models", np.array(node_models, dtype=np.int64))
+        # the distinct fitted members, and which of them each node weighs
+        index, models = {}, []
+        node_models = np.full(self.tree_.member_weights.shape, -1, dtype=np.int64)
+        for node, predictor in enumerate(self.estimators_):
+            used = np.flatnonzero(self.tree_.member_weights[node] > 0)
+            fitted = (predictor.estimators if isinstance(predictor, MemberMix)
+                      else [predictor])
+            for member, model in zip(used, fitted, strict=True):
+                if id(model) not in index:
+                    index[id(model)] = len(models)
+                    models.append(model)
+                node_models[node, member] = index[id(model)]
+        writer.array("node_models", node_models)
         state = {
             "estimator_names": list(self.estimator_names_),
             "n_fits": int(self.n_fits_),
@@ -955,15 +1087,25 @@ class TreeOfPredictors(HeldOutDistributionMixin, IntervalRegressorMixin,
         tree.check(self.n_features_in_, len(self.estimator_names_))
         models = [reader.model(f"model{k}", description)
                   for k, description in enumerate(state["models"])]
-        node_models = reader.array("node_models", np.int64, (tree.node_count,))
-        if np.any((node_models < 0) | (node_models >= len(models))):
+        node_models = reader.array("node_models", np.int64, tree.member_weights.shape)
+        used = tree.member_weights > 0
+        if (np.any(node_models[used] < 0) or np.any(node_models[used] >= len(models))
+                or np.any(node_models[~used] != -1)):
             raise ValueError("a node's predictor is out of range")
         for model in models:
-            final = model[-1] if hasattr(model, "steps") else model
-            if final.n_features_in_ != self.n_features_in_ and not hasattr(model, "steps"):
+            if not hasattr(model, "steps") and model.n_features_in_ != self.n_features_in_:
                 raise ValueError("a predictor has the wrong number of features")
         self.tree_ = tree
-        self.estimators_ = [models[k] for k in node_models]
+        predictors = {}
+        for node in range(tree.node_count):
+            key = (int(tree.trained_on[node]), tuple(node_models[node]))
+            if key not in predictors:
+                indices = node_models[node][used[node]]
+                predictors[key] = (models[indices[0]] if tree.algorithm[node] != MIX else
+                                   MemberMix([models[k] for k in indices],
+                                             tree.member_weights[node][used[node]]))
+        self.estimators_ = [predictors[int(tree.trained_on[node]), tuple(node_models[node])]
+                            for node in range(tree.node_count)]
         self.distribution_ = (ForestDistribution._from_state(self, state["distribution"],
                                                              reader)
                               if "distribution" in state else None)
@@ -1009,9 +1151,11 @@ def _tree_of(kept, grower, max_depth):
         feature=np.full(n, LEAF, dtype=np.int64),
         threshold=np.full(n, np.nan),
         missing_left=np.zeros(n, dtype=bool),
-        algorithm=np.array([node.choice[0] for node in kept], dtype=np.int64),
+        algorithm=np.array([MIX if node.choice[0] == len(grower.members) else node.choice[0]
+                            for node in kept], dtype=np.int64),
         trained_on=np.array([node.lineage[node.choice[1]].index for node in kept],
                             dtype=np.int64),
+        member_weights=np.array([grower.member_weights(node) for node in kept]),
         n_node_samples=np.array([node.rows.size for node in kept], dtype=np.int64),
         loss=np.array([node.loss for node in kept]),
         gain=np.zeros(n),

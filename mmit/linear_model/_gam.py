@@ -48,6 +48,7 @@ from .._utils._protocols import Explainer
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import bounds_spread, validate_training_data
+from ._linear import _single_threaded_blas
 from ._splines import SplineBasis, cumulative_map, difference_penalty
 
 #: Rows of the design made dense at a time for the Gram matrix.
@@ -654,8 +655,9 @@ class IntervalGAM(_AdditiveModel):
         """
         X, _, _, weight, _, design, problem, start, spread = self._training_problem(
             X, y, sample_weight)
-        parameters, self.n_iter_, converged = self._fit_at(
-            design, problem, self.lam, weight.sum(), start, spread)
+        with _single_threaded_blas():
+            parameters, self.n_iter_, converged = self._fit_at(
+                design, problem, self.lam, weight.sum(), start, spread)
         _report(self, self.lam, self.n_iter_, converged)
         self._set_terms(design, parameters, X, weight)
         return self
@@ -778,10 +780,11 @@ class IntervalGAMCV(_AdditiveModel):
         X_rows, lower, upper, weight, constraints, design, problem, start, spread = \
             self._training_problem(X, y, sample_weight)
         folds = list(check_cv(self.cv).split(np.zeros((X_rows.shape[0], 1))))
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_fold_path_scores)(self, X_rows, lower, upper, weight, constraints,
-                                       train, test, lams)
-            for train, test in folds)
+        with _single_threaded_blas():
+            results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(_fold_path_scores)(self, X_rows, lower, upper, weight,
+                                           constraints, train, test, lams)
+                for train, test in folds)
         self.lams_ = lams
         self.mse_path_ = np.column_stack([scores for scores, _ in results])
         mean = (np.nanmean(self.mse_path_, axis=1) if np.isnan(self.mse_path_).any()
@@ -789,9 +792,10 @@ class IntervalGAMCV(_AdditiveModel):
         best = int(np.argmin(mean))
         self.lam_ = float(lams[best])
         # the refit walks the path down to the chosen lam, as the folds did
-        for lam in lams[:best + 1]:
-            start, n_iter, converged = self._fit_at(design, problem, lam, weight.sum(),
-                                                    start, spread)
+        with _single_threaded_blas():
+            for lam in lams[:best + 1]:
+                start, n_iter, converged = self._fit_at(design, problem, lam,
+                                                        weight.sum(), start, spread)
         self.n_iter_ = n_iter
         _report(self, self.lam_, n_iter, converged)
         self._set_terms(design, start, X_rows, weight)

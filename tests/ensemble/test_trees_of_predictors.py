@@ -130,6 +130,33 @@ def small_model(**params):
                             max_depth=2, min_samples_leaf=10, random_state=0, **params)
 
 
+def test_a_nodes_mix_is_the_convex_combination_of_its_members_refitted():
+    rng = np.random.default_rng(15)
+    X = rng.uniform(-1, 1, size=(200, 2))
+    # a step and a slope: the tree and the line err differently
+    center = np.where(X[:, 0] > 0, 0.5, 0.0) + 1.5 * X[:, 1] + 0.1 * rng.normal(size=200)
+    y = np.column_stack([center - 0.05, center + 0.05])
+    library = [("tree", MMIT(max_depth=4, random_state=0)),
+               ("linear", IntervalLinearRegression(alpha=0.0))]
+    model = TreeOfPredictors(library, max_depth=0, random_state=0).fit(X, y)
+    tree = model.tree_
+    assert tree.algorithm[0] == -2 and np.all(tree.member_weights[0] > 0)
+    np.testing.assert_allclose(tree.member_weights[0].sum(), 1.0)
+    members = [estimator.fit(X, y) for _, estimator in library]
+    expected = sum(w * m.predict(X) for w, m in zip(tree.member_weights[0], members,
+                                                     strict=True))
+    np.testing.assert_allclose(model.predict(X), expected, atol=1e-12)
+    assert "mix of tree" in model.export_text()
+
+
+def test_a_larger_gain_threshold_keeps_fewer_splits():
+    X, y = interval_data(16, n=200)
+    counts = [small_model(min_gain_se=z).fit(X, y).tree_.node_count
+              for z in (0.0, 2.0, 1e6)]
+    assert counts[0] >= counts[1] >= counts[2] == 1
+    assert counts[0] > 1
+
+
 def test_predictions_do_not_depend_on_n_jobs():
     X, y = interval_data(3, n=150)
     one = small_model(n_jobs=1).fit(X, y).predict(X)
@@ -243,6 +270,7 @@ def test_sparse_input_predicts_as_dense():
     ({"base_estimators": [("ols", LinearRegression())]}, "does not take interval"),
     ({"thresholds": [0.0, 0.5]}, r"\(0, 1\)"),
     ({"thresholds": [0.5, 1.5]}, r"\(0, 1\)"),
+    ({"min_gain_se": -1.0}, "min_gain_se"),
 ])
 def test_bad_input_gets_a_clear_error(params, message):
     X, y = interval_data(9, n=40)

@@ -1,0 +1,144 @@
+"""IntervalGAM against the linear model, the booster, the forest, pygam and EBM.
+
+Data: the data sets of DATA_DIR (each fold of folds.csv in turn is the test
+set; ``--folds K``: the first K only) and simulated shapes (6 features
+uniform on [-2, 2], 20% of the bounds censored, 400 and 2000 training rows,
+2000 test rows): ``additive`` (``sin(2 x0) + x1^2 / 2 + x2 / 2``),
+``monotone`` (``exp(x0) / 3 + tanh(2 x1) + x2 / 2``, every term increasing)
+and ``interacting`` (``x0 x1 + sin(x2)``).
+
+Models: ``GAM CV`` (``IntervalGAMCV()``), ``GAM`` (``IntervalGAM()``, its
+default ``lam``), ``GAM monotone`` (``IntervalGAMCV`` with the monotone
+shape's three increasing terms constrained; only on that shape),
+``Linear CV`` (``IntervalLinearRegressionCV()``), ``MMITBoost()``,
+``MMITForest()``, and where installed pygam's ``LinearGAM`` (10 splines a
+feature, its ``gridsearch`` over the same 15 penalties as ``GAM CV``) and
+interpret's ``ExplainableBoostingRegressor()`` on the Interval-CART
+transform of the training rows (one row per finite bound: a midpoint of
+each side of a finite interval, the finite bound of a censored one).
+Prints each data set's test interval MSE, the mean rank and the ratios to
+the best, then the fit seconds of each over ``GAM CV``'s (median over the
+splits), and on the monotone shape the constrained / free test MSE.
+
+Usage: python benchmarks/studies/additive.py DATA_DIR [--n-jobs 2] [--folds K]
+       [--models NAME ...] [--no-simulated]
+"""
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
+from variant_study import compare_models, model_study_parser, study_splits, timed_test_mse
+
+from mmit import (
+    IntervalGAM,
+    IntervalGAMCV,
+    IntervalLinearRegressionCV,
+    MMITBoost,
+    MMITForest,
+)
+from mmit.baselines import interval_cart_rows
+
+LAMS = np.geomspace(1e4, 1e-3, 15)
+MONOTONE = [1, 1, 1, 0, 0, 0]
+
+
+class IntervalCARTPeer:
+    """A peer for exact targets fitted on the Interval-CART transform."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def fit(self, X, y):
+        rows, targets = interval_cart_rows(y[:, 0], y[:, 1], 0.0)
+        self.model = self.make().fit(X[rows], targets)
+        return self
+
+    def predict(self, X):
+        return np.asarray(self.model.predict(X), dtype=float)
+
+
+def pygam_gam():
+    from pygam import LinearGAM
+
+    class SearchedGAM:
+        def fit(self, X, y):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.model = LinearGAM(n_splines=10).gridsearch(X, y, lam=LAMS,
+                                                               progress=False)
+            return self
+
+        def predict(self, X):
+            return self.model.predict(X)
+
+    return IntervalCARTPeer(SearchedGAM)
+
+
+def ebm():
+    from interpret.glassbox import ExplainableBoostingRegressor
+    return IntervalCARTPeer(lambda: ExplainableBoostingRegressor(n_jobs=1, random_state=0))
+
+
+MODELS = {
+    "GAM CV": lambda: IntervalGAMCV(),
+    "GAM": lambda: IntervalGAM(),
+    "GAM monotone": lambda: IntervalGAMCV(monotonic_cst=MONOTONE),
+    "Linear CV": lambda: IntervalLinearRegressionCV(),
+    "MMITBoost": lambda: MMITBoost(random_state=0),
+    "MMITForest": lambda: MMITForest(random_state=0),
+    "pygam": lambda: pygam_gam(),
+    "EBM": lambda: ebm(),
+}
+OPTIONAL = {"pygam": "pygam", "EBM": "interpret"}
+
+
+def available(name):
+    if name not in OPTIONAL:
+        return True
+    try:
+        __import__(OPTIONAL[name])
+    except ImportError:
+        print(f"{name}: {OPTIONAL[name]} is not installed, left out", file=sys.stderr)
+        return False
+    return True
+
+
+def simulated(shape, n, seed):
+    """A simulated shape (module doc): training and test rows."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, size=(n + 2000, 6))
+    if shape == "additive":
+        signal = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 / 2 + X[:, 2] / 2
+    elif shape == "monotone":
+        signal = np.exp(X[:, 0]) / 3 + np.tanh(2 * X[:, 1]) + X[:, 2] / 2
+    else:
+        signal = X[:, 0] * X[:, 1] + np.sin(X[:, 2])
+    center = signal + 0.3 * rng.normal(size=X.shape[0])
+    width = rng.uniform(0, 0.3, X.shape[0])
+    y = np.column_stack([center - width, center + width])
+    y[rng.random(X.shape[0]) < 0.1, 0] = -np.inf
+    y[rng.random(X.shape[0]) < 0.1, 1] = np.inf
+    return X[:n], y[:n], X[n:], y[n:]
+
+
+def main():
+    args = model_study_parser(__doc__, MODELS).parse_args()
+    names = [name for name in args.models if name != "GAM monotone" and available(name)]
+    named_splits = list(study_splits(args, simulated,
+                                     ("additive", "monotone", "interacting")))
+    mse = compare_models(named_splits, MODELS, names, args.n_jobs, base="GAM CV")
+    if "GAM monotone" in args.models and "GAM CV" in names:
+        for data_name, data_splits in named_splits:
+            if data_name.startswith("sim.monotone"):
+                constrained = timed_test_mse(MODELS, "GAM monotone", *data_splits[0])[0]
+                free = mse[data_name][names.index("GAM CV")]
+                print(f"{data_name}: monotone-constrained / free GAM CV test MSE "
+                      f"{constrained / free:.3f}")
+
+
+if __name__ == "__main__":
+    main()
