@@ -163,16 +163,18 @@ def plot_predictive_distribution(model, X, x, y=None, *, coverages=(0.5, 0.8, 0.
     return ax
 
 
-def plot_terms(model, X, y=None, *, features=None, n_points=200, axes=None):
+def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95,
+               axes=None):
     """The terms of an additive model, one panel per feature.
 
     A numeric feature's panel draws its term along its training range (a
-    line; constant beyond it) over the rug of ``X``'s values; a categorical
-    feature's, each category's effect as a bar. With ``y``, each row's
-    partial residual interval goes behind: its target interval minus the
-    other terms and the intercept (``[lower, upper] - (f(x) - f_j(x_j))``),
-    which the term would pass through to fit the row, censored ends drawn
-    as :func:`plot_intervals` draws them.
+    line; constant beyond it) and its pointwise band (see
+    ``IntervalGAM.shape_function``) over the rug of ``X``'s values; a
+    categorical feature's, each category's effect as a bar with its band.
+    With ``y``, each row's partial residual interval goes behind: its
+    target interval minus the other terms and the intercept (``[lower,
+    upper] - (f(x) - f_j(x_j))``), which the term would pass through to fit
+    the row, censored ends drawn as :func:`plot_intervals` draws them.
 
     Parameters
     ----------
@@ -186,6 +188,8 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, axes=None):
         The features drawn (indices or names); None: every feature.
     n_points : int, default=200
         Points of a numeric term's line.
+    confidence : float, default=0.95
+        The bands' pointwise coverage.
     axes : array of matplotlib Axes, default=None
         One per feature drawn; a new figure by default.
 
@@ -234,7 +238,6 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, axes=None):
         lower, upper = check_interval_target(y, rows.shape[0])
         prediction = terms.sum(axis=1) + model.intercept_
     for ax, j in zip(axes, indices, strict=True):
-        term = next(term for term in model.design_.terms if term.feature == j)
         values = np.asarray(rows[:, [j]].toarray() if hasattr(rows, "toarray")
                             else rows[:, j], dtype=float).ravel()
         present = ~np.isnan(values)
@@ -242,17 +245,18 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, axes=None):
             others = prediction - terms[:, j]
             plot_intervals(values[present], np.column_stack(
                 [lower - others, upper - others])[present], ax=ax, feature_name=names[j])
-        if term.kind == "categorical":
-            labels = model.categories_[j]
-            effects = model.coef_[term.column:term.column + term.n_basis]
-            ax.bar(np.arange(len(labels)), effects, color="tab:blue", alpha=0.6,
-                   label="term")
-            ax.set_xticks(np.arange(len(labels)), [str(label) for label in labels])
+        shape = model.shape_function(j, n_points=n_points, confidence=confidence)
+        if shape.kind == "categorical":
+            positions = np.arange(len(shape.grid))
+            ax.bar(positions, shape.term, color="tab:blue", alpha=0.6, label="term")
+            ax.errorbar(positions, shape.term, yerr=[shape.term - shape.lower,
+                                                     shape.upper - shape.term],
+                        fmt="none", ecolor="tab:blue", label=f"{confidence:.0%} band")
+            ax.set_xticks(positions, [str(label) for label in shape.grid])
         else:
-            grid_values = np.linspace(term.basis.low, term.basis.high, n_points)
-            line = term.basis.design(grid_values) @ model.coef_[
-                term.column:term.column + term.basis.n_splines]
-            ax.plot(grid_values, line, color="tab:blue", linewidth=2, label="term")
+            ax.fill_between(shape.grid, shape.lower, shape.upper, color="tab:blue",
+                            alpha=0.2, linewidth=0, label=f"{confidence:.0%} band")
+            ax.plot(shape.grid, shape.term, color="tab:blue", linewidth=2, label="term")
             ax.plot(values[present], np.full(present.sum(), ax.get_ylim()[0]), "|",
                     color="0.3", markersize=6)
         ax.set_xlabel(names[j])

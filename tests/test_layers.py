@@ -22,7 +22,7 @@ LAYERS = [
     ["linear_model"],
     ["tree"],
     ["ensemble"],
-    ["survival", "inspection"],
+    ["survival", "inspection", "additive"],
     ["_registry"],
     ["_persistence"],
     ["metrics", "datasets", "baselines", "plot"],

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from sklearn.model_selection import GridSearchCV
 
 from .._utils._validation import bounds_spread
+from ..additive._gam import IntervalGAM, IntervalGAMCV
 from ..ensemble._boosting import MMITBoost
 from ..ensemble._distribution_strategies import LocationDistribution, SpreadDistribution
 from ..ensemble._forest import MMITForest
 from ..ensemble._forest_cv import MMITForestCV
 from ..ensemble._stacking import IntervalStackingRegressor
 from ..ensemble._trees_of_predictors import TreeOfPredictors
-from ..linear_model._gam import IntervalGAM, IntervalGAMCV
 from ..linear_model._imputation import MeanImputer
 from ..linear_model._linear import IntervalLinearRegression, IntervalLinearRegressionCV
 from ..survival._survival import StepFunction, SurvivalRegressor, intervals_from_survival

@@ -5,7 +5,6 @@ import itertools
 import sys
 import time
 import warnings
-from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
@@ -18,8 +17,8 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from .._utils._base import IntervalRegressorMixin, rows_as_read, set_init_parameters
-from .._utils._categorical import is_dataframe, non_numeric_columns, validate_features
+from .._utils._base import IntervalRegressorMixin, set_init_parameters
+from .._utils._categorical import is_dataframe
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
@@ -33,10 +32,14 @@ from ..tree._growing import draw_seed
 from ._bagging import rows_without_out_of_bag_prediction_ignored
 from ._boosting import MMITBoost
 from ._combiner import simplex_weights
-from ._distribution_strategies import DeferredDistribution, SpreadDistribution, TrainingRows
+from ._distribution_strategies import SpreadDistribution
 from ._distributions import ForestDistribution
 from ._forest import MMITForest
-from ._predictive import PredictiveDistributionMixin
+from ._held_out_distributions import (  # noqa: F401 (pickles name _stacking.StackSpread)
+    HeldOutDistributionMixin,
+    StackSpread,
+    held_out_distribution,
+)
 
 # the steps of a member fitted behind an imputer
 IMPUTER_STEP, MEMBER_STEP = "impute", "model"
@@ -223,41 +226,6 @@ def fit_and_predict(index, fold, estimator, X, y, sample_weight, train, test,
                          _safe_indexing(y, train), weight, constraints)
     predictions = None if test is None else fitted.predict(_safe_indexing(X, test))
     return index, fold, fitted, predictions, time.perf_counter() - start
-
-
-def held_out_distribution(distribution, X, lower, upper, weight, location,
-                          random_state):
-    """The deferred predictive distributions of a model whose held-out
-    predictions of its training rows are ``location`` (NaN where none):
-    ``distribution`` ("spread" or a :class:`SpreadDistribution`) grown on
-    their residuals from a copy of the rows, seeded from ``random_state``
-    (None with ``distribution=None``)."""
-    if distribution is None:
-        return None
-    strategy = SpreadDistribution() if distribution == "spread" else distribution
-    # the rows encoded as a forest encodes them, non-numeric columns as
-    # categories: the spread forest reads them so
-    categorical = non_numeric_columns(X)
-    encoder = MMITForest(categorical_features="from_dtype" if categorical is None
-                         else categorical)
-    rows = np.array(validate_features(encoder, X, reset=True, order="C"), order="C")
-    seed = (strategy.random_state if strategy.random_state is not None
-            else draw_seed(random_state))
-    return DeferredDistribution(
-        StackSpread(strategy, encoder, seed),
-        TrainingRows(rows, lower.copy(), upper.copy(), weight.copy(), X.shape[0],
-                     location))
-
-
-class HeldOutDistributionMixin(PredictiveDistributionMixin):
-    """The predictive distributions of a model made by
-    :func:`held_out_distribution` (its ``distribution_``)."""
-
-    def _distribution_query(self, X, distribution):
-        """``X`` as the spread forest takes it, and the model's predictions
-        there (see ``PredictiveDistributionMixin``)."""
-        location = self.predict(X)
-        return rows_as_read(distribution.weighting, X), location
 
 
 @fill_doc
@@ -672,27 +640,6 @@ default=None
         check_is_fitted(self)
         return WeightedExplainer(self, list(zip(self.weights_, self.estimators_,
                                                 strict=True)))
-
-
-@dataclass(frozen=True)
-class StackSpread:
-    """How a stack (or a tree of predictors) makes its predictive
-    distributions: ``strategy`` (a :class:`SpreadDistribution`) grown on the
-    model's held-out residuals, its forest of ``tree_share`` times the
-    default forest's trees, seeded by ``seed``, the rows encoded by
-    ``encoder``."""
-
-    strategy: SpreadDistribution
-    encoder: MMITForest
-    seed: int
-
-    def fit(self, model, rows):
-        """The ForestDistribution of a fitted model and its ``TrainingRows``
-        (the encoder is a default forest: its trees and loss are the
-        defaults')."""
-        return self.strategy.grow(self.encoder, rows, rows.out_of_bag,
-                                  self.encoder.n_estimators, self.encoder.loss,
-                                  model.n_jobs, self.seed)
 
 
 def checked_predictions(predictions, name, allow_nan=False):

@@ -53,11 +53,10 @@ from ._combiner import simplex_weights
 from ._distribution_strategies import SpreadDistribution
 from ._distributions import ForestDistribution
 from ._forest import MMITForest
+from ._held_out_distributions import HeldOutDistributionMixin, held_out_distribution
 from ._stacking import (
-    HeldOutDistributionMixin,
     checked_predictions,
     fit_member,
-    held_out_distribution,
     listed_members,
     members_to_fit,
     one_fit_plan,

@@ -6,13 +6,9 @@ declarations in ``_hinge_problem.pxd``, the standardised features in
 ``_standardisation``, the ridge solver of the leaves in ``_ridge_newton``,
 the elastic-net path of the linear models in ``_elastic_net_path``), and
 :class:`MeanImputer`, which puts the linear models behind missing values
-(``_imputation``); the additive models linear in spline bases,
-:class:`IntervalGAM` and :class:`IntervalGAMCV` (``_gam``, their splines
-in ``_splines``)."""
+(``_imputation``)."""
 
-from ._gam import IntervalGAM, IntervalGAMCV
 from ._imputation import MeanImputer
 from ._linear import IntervalLinearRegression, IntervalLinearRegressionCV
 
-__all__ = ["IntervalGAM", "IntervalGAMCV", "IntervalLinearRegression",
-           "IntervalLinearRegressionCV", "MeanImputer"]
+__all__ = ["IntervalLinearRegression", "IntervalLinearRegressionCV", "MeanImputer"]

@@ -17,6 +17,17 @@ monotone terms a box-constrained quadratic solved exactly by an active set,
 steps descending. It converges when a full step leaves the same hinges
 active (finite, as for the linear model's solver).
 
+The terms' bands come from the penalized fit's Bayesian covariance (Wahba
+1983, as mgcv and pygam give theirs, :func:`coefficient_covariance`): the
+squared hinge of a row outside its interval taken as a Gaussian
+log-likelihood of its distance to the nearest bound, a row inside its
+interval (zero curvature) informing nothing, and the penalty as a Gaussian
+prior: ``V = sigma^2 (X_A' W X_A + lam S)^{-1}`` on the parameters, ``X_A``
+the rows outside their intervals, ``sigma^2`` their weighted squared
+distances over their weight less the effective degrees of freedom. The
+monotone terms' sign constraints are left out of it (a band of a monotone
+term is that of the free fit at the same coefficients).
+
 Cost: O(n (p (d + 1))^2) a Newton step for the Gram matrix of the active
 rows (row blocks of the sparse design, dense products), O(M^3) for its
 solve (``M = p (n_splines - 1)`` parameters); a few to twenty steps.
@@ -31,10 +42,11 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from joblib import Parallel, delayed
+from scipy.stats import norm
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing
+from sklearn.utils import Bunch, _safe_indexing, check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -48,7 +60,13 @@ from .._utils._protocols import Explainer
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import bounds_spread, validate_training_data
-from ._linear import _single_threaded_blas
+from ..ensemble._distribution_strategies import SpreadDistribution
+from ..ensemble._distributions import ForestDistribution
+from ..ensemble._held_out_distributions import (
+    HeldOutDistributionMixin,
+    held_out_distribution,
+)
+from ..linear_model._linear import _single_threaded_blas
 from ._splines import SplineBasis, cumulative_map, difference_penalty
 
 #: Rows of the design made dense at a time for the Gram matrix.
@@ -266,6 +284,30 @@ def box_quadratic(hessian, target, signs, start, max_iter):
     return x
 
 
+def coefficient_covariance(design, problem, parameters, lam, weight_sum):
+    """The Bayesian covariance of the design's coefficients (n_columns,
+    n_columns) at the fitted ``parameters`` (module doc) and the effective
+    degrees of freedom; NaN where the rows outside their intervals weigh no
+    more than the degrees of freedom (the scale is then unknown)."""
+    predictions = problem.predictions(parameters)
+    objective = problem.objective
+    # the raw weights of the rows outside their intervals (their curvature / 2)
+    active_weight = problem.curvature(predictions) / 2.0 * weight_sum
+    gram = problem.mapping.T @ active_gram(problem.columns, active_weight) @ problem.mapping
+    hessian = gram + design.penalty(lam)
+    hessian[1:, 1:] += REGULARISATION * weight_sum * np.eye(hessian.shape[0] - 1)
+    if hessian[0, 0] <= 0.0:  # no row outside its interval: the level is free
+        hessian[0, 0] = 1.0
+    inverse = scipy.linalg.solve(hessian, np.eye(hessian.shape[0]), assume_a="pos")
+    edf = float(np.sum(inverse * gram))  # trace(inverse @ gram), both symmetric
+    distance = (np.maximum(predictions - objective.upper, 0.0)
+                + np.maximum(objective.lower - predictions, 0.0))
+    residual_weight = active_weight.sum() - edf
+    scale = (float(np.sum(active_weight * distance ** 2)) / residual_weight
+             if residual_weight > 0 else np.nan)
+    return scale * (problem.mapping @ inverse @ problem.mapping.T), edf
+
+
 @dataclass
 class PenalizedProblem:
     """The fit's problem: the design ``columns`` (CSR) times the coefficient
@@ -365,6 +407,13 @@ def _newton_direction(hessian, gradient, damping, parameters, signs):
                          10 * hessian.shape[0]) - parameters
 
 
+def _row_deviations(rows, covariance):
+    """The standard deviation of each row of the sparse ``rows`` times
+    coefficients of ``covariance``."""
+    variances = np.asarray(rows.multiply(rows @ covariance).sum(axis=1)).ravel()
+    return np.sqrt(np.maximum(variances, 0.0))
+
+
 @dataclass(frozen=True)
 class AdditiveTerms(Explainer):
     """A fitted additive model's prediction as its centred terms plus its
@@ -428,21 +477,28 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         penalty[1:, 1:] += REGULARISATION * np.eye(penalty.shape[0] - 1)
         return penalized_newton(problem, penalty, start, self.tol, self.max_iter, spread)
 
-    def _set_terms(self, design, parameters, X, sample_weight):
+    def _set_terms(self, design, problem, parameters, lam, X, sample_weight):
         """The fitted terms, centred on the training rows (their weighted mean
-        moved into ``intercept_``)."""
-        coefficients = design.coefficient_map() @ parameters
+        moved into ``intercept_``), and the covariance of the centred
+        coefficients."""
+        covariance, self.edf_ = coefficient_covariance(design, problem, parameters, lam,
+                                                       sample_weight.sum())
         self.design_ = design
         self.data_min_, self.data_max_, self.has_missing_effect_ = \
             _AdditiveDesign.parts_of_rows(X, sample_weight, fitted_encoding(self)[1])
-        self.intercept_ = float(coefficients[0])
-        self.coef_ = coefficients
-        terms = self._term_values(X)
-        means = np.average(terms, axis=0, weights=sample_weight)
-        for term, mean in zip(design.terms, means, strict=True):
-            self.coef_[term.column:term.column + term.n_columns] -= mean
-        self.intercept_ += float(means.sum())
-        self.coef_[0] = self.intercept_
+        # centring is linear in the coefficients: a term's block minus its
+        # weighted mean design row times the block, the means to the intercept
+        # (a term's columns sum to one in every row it values)
+        column_means = np.asarray(problem.columns.T @ sample_weight).ravel() / \
+            sample_weight.sum()
+        centring = np.eye(design.n_columns)
+        for term in design.terms:
+            block = slice(term.column, term.column + term.n_columns)
+            centring[block, block] -= column_means[block]
+            centring[0, block] = column_means[block]
+        self.coef_ = centring @ (problem.mapping @ parameters)
+        self.coef_covariance_ = centring @ covariance @ centring.T
+        self.intercept_ = float(self.coef_[0])
 
     def _term_values(self, X):
         """Each feature's term at the rows of ``X`` as read (n_samples,
@@ -455,19 +511,99 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
             values[:, term.feature] = columns[:, block] @ self.coef_[block]
         return values
 
-    def term_values(self, X):
+    def _term_deviations(self, X):
+        """Each term's standard deviation at the rows of ``X`` as read, from
+        ``coef_covariance_``."""
+        columns = self.design_.design(X)
+        deviations = np.empty((X.shape[0], len(self.design_.terms)))
+        for term in self.design_.terms:
+            block = slice(term.column, term.column + term.n_columns)
+            deviations[:, term.feature] = _row_deviations(
+                columns[:, block], self.coef_covariance_[block, block])
+        return deviations
+
+    def term_values(self, X, *, return_std=False):
         """Each feature's centred term at the rows of ``X``: ``predict(X)`` is
         their sum plus ``intercept_``.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        return_std : bool, default=False
+            Whether to return each term's standard deviation too (the
+            penalized fit's Bayesian covariance, ``coef_covariance_``).
 
         Returns
         -------
         terms : ndarray of shape (n_samples, n_features)
+        std : ndarray of shape (n_samples, n_features)
+            With ``return_std``.
         """
-        return self._term_values(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        if return_std:
+            return self._term_values(X), self._term_deviations(X)
+        return self._term_values(X)
+
+    def shape_function(self, feature, *, n_points=100, confidence=0.95):
+        """One feature's term on a grid, with its pointwise band.
+
+        Parameters
+        ----------
+        feature : int or str
+            The feature (its index, or its name in ``feature_names_in_``).
+        n_points : int, default=100
+            Points of a numeric term's grid (equally spaced over its training
+            range; the term is constant beyond it).
+        confidence : float, default=0.95
+            The band's pointwise coverage under the fit's Gaussian
+            approximation: the term plus or minus that normal quantile
+            times its standard deviation.
+
+        Returns
+        -------
+        shape : :class:`~sklearn.utils.Bunch`
+            ``feature`` (its index), ``name``, ``kind`` ("spline" or
+            "categorical"), ``grid`` (the grid's values, or the categories),
+            ``term`` (the centred term there), ``lower`` and ``upper`` (the
+            band), and ``missing`` (the missing-value effect and its band as
+            a 3-tuple, or None).
+        """
+        check_is_fitted(self, "design_")
+        if not 0.0 < confidence < 1.0:
+            raise ValueError(f"confidence must be in (0, 1), got {confidence!r}.")
+        names = getattr(self, "feature_names_in_", None)
+        if isinstance(feature, str):
+            if names is None or feature not in names:
+                raise ValueError(f"feature {feature!r} is not a feature of the model.")
+            feature = int(np.flatnonzero(names == feature)[0])
+        if not 0 <= feature < self.n_features_in_:
+            raise ValueError(f"feature {feature!r} is not a feature of the model (it has "
+                             f"{self.n_features_in_}).")
+        term = next(term for term in self.design_.terms if term.feature == feature)
+        if term.kind == SPLINE:
+            grid = np.linspace(term.basis.low, term.basis.high, n_points)
+            rows = term.basis.design(grid)
+        else:
+            grid = fitted_encoding(self)[1][feature]
+            rows = sp.identity(term.n_basis, format="csr")
+        block = slice(term.column, term.column + term.n_basis)
+        quantile = norm.ppf(0.5 + confidence / 2.0)
+        values = rows @ self.coef_[block]
+        spread = quantile * _row_deviations(rows, self.coef_covariance_[block, block])
+        missing = None
+        if term.missing:
+            at = term.column + term.n_basis
+            effect = float(self.coef_[at])
+            half = quantile * np.sqrt(max(self.coef_covariance_[at, at], 0.0))
+            missing = (effect, effect - half, effect + half)
+        name = str(feature if names is None else names[feature])
+        return Bunch(feature=feature, name=name, kind=term.kind, grid=grid, term=values,
+                     lower=values - spread, upper=values + spread, missing=missing)
+
+    @property
+    def shape_functions_(self):
+        """Every feature's :meth:`shape_function` (100 points, 95% bands)."""
+        return [self.shape_function(j) for j in range(self.n_features_in_)]
 
     @fill_doc
     @by_partitions
@@ -487,12 +623,13 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
 
     #: the fitted arrays and values a model file holds beside the terms
     _state_arrays = ()
-    _state_values = ("n_iter_",)
+    _state_values = ("n_iter_", "edf_")
 
     def _export_state(self, writer):
         """The coefficients, the features' training ranges and missing-value
         effects (the design), for a model file (``mmit._persistence._model_files``)."""
         writer.array("coef", self.coef_)
+        writer.array("coef_covariance", self.coef_covariance_)
         writer.array("data_min", self.data_min_)
         writer.array("data_max", self.data_max_)
         writer.array("has_missing_effect", self.has_missing_effect_)
@@ -515,6 +652,8 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         self.coef_ = reader.array("coef", np.float64, (design.n_columns,))
         if not np.all(np.isfinite(self.coef_)):
             raise ValueError("an additive model's coefficients are not finite")
+        self.coef_covariance_ = reader.array("coef_covariance", np.float64,
+                                             (design.n_columns, design.n_columns))
         for name in self._state_arrays:
             setattr(self, name, reader.array(name.rstrip("_"), np.float64))
         for name in self._state_values:
@@ -593,6 +732,15 @@ class IntervalGAM(_AdditiveModel):
         The coefficients of the design's columns: the intercept, then per
         feature its basis functions (B-splines, or one per category) and,
         where training rows were missing it, its missing-value effect.
+    coef_covariance_ : ndarray of shape (n_columns, n_columns)
+        The coefficients' Bayesian covariance (module doc of
+        ``mmit.additive._gam``: the rows outside their intervals as
+        Gaussian, the penalty as a prior; NaN when those rows weigh no more
+        than ``edf_``): the terms' bands (:meth:`shape_function`,
+        ``term_values(X, return_std=True)``).
+    edf_ : float
+        The fit's effective degrees of freedom (the trace of its hat matrix
+        on the rows outside their intervals).
     n_iter_ : int
         Newton steps taken.
     data_min_, data_max_ : ndarray of shape (n_features,)
@@ -659,7 +807,7 @@ class IntervalGAM(_AdditiveModel):
             parameters, self.n_iter_, converged = self._fit_at(
                 design, problem, self.lam, weight.sum(), start, spread)
         _report(self, self.lam, self.n_iter_, converged)
-        self._set_terms(design, parameters, X, weight)
+        self._set_terms(design, problem, parameters, self.lam, X, weight)
         return self
 
 
@@ -676,8 +824,8 @@ def _report(model, lam, n_iter, converged):
 def _fold_path_scores(model, X, lower, upper, weight, constraints, train, test, lams):
     """The test interval MSE of each of ``lams`` (large to small, each fit
     started from the previous one's) fitted on the rows ``train`` of the
-    validated ``X`` (NaN when every test row weighs 0), and the Newton steps
-    taken."""
+    validated ``X`` (NaN when every test row weighs 0), the test rows'
+    predictions (n_lams, n_test) and the Newton steps taken."""
     design, problem, start, spread = model._problem(
         _safe_indexing(X, train), lower[train], upper[train], weight[train], constraints)
     test_columns = design.design(_safe_indexing(X, test))
@@ -689,13 +837,13 @@ def _fold_path_scores(model, X, lower, upper, weight, constraints, train, test, 
         steps += n_iter
         predictions[k] = test_columns @ (problem.mapping @ start)
     if weight[test].sum() <= 0:
-        return np.full(len(lams), np.nan), steps
+        return np.full(len(lams), np.nan), predictions, steps
     return interval_scores(lower[test], upper[test], predictions,
-                           sample_weight=weight[test]), steps
+                           sample_weight=weight[test]), predictions, steps
 
 
 @fill_doc
-class IntervalGAMCV(_AdditiveModel):
+class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
     """IntervalGAM with its penalty ``lam`` chosen by K-fold cross-validation.
 
     Each fold fits the path of ``lams`` from the largest down, each fit
@@ -711,9 +859,20 @@ class IntervalGAMCV(_AdditiveModel):
     n_splines, spline_order, loss, margin, monotonic_cst, tol, max_iter
         As for :class:`IntervalGAM`.
     %(categorical_features)s
+    distribution : "spread", SpreadDistribution or None, default="spread"
+        What the predictive distributions (:meth:`predict_quantiles`,
+        :meth:`predict_interval`, :meth:`predict_cdf`,
+        :meth:`predict_survival`) are made of: the model's prediction plus
+        the residual intervals of the folds' held-out predictions at
+        ``lam_``, weighed by a forest grown on the residuals' sizes, as for
+        :class:`IntervalStackingRegressor`. Made on the first request (or by
+        :func:`save_model`) from a copy of the training rows; None: no
+        distributions.
     n_jobs : int, default=None
         Folds fitted in parallel (threads; numpy releases the GIL in its
-        products).
+        products), and the distributions' forest.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the distributions' forest (the fit itself is deterministic).
     verbose : int, default=0
         With 1 or more, the chosen ``lam`` and the Newton steps on stderr.
 
@@ -725,8 +884,12 @@ class IntervalGAMCV(_AdditiveModel):
         The candidates, largest first.
     mse_path_ : ndarray of shape (n_lams, n_folds)
         Test interval MSE of every candidate and fold.
-    intercept_, coef_, n_iter_, data_min_, data_max_, has_missing_effect_
+    intercept_, coef_, coef_covariance_, edf_, n_iter_
         Of the model refitted at ``lam_``, see :class:`IntervalGAM`.
+    data_min_, data_max_, has_missing_effect_
+        See :class:`IntervalGAM`.
+    distribution_ : object or None
+        The predictive distributions (see ``distribution``).
     %(features_in)s
     %(categorical_attributes)s
 
@@ -743,14 +906,17 @@ class IntervalGAMCV(_AdditiveModel):
     """
 
     _state_arrays = ("lams_", "mse_path_")
-    _state_values = ("n_iter_", "lam_")
-    _parameter_constraints = {"lams": ["array-like", None], "cv": ["cv_object"],
-                              "n_jobs": [Integral, None], **GAM_PARAMETER_CONSTRAINTS}
+    _state_values = ("n_iter_", "edf_", "lam_")
+    _parameter_constraints = {
+        "lams": ["array-like", None], "cv": ["cv_object"],
+        "distribution": [StrOptions({"spread"}), SpreadDistribution, None],
+        "n_jobs": [Integral, None], "random_state": ["random_state"],
+        **GAM_PARAMETER_CONSTRAINTS}
 
     def __init__(self, *, lams=None, cv=None, n_splines=10, spline_order=3,
                  loss="squared_hinge", margin=0.0, monotonic_cst=None,
-                 categorical_features="from_dtype", tol=1e-6, max_iter=300, n_jobs=None,
-                 verbose=0):
+                 categorical_features="from_dtype", tol=1e-6, max_iter=300,
+                 distribution="spread", n_jobs=None, random_state=None, verbose=0):
         set_init_parameters(self, locals())
 
     def _candidate_lams(self):
@@ -786,7 +952,7 @@ class IntervalGAMCV(_AdditiveModel):
                                            constraints, train, test, lams)
                 for train, test in folds)
         self.lams_ = lams
-        self.mse_path_ = np.column_stack([scores for scores, _ in results])
+        self.mse_path_ = np.column_stack([scores for scores, _, _ in results])
         mean = (np.nanmean(self.mse_path_, axis=1) if np.isnan(self.mse_path_).any()
                 else self.mse_path_.mean(axis=1))
         best = int(np.argmin(mean))
@@ -798,5 +964,25 @@ class IntervalGAMCV(_AdditiveModel):
                                                         weight.sum(), start, spread)
         self.n_iter_ = n_iter
         _report(self, self.lam_, n_iter, converged)
-        self._set_terms(design, start, X_rows, weight)
+        self._set_terms(design, problem, start, self.lam_, X_rows, weight)
+        held_out = np.full(X_rows.shape[0], np.nan)
+        for (_, test), (_, predictions, _) in zip(folds, results, strict=True):
+            held_out[test] = predictions[best]
+        self.distribution_ = held_out_distribution(self.distribution, X, lower, upper,
+                                                   weight, held_out,
+                                                   check_random_state(self.random_state))
         return self
+
+    def _export_state(self, writer):
+        """The additive model's state and its predictive distributions (made
+        now if not yet), for a model file."""
+        state = super()._export_state(writer)
+        if self.distribution_ is not None:
+            state["distribution"] = self.distribution_.fitted(self)._export_state(writer)
+        return state
+
+    def _import_state(self, state, reader):
+        super()._import_state(state, reader)
+        self.distribution_ = (ForestDistribution._from_state(self, state["distribution"],
+                                                             reader)
+                              if "distribution" in state else None)

@@ -22,8 +22,8 @@ from mmit import (
     shap_values,
 )
 from mmit._loss._loss import LOSSES, breakpoints
-from mmit.linear_model._gam import box_quadratic
-from mmit.linear_model._splines import SplineBasis
+from mmit.additive._gam import box_quadratic
+from mmit.additive._splines import SplineBasis
 
 
 def interval_data(seed, n=200, p=3, censored=0.2):
@@ -252,3 +252,70 @@ def test_unknown_names_and_bad_lams_get_a_clear_error():
         IntervalGAM(monotonic_cst={"z": 1}).fit(frame, y)
     with pytest.raises(ValueError, match="lams"):
         IntervalGAMCV(lams=[1.0, -2.0]).fit(X, y)
+
+
+@pytest.mark.parametrize("censored", [0.0, 0.3])
+def test_bands_cover_the_true_term(censored):
+    """95% bands of a smooth term, over 30 replicates of Gaussian noise (a
+    share of the rows right-censored at their value): the true centred term
+    lies in the band at most points (the Bayesian bands' coverage is
+    across the function, Nychka 1988)."""
+    coverage = []
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        X = rng.uniform(-2, 2, size=(300, 2))
+        truth = np.sin(X[:, 0])
+        value = truth + X[:, 1] + 0.3 * rng.normal(size=300)
+        y = np.column_stack([value, value])
+        y[rng.random(300) < censored, 1] = np.inf
+        model = IntervalGAM(lam=1.0).fit(X, y)
+        shape = model.shape_function(0, n_points=50)
+        centred = np.sin(shape.grid) - np.sin(X[:, 0]).mean()
+        coverage.append(np.mean((shape.lower <= centred) & (centred <= shape.upper)))
+    assert 0.88 <= np.mean(coverage) <= 1.0
+
+
+def test_bands_are_the_term_deviations_and_survive_a_model_file(tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, y = interval_data(9, n=300)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame["c"] = pd.Categorical(np.where(X[:, 2] > 0, "high", "low"))
+    frame.loc[::7, "a"] = np.nan
+    model = IntervalGAM(lam=1.0).fit(frame, y)
+    assert 0 < model.edf_ < model.coef_.size
+    np.testing.assert_allclose(model.coef_covariance_, model.coef_covariance_.T)
+    shape = model.shape_function("b", n_points=7, confidence=0.9)
+    grid = pd.DataFrame({"a": 0.0, "b": shape.grid,
+                         "c": pd.Categorical(["low"] * 7, categories=["high", "low"])})
+    terms, std = model.term_values(grid, return_std=True)
+    np.testing.assert_allclose(terms[:, 1], shape.term, atol=1e-12)
+    np.testing.assert_allclose(shape.upper - shape.term, 1.6448536 * std[:, 1], rtol=1e-6)
+    assert np.all(std > 0)
+    categorical = model.shape_function(2)
+    assert categorical.kind == "categorical" and list(categorical.grid) == ["high", "low"]
+    assert model.shape_function(0).missing is not None
+    assert len(model.shape_functions_) == 3
+    save_model(model, tmp_path / "gam.npz")
+    loaded = load_model(tmp_path / "gam.npz")
+    np.testing.assert_array_equal(loaded.shape_function("b").upper,
+                                  model.shape_function("b").upper)
+    with pytest.raises(ValueError, match="not a feature"):
+        model.shape_function("z")
+    with pytest.raises(ValueError, match="confidence"):
+        model.shape_function(0, confidence=1.0)
+
+
+def test_cv_model_gives_calibrated_distributions_that_survive_a_model_file(tmp_path):
+    rng = np.random.default_rng(10)
+    X = rng.uniform(-2, 2, size=(900, 2))
+    value = np.sin(2 * X[:, 0]) + X[:, 1] + 0.5 * rng.normal(size=900)
+    model = IntervalGAMCV(cv=3, random_state=0).fit(X[:600], value[:600])
+    interval = model.predict_interval(X[600:], coverage=0.8)
+    covered = np.mean((interval[:, 0] <= value[600:]) & (value[600:] <= interval[:, 1]))
+    assert 0.7 <= covered <= 0.9
+    quantiles = model.predict_quantiles(X[600:610], [0.1, 0.5, 0.9])
+    assert np.all(np.diff(quantiles, axis=1) >= 0)
+    save_model(model, tmp_path / "gam.npz")
+    np.testing.assert_array_equal(load_model(tmp_path / "gam.npz").predict_quantiles(
+        X[600:610], [0.1, 0.5, 0.9]), quantiles)
+    assert IntervalGAMCV(distribution=None).fit(X[:200], value[:200]).distribution_ is None
