@@ -35,7 +35,7 @@ solve (``M = p (n_splines - 1)`` parameters); a few to twenty steps.
 
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
@@ -293,7 +293,7 @@ def coefficient_covariance(design, problem, parameters, lam, weight_sum):
     objective = problem.objective
     # the raw weights of the rows outside their intervals (their curvature / 2)
     active_weight = problem.curvature(predictions) / 2.0 * weight_sum
-    gram = problem.mapping.T @ active_gram(problem.columns, active_weight) @ problem.mapping
+    gram = active_gram(problem.parameter_columns, active_weight)
     hessian = gram + design.penalty(lam)
     hessian[1:, 1:] += REGULARISATION * weight_sum * np.eye(hessian.shape[0] - 1)
     if hessian[0, 0] <= 0.0:  # no row outside its interval: the level is free
@@ -313,15 +313,22 @@ class PenalizedProblem:
     """The fit's problem: the design ``columns`` (CSR) times the coefficient
     map, the objective's mean loss (``objective``, weights normalised) plus
     ``parameters' penalty parameters`` (the penalty over the weights' sum),
-    the parameters' signs."""
+    the parameters' signs. ``parameter_columns`` is the design in the
+    parameters (CSR: a spline's row has a value for each parameter up to its
+    last non-zero basis function), made once: the Newton steps' products
+    and Gram matrices are taken in it, not through the dense map."""
 
     columns: sp.csr_matrix
     mapping: np.ndarray
     objective: object
     signs: np.ndarray
+    parameter_columns: sp.csr_matrix = field(init=False)
+
+    def __post_init__(self):
+        self.parameter_columns = sp.csr_matrix(self.columns @ sp.csr_matrix(self.mapping))
 
     def predictions(self, parameters):
-        return self.columns @ (self.mapping @ parameters)
+        return self.parameter_columns @ parameters
 
     def curvature(self, predictions):
         """The generalised Hessian of the mean loss in each prediction: a hinge
@@ -355,14 +362,12 @@ def penalized_newton(problem, penalty, start, tol, max_iter, max_change):
     overshoot along them and move many rows across their breakpoints."""
     parameters = start.copy()
     constrained = bool(np.any(problem.signs))
-    mapping = problem.mapping
     damping = 0.0
     for step in range(1, max_iter + 1):
         predictions = problem.predictions(parameters)
-        gradient = mapping.T @ (problem.columns.T @ problem.objective.gradient(predictions))
+        gradient = problem.parameter_columns.T @ problem.objective.gradient(predictions)
         gradient += 2.0 * penalty @ parameters
-        hessian = mapping.T @ active_gram(problem.columns,
-                                          problem.curvature(predictions)) @ mapping
+        hessian = active_gram(problem.parameter_columns, problem.curvature(predictions))
         hessian += 2.0 * penalty
         if hessian[0, 0] <= 0.0:  # no hinge active: the intercept's gradient is 0 too
             hessian[0, 0] = 1.0
