@@ -185,7 +185,8 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95
     y : array-like of shape (n_samples, 2) or (n_samples,), default=None
         Their target intervals.
     features : list of int or str, default=None
-        The features drawn (indices or names); None: every feature.
+        The features drawn (indices or names); None: every feature with a
+        term.
     n_points : int, default=200
         Points of a numeric term's line.
     confidence : float, default=0.95
@@ -212,7 +213,7 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95
     check_is_fitted(model, "design_")
     names = [str(name) for name in resolve_feature_names(model, None)]
     if features is None:
-        features = list(range(model.n_features_in_))
+        features = [term.feature for term in model.design_.terms]
     indices = [names.index(f) if isinstance(f, str) else int(f) for f in features]
     rows = model._validate_X_predict(X)
     terms = model._term_values(rows)

@@ -130,11 +130,11 @@ class _AdditiveDesign:
         self.n_parameters = 1 if last is None else last.parameter + last.n_parameters
 
     @classmethod
-    def of_rows(cls, X, sample_weight, categories, n_splines, order):
+    def of_rows(cls, X, sample_weight, categories, n_splines, order, features):
         """The design of the training rows ``X`` (validated, categories as
-        codes)."""
+        codes), a term for each of ``features``."""
         return cls.of_parts(*cls.parts_of_rows(X, sample_weight, categories),
-                            categories, n_splines, order)
+                            categories, n_splines, order, features)
 
     @staticmethod
     def parts_of_rows(X, sample_weight, categories):
@@ -153,13 +153,13 @@ class _AdditiveDesign:
         return low, high, missing
 
     @classmethod
-    def of_parts(cls, low, high, missing, categories, n_splines, order):
-        """The design of features of training ranges ``low`` to ``high``, with a
-        missing-value effect where ``missing``, categorical where
-        ``categories`` has labels."""
+    def of_parts(cls, low, high, missing, categories, n_splines, order, features):
+        """The design of a term for each of ``features``, of training ranges
+        ``low`` to ``high``, with a missing-value effect where ``missing``,
+        categorical where ``categories`` has labels."""
         terms = []
         column = parameter = 1
-        for j in range(low.shape[0]):
+        for j in features:
             labels = None if categories is None else categories[j]
             if labels is not None:
                 basis, kind = len(labels), CATEGORICAL
@@ -460,11 +460,33 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         return (X, lower, upper, sample_weight, constraints,
                 *self._problem(X, lower, upper, sample_weight, constraints))
 
+    def _term_features(self):
+        """The features with a term, in order: every feature with
+        ``terms="auto"``, else those ``terms`` lists (by index or name)."""
+        if isinstance(self.terms, str):
+            return list(range(self.n_features_in_))
+        names = getattr(self, "feature_names_in_", None)
+        features = []
+        for entry in self.terms:
+            if isinstance(entry, str):
+                if names is None or entry not in names:
+                    raise ValueError(f"terms names a feature that is not in X: {entry!r}.")
+                features.append(int(np.flatnonzero(names == entry)[0]))
+            elif isinstance(entry, Integral) and 0 <= entry < self.n_features_in_:
+                features.append(int(entry))
+            else:
+                raise ValueError(f"terms lists {entry!r}, not a feature index below "
+                                 f"{self.n_features_in_} or a feature name.")
+        if len(set(features)) < len(features):
+            raise ValueError(f"terms lists a feature twice: {list(self.terms)!r}.")
+        return sorted(features)
+
     def _problem(self, X, lower, upper, sample_weight, constraints):
         """The design of validated rows, the problem of the fit on them, its
         start (the optimal constant) and the spread of the bounds."""
         design = _AdditiveDesign.of_rows(X, sample_weight, fitted_encoding(self)[1],
-                                         self.n_splines, self.spline_order)
+                                         self.n_splines, self.spline_order,
+                                         self._term_features())
         loss = LOSSES[self.loss]
         problem = PenalizedProblem(design.design(X), design.coefficient_map(),
                                    loss.objective(lower, upper, self.margin, sample_weight),
@@ -510,7 +532,7 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         n_features); a missing value without a missing-value effect, or a
         category unseen in fit, gives the term's mean (0)."""
         columns = self.design_.design(X)
-        values = np.empty((X.shape[0], len(self.design_.terms)))
+        values = np.zeros((X.shape[0], self.n_features_in_))
         for term in self.design_.terms:
             block = slice(term.column, term.column + term.n_columns)
             values[:, term.feature] = columns[:, block] @ self.coef_[block]
@@ -520,7 +542,7 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         """Each term's standard deviation at the rows of ``X`` as read, from
         ``coef_covariance_``."""
         columns = self.design_.design(X)
-        deviations = np.empty((X.shape[0], len(self.design_.terms)))
+        deviations = np.zeros((X.shape[0], self.n_features_in_))
         for term in self.design_.terms:
             block = slice(term.column, term.column + term.n_columns)
             deviations[:, term.feature] = _row_deviations(
@@ -584,7 +606,9 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         if not 0 <= feature < self.n_features_in_:
             raise ValueError(f"feature {feature!r} is not a feature of the model (it has "
                              f"{self.n_features_in_}).")
-        term = next(term for term in self.design_.terms if term.feature == feature)
+        term = next((term for term in self.design_.terms if term.feature == feature), None)
+        if term is None:
+            raise ValueError(f"feature {feature!r} has no term (see terms).")
         if term.kind == SPLINE:
             grid = np.linspace(term.basis.low, term.basis.high, n_points)
             rows = term.basis.design(grid)
@@ -607,8 +631,9 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
 
     @property
     def shape_functions_(self):
-        """Every feature's :meth:`shape_function` (100 points, 95% bands)."""
-        return [self.shape_function(j) for j in range(self.n_features_in_)]
+        """The :meth:`shape_function` of every feature with a term (100
+        points, 95% bands)."""
+        return [self.shape_function(term.feature) for term in self.design_.terms]
 
     @fill_doc
     @by_partitions
@@ -653,7 +678,8 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         if np.any(high < low):
             raise ValueError("a feature's training range is empty")
         design = _AdditiveDesign.of_parts(low, high, missing, fitted_encoding(self)[1],
-                                          self.n_splines, self.spline_order)
+                                          self.n_splines, self.spline_order,
+                                          self._term_features())
         self.coef_ = reader.array("coef", np.float64, (design.n_columns,))
         if not np.all(np.isfinite(self.coef_)):
             raise ValueError("an additive model's coefficients are not finite")
@@ -669,6 +695,7 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
 
 
 GAM_PARAMETER_CONSTRAINTS = {
+    "terms": [StrOptions({"auto"}), "array-like"],
     "n_splines": [Interval(Integral, 2, None, closed="left")],
     "spline_order": [Interval(Integral, 1, None, closed="left")],
     "loss": [StrOptions({"squared_hinge"})],
@@ -702,6 +729,10 @@ class IntervalGAM(_AdditiveModel):
         The penalty's strength (0: unpenalized splines; large: straight
         lines, constant categorical terms). :class:`IntervalGAMCV` chooses
         it by cross-validation.
+    terms : "auto" or list of int or str, default="auto"
+        The features with a term: "auto", every feature; else the listed
+        ones (indices, or names of ``feature_names_in_``), the others left
+        out of the model (their SHAP values 0).
     n_splines : int, default=10
         Basis functions of each numeric feature's spline.
     spline_order : int, default=3
@@ -787,9 +818,9 @@ class IntervalGAM(_AdditiveModel):
     _parameter_constraints = {"lam": [Interval(Real, 0.0, None, closed="left")],
                               **GAM_PARAMETER_CONSTRAINTS}
 
-    def __init__(self, lam=1.0, *, n_splines=10, spline_order=3, loss="squared_hinge",
-                 margin=0.0, monotonic_cst=None, categorical_features="from_dtype",
-                 tol=1e-6, max_iter=300, verbose=0):
+    def __init__(self, lam=1.0, *, terms="auto", n_splines=10, spline_order=3,
+                 loss="squared_hinge", margin=0.0, monotonic_cst=None,
+                 categorical_features="from_dtype", tol=1e-6, max_iter=300, verbose=0):
         set_init_parameters(self, locals())
 
     @fill_doc
@@ -861,7 +892,7 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         The candidate penalties; None: 15 from 1e4 down to 1e-3, log-spaced.
     cv : int, cross-validation generator or iterable, default=None
         Folds, as in scikit-learn (None: 5-fold ``KFold``).
-    n_splines, spline_order, loss, margin, monotonic_cst, tol, max_iter
+    terms, n_splines, spline_order, loss, margin, monotonic_cst, tol, max_iter
         As for :class:`IntervalGAM`.
     %(categorical_features)s
     distribution : "spread", SpreadDistribution or None, default="spread"
@@ -918,7 +949,7 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         "n_jobs": [Integral, None], "random_state": ["random_state"],
         **GAM_PARAMETER_CONSTRAINTS}
 
-    def __init__(self, *, lams=None, cv=None, n_splines=10, spline_order=3,
+    def __init__(self, *, lams=None, cv=None, terms="auto", n_splines=10, spline_order=3,
                  loss="squared_hinge", margin=0.0, monotonic_cst=None,
                  categorical_features="from_dtype", tol=1e-6, max_iter=300,
                  distribution="spread", n_jobs=None, random_state=None, verbose=0):

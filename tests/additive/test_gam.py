@@ -319,3 +319,28 @@ def test_cv_model_gives_calibrated_distributions_that_survive_a_model_file(tmp_p
     np.testing.assert_array_equal(load_model(tmp_path / "gam.npz").predict_quantiles(
         X[600:610], [0.1, 0.5, 0.9]), quantiles)
     assert IntervalGAMCV(distribution=None).fit(X[:200], value[:200]).distribution_ is None
+
+
+def test_terms_choose_the_features_with_a_term(tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, y = interval_data(11, n=200)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = IntervalGAM(lam=0.3, terms=["c", "a"]).fit(frame, y)
+    assert [term.feature for term in model.design_.terms] == [0, 2]
+    terms = model.term_values(frame)
+    assert np.all(terms[:, 1] == 0.0)
+    np.testing.assert_allclose(terms.sum(axis=1) + model.intercept_, model.predict(frame),
+                               atol=1e-10)
+    # the same model as the one fitted on those columns alone
+    alone = IntervalGAM(lam=0.3).fit(frame[["a", "c"]], y)
+    np.testing.assert_allclose(model.predict(frame), alone.predict(frame[["a", "c"]]),
+                               atol=1e-8)
+    assert [shape.name for shape in model.shape_functions_] == ["a", "c"]
+    with pytest.raises(ValueError, match="has no term"):
+        model.shape_function("b")
+    save_model(model, tmp_path / "gam.npz")
+    np.testing.assert_array_equal(load_model(tmp_path / "gam.npz").predict(frame),
+                                  model.predict(frame))
+    for terms, message in ((["z"], "not in X"), ([0, 0], "twice"), ([5], "not a feature")):
+        with pytest.raises(ValueError, match=message):
+            IntervalGAMCV(terms=terms, cv=3).fit(frame if terms == ["z"] else X, y)
