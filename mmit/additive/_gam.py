@@ -460,23 +460,26 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         return (X, lower, upper, sample_weight, constraints,
                 *self._problem(X, lower, upper, sample_weight, constraints))
 
+    def _feature_index(self, entry, parameter):
+        """The index of the feature ``entry`` names (an index, or a name of
+        ``feature_names_in_``); a clear error naming ``parameter`` else."""
+        names = getattr(self, "feature_names_in_", None)
+        if isinstance(entry, str):
+            if names is None or entry not in names:
+                raise ValueError(f"{parameter} names a feature that is not in X: "
+                                 f"{entry!r}.")
+            return int(np.flatnonzero(names == entry)[0])
+        if isinstance(entry, Integral) and 0 <= entry < self.n_features_in_:
+            return int(entry)
+        raise ValueError(f"{parameter} is {entry!r}, not a feature index below "
+                         f"{self.n_features_in_} or a feature name.")
+
     def _term_features(self):
         """The features with a term, in order: every feature with
         ``terms="auto"``, else those ``terms`` lists (by index or name)."""
         if isinstance(self.terms, str):
             return list(range(self.n_features_in_))
-        names = getattr(self, "feature_names_in_", None)
-        features = []
-        for entry in self.terms:
-            if isinstance(entry, str):
-                if names is None or entry not in names:
-                    raise ValueError(f"terms names a feature that is not in X: {entry!r}.")
-                features.append(int(np.flatnonzero(names == entry)[0]))
-            elif isinstance(entry, Integral) and 0 <= entry < self.n_features_in_:
-                features.append(int(entry))
-            else:
-                raise ValueError(f"terms lists {entry!r}, not a feature index below "
-                                 f"{self.n_features_in_} or a feature name.")
+        features = [self._feature_index(entry, "terms") for entry in self.terms]
         if len(set(features)) < len(features):
             raise ValueError(f"terms lists a feature twice: {list(self.terms)!r}.")
         return sorted(features)
@@ -599,13 +602,7 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         if not 0.0 < confidence < 1.0:
             raise ValueError(f"confidence must be in (0, 1), got {confidence!r}.")
         names = getattr(self, "feature_names_in_", None)
-        if isinstance(feature, str):
-            if names is None or feature not in names:
-                raise ValueError(f"feature {feature!r} is not a feature of the model.")
-            feature = int(np.flatnonzero(names == feature)[0])
-        if not 0 <= feature < self.n_features_in_:
-            raise ValueError(f"feature {feature!r} is not a feature of the model (it has "
-                             f"{self.n_features_in_}).")
+        feature = self._feature_index(feature, "feature")
         term = next((term for term in self.design_.terms if term.feature == feature), None)
         if term is None:
             raise ValueError(f"feature {feature!r} has no term (see terms).")

@@ -299,7 +299,7 @@ def test_bands_are_the_term_deviations_and_survive_a_model_file(tmp_path):
     loaded = load_model(tmp_path / "gam.npz")
     np.testing.assert_array_equal(loaded.shape_function("b").upper,
                                   model.shape_function("b").upper)
-    with pytest.raises(ValueError, match="not a feature"):
+    with pytest.raises(ValueError, match="not in X"):
         model.shape_function("z")
     with pytest.raises(ValueError, match="confidence"):
         model.shape_function(0, confidence=1.0)
