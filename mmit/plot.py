@@ -165,7 +165,7 @@ def plot_predictive_distribution(model, X, x, y=None, *, coverages=(0.5, 0.8, 0.
 
 def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95,
                axes=None):
-    """The terms of an additive model, one panel per feature.
+    """The terms of an additive model, one panel per feature or interaction.
 
     A numeric feature's panel draws its term along its training range (a
     line; constant beyond it) and its pointwise band (see
@@ -174,7 +174,9 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95
     With ``y``, each row's partial residual interval goes behind: its
     target interval minus the other terms and the intercept (``[lower,
     upper] - (f(x) - f_j(x_j))``), which the term would pass through to fit
-    the row, censored ends drawn as :func:`plot_intervals` draws them.
+    the row, censored ends drawn as :func:`plot_intervals` draws them. An
+    interaction's panel draws its term over the grid of its two features'
+    training ranges as a colour map, ``X``'s rows as points on it.
 
     Parameters
     ----------
@@ -184,11 +186,12 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95
         The rows of the rug (and of the residuals).
     y : array-like of shape (n_samples, 2) or (n_samples,), default=None
         Their target intervals.
-    features : list of int or str, default=None
-        The features drawn (indices or names); None: every feature with a
-        term.
+    features : list of int, str or pairs of them, default=None
+        The features drawn (indices or names) and the interactions (pairs);
+        None: every term, the features' then the interactions'.
     n_points : int, default=200
-        Points of a numeric term's line.
+        Points of a numeric term's line (of each side of an interaction's
+        grid: at most 60).
     confidence : float, default=0.95
         The bands' pointwise coverage.
     axes : array of matplotlib Axes, default=None
@@ -213,8 +216,15 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95
     check_is_fitted(model, "design_")
     names = [str(name) for name in resolve_feature_names(model, None)]
     if features is None:
-        features = [term.feature for term in model.design_.terms]
-    indices = [names.index(f) if isinstance(f, str) else int(f) for f in features]
+        features = [term.features if term.kind == "tensor" else term.feature
+                    for term in model.design_.terms]
+
+    def index(feature):
+        return names.index(feature) if isinstance(feature, str) else int(feature)
+
+    indices = [tuple(index(f) for f in feature)
+               if not isinstance(feature, str) and np.ndim(feature) == 1 else index(feature)
+               for feature in features]
     rows = model._validate_X_predict(X)
     terms = model._term_values(rows)
     if axes is None:
@@ -238,9 +248,16 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95
     if y is not None:
         lower, upper = check_interval_target(y, rows.shape[0])
         prediction = terms.sum(axis=1) + model.intercept_
+    def column(j):
+        return np.asarray(rows[:, [j]].toarray() if hasattr(rows, "toarray")
+                          else rows[:, j], dtype=float).ravel()
+
     for ax, j in zip(axes, indices, strict=True):
-        values = np.asarray(rows[:, [j]].toarray() if hasattr(rows, "toarray")
-                            else rows[:, j], dtype=float).ravel()
+        if isinstance(j, tuple):
+            _plot_interaction(ax, model.shape_function(j, n_points=min(n_points, 60)),
+                              column(j[0]), column(j[1]), [names[k] for k in j])
+            continue
+        values = column(j)
         present = ~np.isnan(values)
         if y is not None:
             others = prediction - terms[:, j]
@@ -264,6 +281,18 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95
         ax.set_ylabel(f"f({names[j]})")
         ax.legend(loc="best", frameon=False)
     return axes
+
+
+def _plot_interaction(ax, shape, first, second, labels):
+    """An interaction's panel of :func:`plot_terms`: its term as a colour
+    map over its grid (symmetric about 0), the rows' values as points."""
+    extent = float(np.abs(shape.term).max()) or 1.0
+    mesh = ax.pcolormesh(shape.grid[0], shape.grid[1], shape.term.T, shading="auto",
+                         cmap="RdBu_r", vmin=-extent, vmax=extent)
+    ax.figure.colorbar(mesh, ax=ax, label=f"f({labels[0]}, {labels[1]})")
+    ax.plot(first, second, ".", color="0.3", markersize=2)
+    ax.set_xlabel(labels[0])
+    ax.set_ylabel(labels[1])
 
 
 # labels of a categorical split's left side drawn in its box, at most

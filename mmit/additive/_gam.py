@@ -1,7 +1,8 @@
 """IntervalGAM and IntervalGAMCV: generalized additive models of interval
 targets, ``f(x) = a + f_1(x_1) + ... + f_p(x_p)``, each numeric term a
 penalized B-spline (P-spline), each categorical term an effect per level,
-a missing value an effect of its own.
+a missing value an effect of its own, and optional pairwise interactions
+``f_jk(x_j, x_k)`` (pure tensor products of splines, ``_splines``).
 
 The model (:class:`_AdditiveDesign`) is linear in its parameters: the
 columns of the terms' bases (B-spline functions, category indicators,
@@ -67,7 +68,14 @@ from ..ensemble._held_out_distributions import (
     held_out_distribution,
 )
 from ..linear_model._linear import _single_threaded_blas
-from ._splines import SplineBasis, cumulative_map, difference_penalty
+from ._splines import (
+    SplineBasis,
+    cumulative_map,
+    difference_penalty,
+    row_tensor,
+    tensor_map,
+    tensor_penalty,
+)
 
 #: Rows of the design made dense at a time for the Gram matrix.
 GRAM_BLOCK_ROWS = 4096
@@ -87,7 +95,7 @@ ROUNDING = 1e-14
 #: diagonal (:func:`penalized_newton`).
 MIN_DAMPING = 1e-6
 
-SPLINE, CATEGORICAL = "spline", "categorical"
+SPLINE, CATEGORICAL, TENSOR = "spline", "categorical", "tensor"
 
 
 @dataclass(frozen=True)
@@ -95,7 +103,8 @@ class Term:
     """One feature's term: its kind, its basis (a :class:`SplineBasis`, or
     the number of categories) and whether it has a missing-value effect;
     ``column`` and ``parameter`` are where its columns and parameters start
-    (the design's column 0 and parameter 0 are the intercept)."""
+    (the design's column 0 and parameter 0 are the intercept). Its value is
+    column ``slot`` (its feature) of the model's term values."""
 
     feature: int
     kind: str
@@ -103,6 +112,10 @@ class Term:
     missing: bool
     column: int
     parameter: int
+
+    @property
+    def slot(self):
+        return self.feature
 
     @property
     def n_basis(self):
@@ -116,12 +129,107 @@ class Term:
     def n_parameters(self):
         return self.n_basis - (self.kind == SPLINE) + self.missing
 
+    def columns(self, X):
+        """The term's columns at the rows of ``X`` (CSR)."""
+        values = _column(X, self.feature)
+        if self.kind == SPLINE:
+            block = self.basis.design(values)
+        else:
+            codes = np.where(np.isnan(values), -1, values).astype(np.intp)
+            known = (codes >= 0) & (codes < self.basis)
+            block = sp.csr_matrix(
+                (np.ones(known.sum()), (np.flatnonzero(known), codes[known])),
+                shape=(X.shape[0], self.basis))
+        if self.missing:
+            block = sp.hstack([block, sp.csr_matrix(np.isnan(values)[:, np.newaxis],
+                                                    dtype=np.float64)], format="csr")
+        return block
+
+    def coefficients(self):
+        """The block (n_columns, n_parameters) of the coefficient map: a
+        spline's cumulative sums, the categories' and the missing value's
+        effects themselves."""
+        block = np.zeros((self.n_columns, self.n_parameters))
+        width = self.n_basis - (self.kind == SPLINE)
+        block[:self.n_basis, :width] = (cumulative_map(self.n_basis) if self.kind == SPLINE
+                                        else np.eye(width))
+        if self.missing:
+            block[-1, -1] = 1.0
+        return block
+
+    def penalty(self):
+        """The block (n_parameters, n_parameters) of the penalty: a spline's
+        second differences, the squares of the categorical effects; the
+        missing-value effect free."""
+        block = np.zeros((self.n_parameters, self.n_parameters))
+        width = self.n_basis - (self.kind == SPLINE)
+        block[:width, :width] = (difference_penalty(width) if self.kind == SPLINE
+                                 else np.eye(width))
+        return block
+
+
+@dataclass(frozen=True)
+class PairTerm:
+    """A pairwise interaction of two numeric features: the tensor product of
+    a spline basis of each (``_splines``), pure (its mean over either
+    feature's training values 0: ``means``, the margins' weighted mean
+    design rows over the training rows, a row missing the feature counting
+    as none). A row missing either feature has no value of it; where
+    training rows of positive weight did (``missing``), a column of those
+    rows without a parameter gives them the constant that centres the term
+    (``_set_terms``). Its value is column ``slot`` of the model's term
+    values (after the features')."""
+
+    features: tuple
+    bases: tuple
+    means: tuple
+    missing: bool
+    slot: int
+    column: int
+    parameter: int
+
+    kind = TENSOR
+
+    @property
+    def n_basis(self):
+        return self.bases[0].n_splines * self.bases[1].n_splines
+
+    @property
+    def n_columns(self):
+        return self.n_basis + self.missing
+
+    @property
+    def n_parameters(self):
+        return (self.bases[0].n_splines - 1) * (self.bases[1].n_splines - 1)
+
+    def margins(self, X):
+        """Each feature's basis at the rows of ``X`` (two CSR matrices)."""
+        return tuple(basis.design(_column(X, feature))
+                     for basis, feature in zip(self.bases, self.features, strict=True))
+
+    def columns(self, X):
+        block = row_tensor(*self.margins(X))
+        if self.missing:
+            either = np.isnan(_column(X, self.features[0])) | np.isnan(
+                _column(X, self.features[1]))
+            block = sp.hstack([block, sp.csr_matrix(either[:, np.newaxis],
+                                                    dtype=np.float64)], format="csr")
+        return block
+
+    def coefficients(self):
+        mapping = tensor_map(*self.means)
+        return np.vstack([mapping, np.zeros((int(self.missing), mapping.shape[1]))])
+
+    def penalty(self):
+        return tensor_penalty(*self.means)
+
 
 class _AdditiveDesign:
     """The columns and parameters of an additive model's terms (module doc),
     made from the training rows: a spline basis for each numeric feature on
     its training range, an indicator per category, a missing-value indicator
-    for each feature missing in some training row of positive weight."""
+    for each feature missing in some training row of positive weight, and
+    a tensor product for each pair of interacting features."""
 
     def __init__(self, terms):
         self.terms = terms
@@ -129,12 +237,23 @@ class _AdditiveDesign:
         self.n_columns = 1 if last is None else last.column + last.n_columns
         self.n_parameters = 1 if last is None else last.parameter + last.n_parameters
 
+    @property
+    def pairs(self):
+        """The interaction terms."""
+        return [term for term in self.terms if term.kind == TENSOR]
+
     @classmethod
-    def of_rows(cls, X, sample_weight, categories, n_splines, order, features):
+    def of_rows(cls, X, sample_weight, categories, n_splines, order, features, pairs):
         """The design of the training rows ``X`` (validated, categories as
-        codes), a term for each of ``features``."""
-        return cls.of_parts(*cls.parts_of_rows(X, sample_weight, categories),
-                            categories, n_splines, order, features)
+        codes), a term for each of ``features`` and each of ``pairs``."""
+        low, high, missing = cls.parts_of_rows(X, sample_weight, categories)
+        means = [np.asarray(basis.design(_column(X, j)).T @ sample_weight).ravel()
+                 / sample_weight.sum()
+                 for pair in pairs
+                 for j, basis in zip(pair, _margins(low, high, pair, n_splines, order),
+                                     strict=True)]
+        return cls.of_parts(low, high, missing, categories, n_splines, order, features,
+                            pairs, np.concatenate([np.zeros(0), *means]))
 
     @staticmethod
     def parts_of_rows(X, sample_weight, categories):
@@ -153,10 +272,13 @@ class _AdditiveDesign:
         return low, high, missing
 
     @classmethod
-    def of_parts(cls, low, high, missing, categories, n_splines, order, features):
+    def of_parts(cls, low, high, missing, categories, n_splines, order, features, pairs,
+                 margin_means):
         """The design of a term for each of ``features``, of training ranges
         ``low`` to ``high``, with a missing-value effect where ``missing``,
-        categorical where ``categories`` has labels."""
+        categorical where ``categories`` has labels; then a tensor term for
+        each of ``pairs`` (:func:`_margins`), its margins' mean design rows
+        in turn in ``margin_means`` (flat)."""
         terms = []
         column = parameter = 1
         for j in features:
@@ -164,32 +286,29 @@ class _AdditiveDesign:
             if labels is not None:
                 basis, kind = len(labels), CATEGORICAL
             else:
-                ends = (0.0, 0.0) if np.isnan(low[j]) else (float(low[j]), float(high[j]))
-                basis, kind = SplineBasis(*ends, n_splines, order), SPLINE
-            term = Term(j, kind, basis, bool(missing[j]), column, parameter)
-            terms.append(term)
-            column += term.n_columns
-            parameter += term.n_parameters
+                basis, kind = _spline(low, high, j, n_splines, order), SPLINE
+            terms.append(Term(j, kind, basis, bool(missing[j]), column, parameter))
+            column += terms[-1].n_columns
+            parameter += terms[-1].n_parameters
+        start = 0
+        for k, pair in enumerate(pairs):
+            bases = _margins(low, high, pair, n_splines, order)
+            means = []
+            for basis in bases:
+                means.append(margin_means[start:start + basis.n_splines])
+                start += basis.n_splines
+            terms.append(PairTerm(tuple(pair), bases, tuple(means),
+                                  bool(missing[list(pair)].any()), len(low) + k, column,
+                                  parameter))
+            column += terms[-1].n_columns
+            parameter += terms[-1].n_parameters
         return cls(terms)
 
     def design(self, X):
         """The columns at the rows of ``X`` (validated, categories as codes): a
         CSR matrix (n_samples, n_columns)."""
-        blocks = [sp.csr_matrix(np.ones((X.shape[0], 1)))]
-        for term in self.terms:
-            values = _column(X, term.feature)
-            if term.kind == SPLINE:
-                blocks.append(term.basis.design(values))
-            else:
-                codes = np.where(np.isnan(values), -1, values).astype(np.intp)
-                known = (codes >= 0) & (codes < term.basis)
-                blocks.append(sp.csr_matrix(
-                    (np.ones(known.sum()), (np.flatnonzero(known), codes[known])),
-                    shape=(X.shape[0], term.basis)))
-            if term.missing:
-                blocks.append(sp.csr_matrix(np.isnan(values)[:, np.newaxis],
-                                            dtype=np.float64))
-        return sp.hstack(blocks, format="csr")
+        return sp.hstack([sp.csr_matrix(np.ones((X.shape[0], 1)))]
+                         + [term.columns(X) for term in self.terms], format="csr")
 
     def coefficient_map(self):
         """The matrix (n_columns, n_parameters) of the columns' coefficients in
@@ -197,29 +316,18 @@ class _AdditiveDesign:
         mapping = np.zeros((self.n_columns, self.n_parameters))
         mapping[0, 0] = 1.0
         for term in self.terms:
-            rows = slice(term.column, term.column + term.n_basis)
-            if term.kind == SPLINE:
-                width = term.n_basis - 1
-                mapping[rows, term.parameter:term.parameter + width] = cumulative_map(
-                    term.n_basis)
-            else:
-                width = term.n_basis
-                mapping[rows, term.parameter:term.parameter + width] = np.eye(width)
-            if term.missing:
-                mapping[term.column + term.n_basis, term.parameter + width] = 1.0
+            mapping[term.column:term.column + term.n_columns,
+                    term.parameter:term.parameter + term.n_parameters] = term.coefficients()
         return mapping
 
     def penalty(self, lam):
-        """The penalty's matrix on the parameters: ``lam`` times the
-        coefficients' second differences of each spline (first differences
-        of its parameters) and the squares of each categorical term's
-        effects; the intercept and the missing-value effects are free."""
+        """The penalty's matrix on the parameters: ``lam`` times each term's
+        (:meth:`Term.penalty`, :meth:`PairTerm.penalty`); the intercept is
+        free."""
         penalty = np.zeros((self.n_parameters, self.n_parameters))
         for term in self.terms:
-            width = term.n_basis - (term.kind == SPLINE)
-            block = slice(term.parameter, term.parameter + width)
-            penalty[block, block] = lam * (difference_penalty(width) if term.kind == SPLINE
-                                           else np.eye(width))
+            block = slice(term.parameter, term.parameter + term.n_parameters)
+            penalty[block, block] = lam * term.penalty()
         return penalty
 
     def signs(self, constraints):
@@ -233,6 +341,19 @@ class _AdditiveDesign:
                     signs[term.parameter:term.parameter + term.n_basis - 1] = \
                         constraints[term.feature]
         return signs
+
+
+def _spline(low, high, j, n_splines, order):
+    """The spline basis of feature ``j`` on its training range."""
+    ends = (0.0, 0.0) if np.isnan(low[j]) else (float(low[j]), float(high[j]))
+    return SplineBasis(*ends, n_splines, order)
+
+
+def _margins(low, high, pair, n_splines, order):
+    """The bases of an interaction's two features: ``max(order + 1, n_splines
+    // 2)`` splines each."""
+    size = max(order + 1, n_splines // 2)
+    return tuple(_spline(low, high, j, size, order) for j in pair)
 
 
 def _column(X, j):
@@ -422,8 +543,14 @@ def _row_deviations(rows, covariance):
 @dataclass(frozen=True)
 class AdditiveTerms(Explainer):
     """A fitted additive model's prediction as its centred terms plus its
-    intercept: its exact SHAP values (each feature's term, the base value
-    the intercept, the mean training prediction); no interactions."""
+    intercept: its exact SHAP values, the training rows (by their weights)
+    as the background, the base value the intercept (the mean training
+    prediction). A feature's own term is its own; an interaction ``g(a, b)``
+    gives ``a`` the Shapley value of the two-player game, ``(E_B g(a, B) +
+    g(a, b) - E_A g(A, b)) / 2`` (``AdditiveTerms`` of
+    ``_interaction_marginals``), and ``b`` the rest; as SHAP interaction
+    values, ``E_B g(a, B)`` on ``a``'s diagonal and half of ``g - E_B g(a, B)
+    - E_A g(A, b)`` on each side of it."""
 
     model: object
 
@@ -431,10 +558,24 @@ class AdditiveTerms(Explainer):
         return rows_as_read(self.model, X)
 
     def contributions(self, X, interactions, n_threads):
-        values = self.model._term_values(X)
+        model = self.model
+        X = self.rows(X)
+        terms = model._term_values(X)
+        values = terms[:, :model.n_features_in_].copy()
         if interactions:
             values = np.einsum("ij,jk->ijk", values, np.eye(values.shape[1]))
-        return values, float(self.model.intercept_)
+        for term, left, right in model._interaction_marginals(X):
+            a, b = term.features
+            value = terms[:, term.slot]
+            if interactions:
+                values[:, a, a] += left
+                values[:, b, b] += right
+                values[:, a, b] += (value - left - right) / 2.0
+                values[:, b, a] += (value - left - right) / 2.0
+            else:
+                values[:, a] += (left + value - right) / 2.0
+                values[:, b] += (right + value - left) / 2.0
+        return values, float(model.intercept_)
 
 
 class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
@@ -484,12 +625,41 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
             raise ValueError(f"terms lists a feature twice: {list(self.terms)!r}.")
         return sorted(features)
 
+    def _interaction_pairs(self, categories, constraints):
+        """The pairs of features of ``interactions`` (indices), checked: two
+        different numeric features without a monotone constraint, no pair
+        twice."""
+        if self.interactions is None:
+            return []
+        pairs = []
+        for entry in self.interactions:
+            if isinstance(entry, str) or np.ndim(entry) != 1 or len(entry) != 2:
+                raise ValueError("interactions must be pairs of features, got "
+                                 f"{entry!r}.")
+            pair = tuple(self._feature_index(feature, "interactions") for feature in entry)
+            if pair[0] == pair[1]:
+                raise ValueError(f"interactions pairs a feature with itself: {entry!r}.")
+            for j in pair:
+                if categories is not None and categories[j] is not None:
+                    raise ValueError(f"interactions pairs the categorical feature {j}: "
+                                     "tensor terms are of numeric features.")
+                if constraints is not None and constraints[j]:
+                    raise ValueError(f"interactions pairs feature {j}, which has a "
+                                     "monotone constraint: a tensor term is not "
+                                     "monotone.")
+            if set(pair) in [set(other) for other in pairs]:
+                raise ValueError(f"interactions lists the pair {entry!r} twice.")
+            pairs.append(pair)
+        return pairs
+
     def _problem(self, X, lower, upper, sample_weight, constraints):
         """The design of validated rows, the problem of the fit on them, its
         start (the optimal constant) and the spread of the bounds."""
-        design = _AdditiveDesign.of_rows(X, sample_weight, fitted_encoding(self)[1],
+        categories = fitted_encoding(self)[1]
+        design = _AdditiveDesign.of_rows(X, sample_weight, categories,
                                          self.n_splines, self.spline_order,
-                                         self._term_features())
+                                         self._term_features(),
+                                         self._interaction_pairs(categories, constraints))
         loss = LOSSES[self.loss]
         problem = PenalizedProblem(design.design(X), design.coefficient_map(),
                                    loss.objective(lower, upper, self.margin, sample_weight),
@@ -529,28 +699,53 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         self.coef_ = centring @ (problem.mapping @ parameters)
         self.coef_covariance_ = centring @ covariance @ centring.T
         self.intercept_ = float(self.coef_[0])
+        self.interaction_margin_means_ = np.concatenate(
+            [np.zeros(0)] + [mean for term in design.pairs for mean in term.means])
+
+    def _n_term_values(self):
+        return self.n_features_in_ + len(self.design_.pairs)
 
     def _term_values(self, X):
-        """Each feature's term at the rows of ``X`` as read (n_samples,
-        n_features); a missing value without a missing-value effect, or a
-        category unseen in fit, gives the term's mean (0)."""
+        """Each term's value at the rows of ``X`` as read (n_samples, n_features
+        + n_interactions: a column per feature, then per interaction); a
+        missing value without a missing-value effect, or a category unseen in
+        fit, gives the term's mean (0)."""
         columns = self.design_.design(X)
-        values = np.zeros((X.shape[0], self.n_features_in_))
+        values = np.zeros((X.shape[0], self._n_term_values()))
         for term in self.design_.terms:
             block = slice(term.column, term.column + term.n_columns)
-            values[:, term.feature] = columns[:, block] @ self.coef_[block]
+            values[:, term.slot] = columns[:, block] @ self.coef_[block]
         return values
 
     def _term_deviations(self, X):
         """Each term's standard deviation at the rows of ``X`` as read, from
         ``coef_covariance_``."""
         columns = self.design_.design(X)
-        deviations = np.zeros((X.shape[0], self.n_features_in_))
+        deviations = np.zeros((X.shape[0], self._n_term_values()))
         for term in self.design_.terms:
             block = slice(term.column, term.column + term.n_columns)
-            deviations[:, term.feature] = _row_deviations(
+            deviations[:, term.slot] = _row_deviations(
                 columns[:, block], self.coef_covariance_[block, block])
         return deviations
+
+    def _interaction_marginals(self, X):
+        """For each interaction term ``g(a, b)`` (centred), its means over the
+        training rows' values of one of its features, at the rows of ``X`` as
+        read: ``E_B g(a, B)`` and ``E_A g(A, b)``, the rows by their weights."""
+        for term in self.design_.pairs:
+            shape = tuple(basis.n_splines for basis in term.bases)
+            tensor = self.coef_[term.column:term.column + term.n_basis].reshape(shape)
+            # the value of a row missing either feature (0 without such rows)
+            missing = self.coef_[term.column + term.n_basis] if term.missing else 0.0
+            left_mean, right_mean = term.means
+            marginals = []
+            for margin, product, other_mean in zip(
+                    term.margins(X), (tensor @ right_mean, tensor.T @ left_mean),
+                    (right_mean, left_mean), strict=True):
+                present = np.asarray(margin.sum(axis=1)).ravel()  # 1, or 0 if missing
+                missing_share = present * (1.0 - other_mean.sum()) + (1.0 - present)
+                marginals.append(margin @ product + missing * missing_share)
+            yield term, *marginals
 
     def term_values(self, X, *, return_std=False):
         """Each feature's centred term at the rows of ``X``: ``predict(X)`` is
@@ -579,11 +774,13 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        feature : int or str
-            The feature (its index, or its name in ``feature_names_in_``).
+        feature : int, str or pair of them
+            The feature (its index, or its name in ``feature_names_in_``), or
+            the two features of an interaction.
         n_points : int, default=100
             Points of a numeric term's grid (equally spaced over its training
-            range; the term is constant beyond it).
+            range; the term is constant beyond it), along each feature of an
+            interaction.
         confidence : float, default=0.95
             The band's pointwise coverage under the fit's Gaussian
             approximation: the term plus or minus that normal quantile
@@ -592,18 +789,24 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         Returns
         -------
         shape : :class:`~sklearn.utils.Bunch`
-            ``feature`` (its index), ``name``, ``kind`` ("spline" or
-            "categorical"), ``grid`` (the grid's values, or the categories),
-            ``term`` (the centred term there), ``lower`` and ``upper`` (the
-            band), and ``missing`` (the missing-value effect and its band as
-            a 3-tuple, or None).
+            ``feature`` (its index, or the interaction's two), ``name``,
+            ``kind`` ("spline", "categorical" or "tensor"), ``grid`` (the
+            grid's values, or the categories; an interaction's two grids),
+            ``term`` (the centred term there; an interaction's of shape
+            (n_points, n_points), the first feature along the rows),
+            ``lower`` and ``upper`` (the band), and ``missing`` (the
+            missing-value effect and its band as a 3-tuple, or None).
         """
         check_is_fitted(self, "design_")
         if not 0.0 < confidence < 1.0:
             raise ValueError(f"confidence must be in (0, 1), got {confidence!r}.")
+        quantile = norm.ppf(0.5 + confidence / 2.0)
+        if not isinstance(feature, str) and np.ndim(feature) == 1:
+            return self._interaction_shape(feature, n_points, quantile)
         names = getattr(self, "feature_names_in_", None)
         feature = self._feature_index(feature, "feature")
-        term = next((term for term in self.design_.terms if term.feature == feature), None)
+        term = next((term for term in self.design_.terms
+                     if term.kind != TENSOR and term.feature == feature), None)
         if term is None:
             raise ValueError(f"feature {feature!r} has no term (see terms).")
         if term.kind == SPLINE:
@@ -613,7 +816,6 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
             grid = fitted_encoding(self)[1][feature]
             rows = sp.identity(term.n_basis, format="csr")
         block = slice(term.column, term.column + term.n_basis)
-        quantile = norm.ppf(0.5 + confidence / 2.0)
         values = rows @ self.coef_[block]
         spread = quantile * _row_deviations(rows, self.coef_covariance_[block, block])
         missing = None
@@ -626,11 +828,36 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         return Bunch(feature=feature, name=name, kind=term.kind, grid=grid, term=values,
                      lower=values - spread, upper=values + spread, missing=missing)
 
+    def _interaction_shape(self, pair, n_points, quantile):
+        """:meth:`shape_function` of the interaction of the features ``pair``."""
+        features = tuple(self._feature_index(feature, "feature") for feature in pair)
+        term = next((term for term in self.design_.pairs
+                     if set(term.features) == set(features)), None)
+        if term is None:
+            raise ValueError(f"features {features!r} have no interaction term (see "
+                             "interactions).")
+        if term.features != features:
+            return self._interaction_shape(term.features, n_points, quantile)
+        grids = tuple(np.linspace(basis.low, basis.high, n_points) for basis in term.bases)
+        rows = row_tensor(*(basis.design(np.repeat(grid, n_points) if first
+                                         else np.tile(grid, n_points))
+                            for basis, grid, first in zip(term.bases, grids, (True, False),
+                                                          strict=True)))
+        block = slice(term.column, term.column + term.n_basis)
+        values = (rows @ self.coef_[block]).reshape(n_points, n_points)
+        spread = quantile * _row_deviations(
+            rows, self.coef_covariance_[block, block]).reshape(n_points, n_points)
+        names = getattr(self, "feature_names_in_", None)
+        name = " x ".join(str(j if names is None else names[j]) for j in features)
+        return Bunch(feature=features, name=name, kind=TENSOR, grid=grids, term=values,
+                     lower=values - spread, upper=values + spread, missing=None)
+
     @property
     def shape_functions_(self):
-        """The :meth:`shape_function` of every feature with a term (100
-        points, 95% bands)."""
-        return [self.shape_function(term.feature) for term in self.design_.terms]
+        """The :meth:`shape_function` of every term (100 points, 95% bands):
+        the features', then the interactions'."""
+        return [self.shape_function(term.features if term.kind == TENSOR else term.feature)
+                for term in self.design_.terms]
 
     @fill_doc
     @by_partitions
@@ -660,6 +887,7 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         writer.array("data_min", self.data_min_)
         writer.array("data_max", self.data_max_)
         writer.array("has_missing_effect", self.has_missing_effect_)
+        writer.array("interaction_margin_means", self.interaction_margin_means_)
         for name in self._state_arrays:
             writer.array(name.rstrip("_"), getattr(self, name))
         return {"values": {name: getattr(self, name) for name in self._state_values}}
@@ -674,9 +902,14 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         missing = reader.array("has_missing_effect", np.bool_, shape)
         if np.any(high < low):
             raise ValueError("a feature's training range is empty")
-        design = _AdditiveDesign.of_parts(low, high, missing, fitted_encoding(self)[1],
-                                          self.n_splines, self.spline_order,
-                                          self._term_features())
+        categories = fitted_encoding(self)[1]
+        pairs = self._interaction_pairs(categories, monotonic_constraints(self))
+        margin_means = reader.array("interaction_margin_means", np.float64, (sum(
+            basis.n_splines for pair in pairs
+            for basis in _margins(low, high, pair, self.n_splines, self.spline_order)),))
+        design = _AdditiveDesign.of_parts(
+            low, high, missing, categories, self.n_splines, self.spline_order,
+            self._term_features(), pairs, margin_means)
         self.coef_ = reader.array("coef", np.float64, (design.n_columns,))
         if not np.all(np.isfinite(self.coef_)):
             raise ValueError("an additive model's coefficients are not finite")
@@ -688,11 +921,13 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
             setattr(self, name, state["values"][name])
         self.design_ = design
         self.data_min_, self.data_max_, self.has_missing_effect_ = low, high, missing
+        self.interaction_margin_means_ = margin_means
         self.intercept_ = float(self.coef_[0])
 
 
 GAM_PARAMETER_CONSTRAINTS = {
     "terms": [StrOptions({"auto"}), "array-like"],
+    "interactions": ["array-like", None],
     "n_splines": [Interval(Integral, 2, None, closed="left")],
     "spline_order": [Interval(Integral, 1, None, closed="left")],
     "loss": [StrOptions({"squared_hinge"})],
@@ -730,6 +965,15 @@ class IntervalGAM(_AdditiveModel):
         The features with a term: "auto", every feature; else the listed
         ones (indices, or names of ``feature_names_in_``), the others left
         out of the model (their SHAP values 0).
+    interactions : list of pairs of int or str, default=None
+        Pairs of numeric features (indices or names) with an interaction
+        term: a tensor product of cubic splines of ``max(spline_order + 1,
+        n_splines // 2)`` functions a feature, penalized by ``lam`` times
+        its coefficients' squared second differences along each feature,
+        holding no function of one feature alone (the features' own terms
+        hold those). Its value in a row missing either feature is a
+        constant (0 where no training row missed one). Monotone features
+        cannot interact.
     n_splines : int, default=10
         Basis functions of each numeric feature's spline.
     spline_order : int, default=3
@@ -782,6 +1026,9 @@ class IntervalGAM(_AdditiveModel):
     has_missing_effect_ : ndarray of shape (n_features,) of bool
         Whether a feature has a missing-value effect (some training row
         missed it).
+    interaction_margin_means_ : ndarray of shape (n_margin_splines,)
+        Each interaction's two margins' weighted mean basis rows over the
+        training rows, in turn: the means that make the interactions pure.
     %(features_in)s
     %(categorical_attributes)s
 
@@ -815,7 +1062,8 @@ class IntervalGAM(_AdditiveModel):
     _parameter_constraints = {"lam": [Interval(Real, 0.0, None, closed="left")],
                               **GAM_PARAMETER_CONSTRAINTS}
 
-    def __init__(self, lam=1.0, *, terms="auto", n_splines=10, spline_order=3,
+    def __init__(self, lam=1.0, *, terms="auto", interactions=None, n_splines=10,
+                 spline_order=3,
                  loss="squared_hinge", margin=0.0, monotonic_cst=None,
                  categorical_features="from_dtype", tol=1e-6, max_iter=300, verbose=0):
         set_init_parameters(self, locals())
@@ -889,7 +1137,9 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         The candidate penalties; None: 15 from 1e4 down to 1e-3, log-spaced.
     cv : int, cross-validation generator or iterable, default=None
         Folds, as in scikit-learn (None: 5-fold ``KFold``).
-    terms, n_splines, spline_order, loss, margin, monotonic_cst, tol, max_iter
+    terms, interactions, n_splines, spline_order, loss, margin, monotonic_cst
+        As for :class:`IntervalGAM`.
+    tol, max_iter
         As for :class:`IntervalGAM`.
     %(categorical_features)s
     distribution : "spread", SpreadDistribution or None, default="spread"
@@ -919,7 +1169,7 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         Test interval MSE of every candidate and fold.
     intercept_, coef_, coef_covariance_, edf_, n_iter_
         Of the model refitted at ``lam_``, see :class:`IntervalGAM`.
-    data_min_, data_max_, has_missing_effect_
+    data_min_, data_max_, has_missing_effect_, interaction_margin_means_
         See :class:`IntervalGAM`.
     distribution_ : object or None
         The predictive distributions (see ``distribution``).
@@ -946,7 +1196,8 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         "n_jobs": [Integral, None], "random_state": ["random_state"],
         **GAM_PARAMETER_CONSTRAINTS}
 
-    def __init__(self, *, lams=None, cv=None, terms="auto", n_splines=10, spline_order=3,
+    def __init__(self, *, lams=None, cv=None, terms="auto", interactions=None,
+                 n_splines=10, spline_order=3,
                  loss="squared_hinge", margin=0.0, monotonic_cst=None,
                  categorical_features="from_dtype", tol=1e-6, max_iter=300,
                  distribution="spread", n_jobs=None, random_state=None, verbose=0):

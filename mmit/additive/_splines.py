@@ -17,8 +17,19 @@ term is a sign constraint on its parameters (exact), and the
 second-difference penalty on ``beta`` is the first-difference penalty on
 ``delta``.
 
+A pairwise interaction is the tensor product of two such bases (its
+margins): its functions are the products ``B_k(x) C_l(z)``, its
+coefficients a matrix ``beta_{kl}`` penalized by the second differences
+along each of its axes. Each margin is restricted to the splines of mean 0
+over the training rows (``Z``: an orthonormal basis of the coefficients
+orthogonal to the margin's mean row, as mgcv's ``ti`` terms do), and the
+parameters ``Delta`` give ``beta = Z_x Delta Z_z'``: the interaction is then
+pure, its mean over either feature's training values 0 at every value of the
+other (``E_Z g(x, Z) = 0``), so that the features' own terms hold all that
+is a function of one of them.
+
 Cost: O(n d^2) a design matrix (``d + 1`` values a row, Cox-de Boor on
-equal knots).
+equal knots); O(n d^2) a tensor product's (``(d + 1)^2`` values a row).
 """
 
 from dataclasses import dataclass
@@ -88,3 +99,44 @@ def difference_penalty(n_parameters):
     second-difference penalty of the coefficients, on their differences)."""
     difference = np.diff(np.eye(n_parameters), axis=0)
     return difference.T @ difference
+
+
+def second_difference_penalty(n_coefficients):
+    """``D' D`` of the second differences of ``n_coefficients`` values."""
+    difference = np.diff(np.eye(n_coefficients), n=2, axis=0)
+    return difference.T @ difference
+
+
+def row_tensor(left, right):
+    """The row-wise Kronecker product of two CSR matrices with the same rows:
+    column ``k * right.shape[1] + l`` is the product of their columns ``k``
+    and ``l`` (a row without values in either has none)."""
+    left, right = sp.csr_matrix(left), sp.csr_matrix(right)
+    return sp.hstack([right.multiply(left[:, [k]]) for k in range(left.shape[1])],
+                     format="csr")
+
+
+def centred_map(mean):
+    """An orthonormal basis (n, n - 1) of the coefficients of a margin whose
+    spline has mean 0: those orthogonal to its ``mean`` design row."""
+    orthogonal, _ = np.linalg.qr(np.asarray(mean, dtype=np.float64)[:, np.newaxis],
+                                 mode="complete")
+    return orthogonal[:, 1:]
+
+
+def tensor_map(left_mean, right_mean):
+    """The matrix (n_left n_right, (n_left - 1)(n_right - 1)) giving the
+    flattened coefficients ``beta = Z_left Delta Z_right'`` (row-major) of
+    the flattened parameters ``Delta`` of a tensor product whose margins have
+    the mean design rows ``left_mean`` and ``right_mean`` (module doc)."""
+    return np.kron(centred_map(left_mean), centred_map(right_mean))
+
+
+def tensor_penalty(left_mean, right_mean):
+    """The penalty on the parameters of a tensor product (module doc): the
+    squared second differences of its coefficients along each axis."""
+    n_left, n_right = len(left_mean), len(right_mean)
+    coefficients = (np.kron(second_difference_penalty(n_left), np.eye(n_right))
+                    + np.kron(np.eye(n_left), second_difference_penalty(n_right)))
+    mapping = tensor_map(left_mean, right_mean)
+    return mapping.T @ coefficients @ mapping

@@ -344,3 +344,120 @@ def test_terms_choose_the_features_with_a_term(tmp_path):
     for terms, message in ((["z"], "not in X"), ([0, 0], "twice"), ([5], "not a feature")):
         with pytest.raises(ValueError, match=message):
             IntervalGAMCV(terms=terms, cv=3).fit(frame if terms == ["z"] else X, y)
+
+
+def interacting_data(seed, n, missing=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, size=(n, 3))
+    center = X[:, 0] * X[:, 1] + np.sin(X[:, 2])
+    X[rng.random(n) < missing, 1] = np.nan
+    center = np.where(np.isnan(X[:, 1]), np.sin(X[:, 2]), center)
+    y = np.column_stack([center - 0.1, center + 0.1])
+    y[rng.random(n) < 0.2, 1] = np.inf
+    return X, y, center
+
+
+def interventional_shap(model, background, x):
+    """Shapley values of ``model.predict`` with the rows of ``background`` as
+    the absent features' values, by enumeration of the coalitions."""
+    p = background.shape[1]
+
+    def value(coalition):
+        rows = background.copy()
+        rows[:, list(coalition)] = x[list(coalition)]
+        return model.predict(rows).mean()
+
+    shap = np.zeros(p)
+    for j in range(p):
+        others = [k for k in range(p) if k != j]
+        for size in range(p):
+            weight = 1.0 / (p * len(list(itertools.combinations(others, size))))
+            for coalition in itertools.combinations(others, size):
+                shap[j] += weight * (value(coalition + (j,)) - value(coalition))
+    return shap
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.15])
+def test_an_interaction_term_fits_a_product_and_is_pure(missing):
+    X, y, _ = interacting_data(12, 600, missing)
+    X_test, _, center = interacting_data(13, 1000)
+    model = IntervalGAM(lam=0.1, interactions=[(0, 1)]).fit(X, y)
+    additive = IntervalGAM(lam=0.1).fit(X, y)
+    error = np.mean((model.predict(X_test) - center) ** 2)
+    assert error < 0.05 < np.mean((additive.predict(X_test) - center) ** 2)
+    terms = model.term_values(X)
+    assert terms.shape == (600, 4)
+    np.testing.assert_allclose(terms.sum(axis=1) + model.intercept_, model.predict(X),
+                               atol=1e-10)
+    np.testing.assert_allclose(terms.mean(axis=0), 0.0, atol=1e-10)
+    # pure: the mean over one feature's training values is the same at every
+    # value of the other (the term's centring constant), so that the
+    # features' own terms hold their main effects
+    means = []
+    for fixed in (0, 1):
+        for value in (-1.5, 0.3, 1.9):
+            rows = X.copy()
+            rows[:, fixed] = value
+            means.append(model.term_values(rows)[:, 3].mean())
+    np.testing.assert_allclose(means, means[0], atol=1e-10)
+    shape = model.shape_function((1, 0), n_points=7)
+    assert shape.kind == "tensor" and shape.feature == (0, 1) and shape.name == "0 x 1"
+    assert shape.term.shape == shape.lower.shape == (7, 7)
+    assert np.all(shape.lower <= shape.term) and np.all(shape.term <= shape.upper)
+    assert [shape.kind for shape in model.shape_functions_] == ["spline"] * 3 + ["tensor"]
+
+
+def test_interaction_shap_values_are_the_interventional_shapley_values():
+    X, y, _ = interacting_data(14, 150, missing=0.2)
+    model = IntervalGAM(lam=0.3, interactions=[(1, 0), (1, 2)]).fit(X, y)
+    rows = np.array([[0.5, -1.0, 0.2], [1.5, np.nan, -0.7], [-2.0, 1.9, 1.0]])
+    explanation = shap_values(model, rows)
+    for row, values in zip(rows, explanation.values, strict=True):
+        np.testing.assert_allclose(values, interventional_shap(model, X, row), atol=1e-10)
+    interactions = shap_values(model, rows, interactions=True).values
+    np.testing.assert_allclose(interactions.sum(axis=2), explanation.values, atol=1e-12)
+    np.testing.assert_allclose(interactions, np.swapaxes(interactions, 1, 2), atol=1e-12)
+
+
+def test_interactions_survive_a_model_file_and_draw(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from mmit.plot import plot_terms
+
+    pd = pytest.importorskip("pandas")
+    X, y, _ = interacting_data(15, 200, missing=0.1)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = IntervalGAMCV(lams=[1.0, 0.1], cv=3, interactions=[("a", "b")]).fit(frame, y)
+    save_model(model, tmp_path / "gam.npz")
+    loaded = load_model(tmp_path / "gam.npz")
+    np.testing.assert_array_equal(loaded.predict(frame), model.predict(frame))
+    np.testing.assert_array_equal(shap_values(loaded, frame[:5]).values,
+                                  shap_values(model, frame[:5]).values)
+    axes = plot_terms(model, frame, y)
+    assert len(axes) == 4 and axes[3].get_xlabel() == "a" and axes[3].get_ylabel() == "b"
+    assert len(plot_terms(model, frame, features=[("a", "b")])) == 1
+
+
+@pytest.mark.parametrize("interactions, extra, message", [
+    ([(0, 0)], {}, "with itself"),
+    ([(0, 1), (1, 0)], {}, "twice"),
+    ([0], {}, "pairs of features"),
+    ([(0, 1, 2)], {}, "pairs of features"),
+    ([(0, 7)], {}, "not a feature"),
+    ([(0, 1)], {"monotonic_cst": [1, 0, 0]}, "monotone constraint"),
+])
+def test_bad_interactions_get_a_clear_error(interactions, extra, message):
+    X, y = interval_data(16, n=60)
+    with pytest.raises(ValueError, match=message):
+        IntervalGAM(interactions=interactions, **extra).fit(X, y)
+
+
+def test_an_interaction_of_a_categorical_feature_gets_a_clear_error():
+    pd = pytest.importorskip("pandas")
+    X, y = interval_data(17, n=60)
+    frame = pd.DataFrame({"a": X[:, 0], "level": pd.Categorical(np.where(X[:, 1] > 0,
+                                                                         "hi", "lo"))})
+    with pytest.raises(ValueError, match="categorical feature 1"):
+        IntervalGAM(interactions=[("a", "level")]).fit(frame, y)
