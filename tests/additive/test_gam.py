@@ -461,3 +461,15 @@ def test_an_interaction_of_a_categorical_feature_gets_a_clear_error():
                                                                          "hi", "lo"))})
     with pytest.raises(ValueError, match="categorical feature 1"):
         IntervalGAM(interactions=[("a", "level")]).fit(frame, y)
+
+
+def test_partial_dependence_is_the_term_plus_a_constant():
+    from sklearn.inspection import partial_dependence
+
+    X, y, _ = interacting_data(18, 200)
+    model = IntervalGAM(lam=0.1, interactions=[(0, 1)]).fit(X, y)
+    result = partial_dependence(model, X, [2], grid_resolution=20)
+    rows = np.repeat(X[:1], 20, axis=0)
+    rows[:, 2] = result["grid_values"][0]
+    offset = result["average"][0] - model.term_values(rows)[:, 2]
+    np.testing.assert_allclose(offset, offset[0], atol=1e-12)
