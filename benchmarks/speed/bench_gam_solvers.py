@@ -61,11 +61,11 @@ SAME_OBJECTIVE = 1e-8
 PATTERN = "sin"
 
 
-def objective_penalty(design, lam, weight_sum):
+def objective_penalty(design, lam, shrinkage, weight_sum):
     """The penalty matrix of the objective, as ``IntervalGAM._fit_at`` builds
-    it: the design's penalty at ``lam`` over the weights' sum, plus the ridge
-    on every parameter but the intercept."""
-    penalty = design.penalty(lam) / weight_sum
+    it: the design's penalty at ``lam`` and ``shrinkage`` over the weights'
+    sum, plus the ridge on every parameter but the intercept."""
+    penalty = design.penalty(lam, shrinkage) / weight_sum
     penalty[1:, 1:] += REGULARISATION * np.eye(penalty.shape[0] - 1)
     return penalty
 
@@ -173,7 +173,7 @@ def compared_cells(X, y, lam, repeats, max_sweeps):
     their results."""
     model = IntervalGAM(lam=lam)
     _, _, _, weight, _, design, problem, start, spread = model._training_problem(X, y, None)
-    penalty = objective_penalty(design, lam, weight.sum())
+    penalty = objective_penalty(design, lam, model.shrinkage, weight.sum())
     with _single_threaded_blas():
         newton_seconds, backfit_seconds, newton_result, backfit_result = paired_runs(
             partial(model._fit_at, design, problem, lam, weight.sum(), start, spread),

@@ -73,6 +73,7 @@ from ._splines import (
     cumulative_map,
     difference_penalty,
     row_tensor,
+    shrunk_penalty,
     tensor_map,
     tensor_penalty,
 )
@@ -157,14 +158,15 @@ class Term:
             block[-1, -1] = 1.0
         return block
 
-    def penalty(self):
+    def penalty(self, shrinkage):
         """The block (n_parameters, n_parameters) of the penalty: a spline's
-        second differences, the squares of the categorical effects; the
-        missing-value effect free."""
+        second differences and ``shrinkage`` times its slope's square (as a
+        mean of its coefficient differences), the squares of the categorical
+        effects; the missing-value effect free."""
         block = np.zeros((self.n_parameters, self.n_parameters))
         width = self.n_basis - (self.kind == SPLINE)
-        block[:width, :width] = (difference_penalty(width) if self.kind == SPLINE
-                                 else np.eye(width))
+        block[:width, :width] = (shrunk_penalty(difference_penalty(width), shrinkage)
+                                 if self.kind == SPLINE else np.eye(width))
         return block
 
 
@@ -220,8 +222,8 @@ class PairTerm:
         mapping = tensor_map(*self.means)
         return np.vstack([mapping, np.zeros((int(self.missing), mapping.shape[1]))])
 
-    def penalty(self):
-        return tensor_penalty(*self.means)
+    def penalty(self, shrinkage):
+        return shrunk_penalty(tensor_penalty(*self.means), shrinkage)
 
 
 class _AdditiveDesign:
@@ -320,14 +322,14 @@ class _AdditiveDesign:
                     term.parameter:term.parameter + term.n_parameters] = term.coefficients()
         return mapping
 
-    def penalty(self, lam):
+    def penalty(self, lam, shrinkage):
         """The penalty's matrix on the parameters: ``lam`` times each term's
-        (:meth:`Term.penalty`, :meth:`PairTerm.penalty`); the intercept is
-        free."""
+        (:meth:`Term.penalty`, :meth:`PairTerm.penalty`, their null spaces
+        shrunk by ``shrinkage``); the intercept is free."""
         penalty = np.zeros((self.n_parameters, self.n_parameters))
         for term in self.terms:
             block = slice(term.parameter, term.parameter + term.n_parameters)
-            penalty[block, block] = lam * term.penalty()
+            penalty[block, block] = lam * term.penalty(shrinkage)
         return penalty
 
     def signs(self, constraints):
@@ -405,7 +407,7 @@ def box_quadratic(hessian, target, signs, start, max_iter):
     return x
 
 
-def coefficient_covariance(design, problem, parameters, lam, weight_sum):
+def coefficient_covariance(design, problem, parameters, lam, shrinkage, weight_sum):
     """The Bayesian covariance of the design's coefficients (n_columns,
     n_columns) at the fitted ``parameters`` (module doc) and the effective
     degrees of freedom; NaN where the rows outside their intervals weigh no
@@ -415,7 +417,7 @@ def coefficient_covariance(design, problem, parameters, lam, weight_sum):
     # the raw weights of the rows outside their intervals (their curvature / 2)
     active_weight = problem.curvature(predictions) / 2.0 * weight_sum
     gram = active_gram(problem.parameter_columns, active_weight)
-    hessian = gram + design.penalty(lam)
+    hessian = gram + design.penalty(lam, shrinkage)
     hessian[1:, 1:] += REGULARISATION * weight_sum * np.eye(hessian.shape[0] - 1)
     if hessian[0, 0] <= 0.0:  # no row outside its interval: the level is free
         hessian[0, 0] = 1.0
@@ -673,7 +675,7 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         """The parameters at penalty ``lam`` (the objective's penalty is over
         the weights' sum, plus the regularising ridge), the steps and whether
         the solver converged."""
-        penalty = design.penalty(lam) / weight_sum
+        penalty = design.penalty(lam, self.shrinkage) / weight_sum
         penalty[1:, 1:] += REGULARISATION * np.eye(penalty.shape[0] - 1)
         return penalized_newton(problem, penalty, start, self.tol, self.max_iter, spread)
 
@@ -682,7 +684,7 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         moved into ``intercept_``), and the covariance of the centred
         coefficients."""
         covariance, self.edf_ = coefficient_covariance(design, problem, parameters, lam,
-                                                       sample_weight.sum())
+                                                       self.shrinkage, sample_weight.sum())
         self.design_ = design
         self.data_min_, self.data_max_, self.has_missing_effect_ = \
             _AdditiveDesign.parts_of_rows(X, sample_weight, fitted_encoding(self)[1])
@@ -929,6 +931,7 @@ GAM_PARAMETER_CONSTRAINTS = {
     "terms": [StrOptions({"auto"}), "array-like"],
     "interactions": ["array-like", None],
     "n_splines": [Interval(Integral, 2, None, closed="left")],
+    "shrinkage": [Interval(Real, 0.0, None, closed="left")],
     "spline_order": [Interval(Integral, 1, None, closed="left")],
     "loss": [StrOptions({"squared_hinge"})],
     "margin": [Interval(Real, 0.0, None, closed="left")],
@@ -951,16 +954,18 @@ class IntervalGAM(_AdditiveModel):
     hinge of ``f`` outside each interval shrunk by ``margin`` (the loss of
     ``MMIT(loss="squared_hinge")``: censored bounds and exact values alike)
     plus ``lam`` times the squared second differences of every spline's
-    coefficients and the squares of the categorical effects:
+    coefficients (and ``shrinkage`` times its squared slope) and the squares
+    of the categorical effects:
 
-    ``sum_i w_i h_i(f(x_i)) + lam * sum_j |D beta_j|^2``.
+    ``sum_i w_i h_i(f(x_i)) + lam * sum_j (|D beta_j|^2 + shrinkage s_j^2)``.
 
     Parameters
     ----------
     lam : float, default=1.0
-        The penalty's strength (0: unpenalized splines; large: straight
-        lines, constant categorical terms). :class:`IntervalGAMCV` chooses
-        it by cross-validation.
+        The penalty's strength (0: unpenalized splines; large: terms shrunk
+        to 0, or with ``shrinkage=0`` straight lines, and constant
+        categorical terms). :class:`IntervalGAMCV` chooses it by
+        cross-validation.
     terms : "auto" or list of int or str, default="auto"
         The features with a term: "auto", every feature; else the listed
         ones (indices, or names of ``feature_names_in_``), the others left
@@ -978,6 +983,13 @@ class IntervalGAM(_AdditiveModel):
         Basis functions of each numeric feature's spline.
     spline_order : int, default=3
         The splines' degree (3: cubic); less than ``n_splines``.
+    shrinkage : float, default=0.1
+        The penalty of what the second differences leave free (a spline's
+        slope, an interaction's bilinear part), as a share of ``lam``: with
+        0 a large ``lam`` makes each numeric term a straight line (the
+        linear model), with more it shrinks the terms of uninformative
+        features towards 0 (mgcv's shrinkage smoothers). The default comes
+        from the bundled interval data sets and simulated shapes.
     loss : {"squared_hinge"}, default="squared_hinge"
         The hinge loss (the linear hinge is not differentiable: the Newton
         solver needs the curvature).
@@ -1063,7 +1075,7 @@ class IntervalGAM(_AdditiveModel):
                               **GAM_PARAMETER_CONSTRAINTS}
 
     def __init__(self, lam=1.0, *, terms="auto", interactions=None, n_splines=10,
-                 spline_order=3,
+                 spline_order=3, shrinkage=0.1,
                  loss="squared_hinge", margin=0.0, monotonic_cst=None,
                  categorical_features="from_dtype", tol=1e-6, max_iter=300, verbose=0):
         set_init_parameters(self, locals())
@@ -1137,7 +1149,9 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         The candidate penalties; None: 15 from 1e4 down to 1e-3, log-spaced.
     cv : int, cross-validation generator or iterable, default=None
         Folds, as in scikit-learn (None: 5-fold ``KFold``).
-    terms, interactions, n_splines, spline_order, loss, margin, monotonic_cst
+    terms, interactions, n_splines, spline_order, shrinkage, loss, margin
+        As for :class:`IntervalGAM`.
+    monotonic_cst
         As for :class:`IntervalGAM`.
     tol, max_iter
         As for :class:`IntervalGAM`.
@@ -1197,7 +1211,7 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         **GAM_PARAMETER_CONSTRAINTS}
 
     def __init__(self, *, lams=None, cv=None, terms="auto", interactions=None,
-                 n_splines=10, spline_order=3,
+                 n_splines=10, spline_order=3, shrinkage=0.1,
                  loss="squared_hinge", margin=0.0, monotonic_cst=None,
                  categorical_features="from_dtype", tol=1e-6, max_iter=300,
                  distribution="spread", n_jobs=None, random_state=None, verbose=0):

@@ -140,3 +140,15 @@ def tensor_penalty(left_mean, right_mean):
                     + np.kron(np.eye(n_left), second_difference_penalty(n_right)))
     mapping = tensor_map(left_mean, right_mean)
     return mapping.T @ coefficients @ mapping
+
+
+def shrunk_penalty(penalty, shrinkage):
+    """``penalty`` plus ``shrinkage`` times the projector on its null space
+    (the functions it leaves free: a spline's straight lines), so that a
+    large penalty shrinks a term to zero rather than to a line (mgcv's
+    shrinkage smoothers)."""
+    if not shrinkage:
+        return penalty
+    values, vectors = np.linalg.eigh(penalty)
+    free = vectors[:, values <= 1e-9 * max(values.max(initial=0.0), 1.0)]
+    return penalty + shrinkage * (free @ free.T)

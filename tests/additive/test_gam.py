@@ -48,17 +48,24 @@ def test_the_basis_is_scipys_b_spline_basis(order):
     assert clipped[2].sum() == 0.0
 
 
+def shrunk_slope(beta):
+    """A spline's squared slope as its shrinkage penalizes it: the squared sum
+    of its coefficient differences over their number."""
+    return (beta[-1] - beta[0]) ** 2 / (len(beta) - 1)
+
+
 def objective_of(model, X, y, weight, lam):
     """The fit's objective at the model's predictions, from scratch: the mean
     weighted squared hinge plus lam over the weights' sum times the squared
-    second differences of every spline's coefficients."""
+    second differences of every spline's coefficients and the shrinkage times
+    its squared slope."""
     lower, upper = breakpoints(y[:, 0], y[:, 1], model.margin)
     loss = np.average(LOSSES["squared_hinge"].value(lower, upper, model.predict(X)),
                       weights=weight)
     penalty = 0.0
     for term in model.design_.terms:
         beta = model.coef_[term.column:term.column + term.n_basis]
-        penalty += np.sum(np.diff(beta, 2) ** 2)
+        penalty += np.sum(np.diff(beta, 2) ** 2) + model.shrinkage * shrunk_slope(beta)
     return loss + lam * penalty / weight.sum()
 
 
@@ -71,17 +78,24 @@ def brute_force_objective(model, X, y, weight, lam):
     lower, upper = breakpoints(y[:, 0], y[:, 1], model.margin)
     loss = LOSSES["squared_hinge"]
 
+    n = design.shape[1]
+    ends = np.zeros(n)
+    ends[[0, -1]] = -1.0, 1.0
+    shrinkage = model.shrinkage / (n - 1)
+
     def value(theta):
         prediction = theta[0] + design @ theta[1:]
         return (np.average(loss.value(lower, upper, prediction), weights=weight)
-                + lam * np.sum(np.diff(theta[1:], 2) ** 2) / weight.sum())
+                + lam * (np.sum(np.diff(theta[1:], 2) ** 2)
+                         + shrinkage * (ends @ theta[1:]) ** 2) / weight.sum())
 
     def gradient(theta):
         prediction = theta[0] + design @ theta[1:]
         g = np.average(np.zeros_like(prediction)) + weight * loss.gradient(
             lower, upper, prediction) / weight.sum()
         difference = np.diff(np.eye(design.shape[1]), 2, axis=0)
-        penalty = 2 * lam * difference.T @ (difference @ theta[1:]) / weight.sum()
+        penalty = 2 * lam * (difference.T @ (difference @ theta[1:])
+                             + shrinkage * ends * (ends @ theta[1:])) / weight.sum()
         return np.r_[g.sum(), design.T @ g + penalty]
 
     starts = [np.zeros(design.shape[1] + 1),
@@ -93,12 +107,12 @@ def brute_force_objective(model, X, y, weight, lam):
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), lam=st.sampled_from([0.0, 1e-4, 0.01, 1.0]),
-       margin=st.sampled_from([0.0, 0.1]))
-def test_one_feature_fit_reaches_the_brute_force_objective(seed, lam, margin):
+       margin=st.sampled_from([0.0, 0.1]), shrinkage=st.sampled_from([0.0, 0.1, 1.0]))
+def test_one_feature_fit_reaches_the_brute_force_objective(seed, lam, margin, shrinkage):
     X, y = interval_data(seed, n=40, p=1)
     weight = np.random.default_rng(seed).uniform(0.2, 2.0, X.shape[0])
-    model = IntervalGAM(lam=lam, n_splines=6, margin=margin, tol=1e-10).fit(
-        X, y, sample_weight=weight)
+    model = IntervalGAM(lam=lam, n_splines=6, margin=margin, shrinkage=shrinkage,
+                        tol=1e-10).fit(X, y, sample_weight=weight)
     ours = objective_of(model, X, y, weight, lam)
     theirs = brute_force_objective(model, X, y, weight, lam)
     assert ours <= theirs + 1e-6 * (1.0 + theirs)
@@ -137,13 +151,23 @@ def test_box_quadratic_is_the_enumerated_minimum(seed, size):
     np.testing.assert_allclose(x, expected, atol=1e-9)
 
 
-def test_a_large_penalty_gives_the_linear_model():
+def test_a_large_penalty_gives_the_linear_model_without_shrinkage():
     X, y = interval_data(1, n=300)
-    gam = IntervalGAM(lam=1e9).fit(X, y)
+    gam = IntervalGAM(lam=1e9, shrinkage=0.0).fit(X, y)
     linear = IntervalLinearRegression(alpha=0.0, tol=1e-10).fit(X, y)
     np.testing.assert_allclose(gam.predict(X), linear.predict(X), atol=1e-3)
     grid = np.linspace(gam.data_min_, gam.data_max_, 50)  # within the splines' span
     assert np.abs(np.diff(gam.term_values(grid), 2, axis=0)).max() < 1e-6
+
+
+@pytest.mark.parametrize("interactions", [None, [(0, 1)]])
+def test_a_large_penalty_with_shrinkage_gives_the_constant_model(interactions):
+    X, y = interval_data(1, n=300)
+    gam = IntervalGAM(lam=1e9, interactions=interactions).fit(X, y)
+    constant = LOSSES["squared_hinge"].optimal_constant(y[:, 0], y[:, 1], 0.0,
+                                                        np.ones(300))
+    np.testing.assert_allclose(gam.predict(X), constant, atol=1e-3)
+    np.testing.assert_allclose(gam.term_values(X), 0.0, atol=1e-3)
 
 
 @settings(max_examples=20, deadline=None)
