@@ -18,7 +18,7 @@ from ._loss._loss import LOSSES, breakpoints
 from ._utils._base import IntervalRegressorMixin, set_init_parameters
 from ._utils._dask_collections import by_partitions
 from ._utils._docstrings import fill_doc
-from ._utils._sparse import by_row_blocks
+from ._utils._sparse import by_row_blocks, dense_rows
 from ._utils._validation import validate_training_data
 
 __all__ = ["ConstantRegressor", "IntervalCART", "interval_cart_rows"]
@@ -169,7 +169,12 @@ class IntervalCART(IntervalRegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The tree is fitted on the transform's rows as a dense array, a
+            sparse X's too: it is then the dense fit's tree (scikit-learn's
+            split search on sparse columns orders a node's rows otherwise,
+            so its sums of fractional weights, its leaf values and its
+            choice between tied splits differ, and it refuses NaN).
         y : array-like of shape (n_samples, 2) or (n_samples,)
             Target intervals, or exact values.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -187,7 +192,7 @@ class IntervalCART(IntervalRegressorMixin, BaseEstimator):
             max_depth=self.max_depth, min_samples_split=self.min_samples_split,
             min_samples_leaf=self.min_samples_leaf, ccp_alpha=self.ccp_alpha,
             random_state=self.random_state,
-        ).fit(X[rows], targets, sample_weight=sample_weight[rows])
+        ).fit(dense_rows(X, rows), targets, sample_weight=sample_weight[rows])
         return self
 
     @fill_doc

@@ -7,7 +7,10 @@ import pytest
 from sklearn.base import BaseEstimator
 from sklearn.datasets import make_regression
 from sklearn.metrics import mean_squared_error, r2_score
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import (
+    estimator_checks_generator,
+    parametrize_with_checks,
+)
 
 import mmit
 from mmit._registry import ESTIMATORS as REGISTERED
@@ -25,7 +28,8 @@ CHECKED_SETTINGS = {
     "MMIT": [{}, {"max_depth": 3, "leaf_model": "linear"}],
     "MMITCV": [{"cv": 3}, {"cv": 3, "margins": [0.0], "leaf_models": ("linear",),
                            "leaf_shrinkages": [1.0]}],
-    "MMITForest": [{"n_estimators": 10}],
+    # without the bootstrap, the forest's weights are held to repeated rows
+    "MMITForest": [{"n_estimators": 10}, {"n_estimators": 10, "bootstrap": False}],
     "MMITForestCV": [{"param_grid": {"min_samples_leaf": [1, 5]}, "n_estimators": 30}],
     "MMITBoost": [{"n_estimators": 10, "min_samples_leaf": 1},
                   {"n_estimators": 10, "splitter": "hist"}],
@@ -66,32 +70,44 @@ def test_the_registry_holds_every_exported_estimator():
     assert set(CHECKED_SETTINGS) | set(UNCHECKED) <= registered
 
 
+# scikit-learn's checks that integer weights (0 among them) give the model of
+# the rows repeated (and dropped), on a dense and on a sparse X
+WEIGHT_EQUIVALENCE = tuple(f"check_sample_weight_equivalence_on_{layout}_data"
+                           for layout in ("dense", "sparse"))
+
+
 def expected_failed_checks(estimator):
-    if isinstance(estimator, (MMITForest, MMITForestCV)):
-        return {
-            f"check_sample_weight_equivalence_on_{layout}_data": (
-                "bagging draws its bootstrap samples over rows: an integer weight "
-                "and the same row repeated are equivalent in distribution, not "
-                "draw for draw (as for scikit-learn's forests)"
-            )
-            for layout in ("dense", "sparse")
-        }
-    if isinstance(estimator, TreeOfPredictors):
-        return {
-            f"check_sample_weight_equivalence_on_{layout}_data": (
-                "its held-out predictions come from folds of the rows: a row "
-                "repeated lands in several folds, an integer weight keeps it in one "
-                "(the folds, and so the tree, differ, as for any model chosen by "
-                "K-fold CV)"
-            )
-            for layout in ("dense", "sparse")
-        }
-    return {}
+    """The checks an estimator fails by design, and why: the weight
+    equivalence, on dense and sparse data alike (a sparse fit is its dense
+    fit, tests/test_sparse.py)."""
+    if isinstance(estimator, MMITForestCV) or (isinstance(estimator, MMITForest)
+                                               and estimator.bootstrap):
+        reason = ("bagging draws its bootstrap samples over rows: an integer weight "
+                  "and the same row repeated are equivalent in distribution, not "
+                  "draw for draw (as for scikit-learn's forests; MMITForestCV "
+                  "compares its candidates out of bag, so always bootstraps)")
+    elif isinstance(estimator, TreeOfPredictors):
+        reason = ("its held-out predictions come from folds of the rows: a row "
+                  "repeated lands in several folds, an integer weight keeps it in one "
+                  "(the folds, and so the tree, differ, as for any model chosen by "
+                  "K-fold CV)")
+    else:
+        return {}
+    return dict.fromkeys(WEIGHT_EQUIVALENCE, reason)
 
 
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
+def test_weights_are_checked_on_sparse_data_as_on_dense_data(estimator):
+    # every estimator takes weights and sparse X (its tags say so): both
+    # checks run on it (an expected failure is declared for both alike)
+    checks = {getattr(check, "func", check).__name__
+              for _, check in estimator_checks_generator(estimator, mark=None)}
+    assert set(WEIGHT_EQUIVALENCE) <= checks
 
 
 def test_poor_score_tag_reflects_the_score_scale_not_the_fit():

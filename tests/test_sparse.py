@@ -1,6 +1,7 @@
 """Sparse input: every estimator fitted on a scipy.sparse X makes the model
-its dense fit makes (the trees' split search reads compressed columns, the
-linear models' solver makes the standardised rows of the stored values)."""
+its dense fit makes, whatever the sample weights (the trees' split search
+reads compressed columns, the linear models' solver makes the standardised
+rows of the stored values)."""
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from mmit import (
     save_model,
     shap_values,
 )
+from mmit._registry import ESTIMATORS as REGISTERED
 from mmit._utils._sparse import (
     ROWS_PER_BLOCK,
     VALUES_PER_BLOCK,
@@ -33,6 +35,7 @@ from mmit._utils._sparse import (
     row_blocks,
     walk_rows,
 )
+from mmit.baselines import ConstantRegressor, IntervalCART
 from mmit.linear_model._elastic_net_path import elastic_net_path
 from mmit.linear_model._standardisation import StandardisedFeatures, transpose_dot
 from mmit.tree._binning import bin_features
@@ -50,14 +53,18 @@ def as_format(coo, layout):
 
 
 @st.composite
-def sparse_problems(draw, max_rows=40):
-    """``(dense, sparse, lower, upper)``: a sparse X (some entries stored,
-    explicit zeros and NaN among them, a duplicate stored as two summands)
-    in one of ``FORMATS`` and the dense X it equals."""
+def sparse_problems(draw, max_rows=40, values=STORED, empty_column=False):
+    """``(dense, sparse, lower, upper)``: a sparse X (some entries stored, of
+    ``values``: explicit zeros and NaN among them, a duplicate stored as two
+    summands) in one of ``FORMATS`` and the dense X it equals; with
+    ``empty_column``, one of its columns stores nothing."""
     n = draw(st.integers(2, max_rows))
     p = draw(st.integers(1, 4))
-    stored = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, p - 1), STORED),
+    stored = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, p - 1), values),
                            max_size=n * p, unique_by=lambda entry: entry[:2]))
+    if empty_column:
+        empty = draw(st.integers(0, p - 1))
+        stored = [entry for entry in stored if entry[1] != empty]
     rows = [row for row, _, _ in stored]
     columns = [column for _, column, _ in stored]
     values = [value for _, _, value in stored]
@@ -164,7 +171,13 @@ ESTIMATORS = [
 ]
 
 
-LINEAR = (IntervalLinearRegression, IntervalLinearRegressionCV, IntervalStackingRegressor)
+# the fits that sum weighted values through BLAS on a dense X and over the
+# stored values on a sparse one (the linear models' means, scales and
+# gradients, the imputer's means): the dense fit's to rounding; every other
+# sparse fit is its dense fit to the last bit
+SUMMED_IN_ANOTHER_ORDER = (IntervalLinearRegression, IntervalLinearRegressionCV,
+                           MeanImputer)
+ROUNDING = {"rtol": 1e-9, "atol": 1e-9}
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
@@ -176,14 +189,103 @@ def test_a_sparse_fit_predicts_as_the_dense_fit(estimator, layout):
         y = np.exp(y)  # times
     expected = clone(estimator).fit(dense, y)
     fitted = clone(estimator).fit(X, y)
-    if isinstance(estimator, LINEAR):
-        # the solver reads the same standardised rows, its means and scales
-        # summed in another order: equal to rounding
-        np.testing.assert_allclose(fitted.predict(X), expected.predict(dense),
-                                   rtol=1e-9, atol=1e-9)
+    if isinstance(estimator, (*SUMMED_IN_ANOTHER_ORDER, IntervalStackingRegressor)):
+        # the stack by its linear member
+        np.testing.assert_allclose(fitted.predict(X), expected.predict(dense), **ROUNDING)
         return
     np.testing.assert_array_equal(fitted.predict(X), expected.predict(dense))
     np.testing.assert_array_equal(fitted.predict(dense), expected.predict(dense))
+
+
+# every estimator that takes a sparse X (its tags say so), set small: the
+# registered ones and the baselines (the stack's and the trees of predictors'
+# members trees, whose sparse fits are exact)
+TIGHT = 1e-10
+SPARSE_SETTINGS = {
+    "MMIT": [{"random_state": 0},
+             {"max_depth": 2, "leaf_model": "linear", "max_features": 0.5,
+              "random_state": 0}],
+    "MMITCV": [{"cv": 2, "margins": [0.0, 0.5], "random_state": 0}],
+    "MMITForest": [{"n_estimators": 3, "max_features": 0.5, "random_state": 0}],
+    "MMITForestCV": [{"param_grid": {"min_samples_leaf": [1, 3]}, "n_estimators": 3,
+                      "random_state": 0}],
+    "MMITBoost": [{"n_estimators": 3, "subsample": 0.8, "random_state": 0},
+                  {"n_estimators": 3, "splitter": "hist", "max_bins": 4,
+                   "random_state": 0}],
+    "IntervalLinearRegression": [{"tol": TIGHT}],
+    "IntervalLinearRegressionCV": [{"n_alphas": 3, "cv": 2, "tol": TIGHT}],
+    "IntervalGAM": [{"n_splines": 5}],
+    "IntervalGAMCV": [{"n_splines": 5, "lams": [0.1, 10.0], "cv": 2,
+                       "random_state": 0}],
+    "IntervalStackingRegressor": [{
+        "estimators": [("tree", MMIT(max_depth=2)),
+                       ("forest", MMITForest(n_estimators=3, random_state=0))],
+        "cv": 2, "random_state": 0}],
+    "TreeOfPredictors": [{
+        "base_estimators": [("deep", MMIT(max_depth=3)), ("stump", MMIT(max_depth=1))],
+        "min_samples_leaf": 3, "validation": 2, "random_state": 0}],
+    "MeanImputer": [{}],
+    "SurvivalRegressor": [{"estimator": MMITForest(n_estimators=3, random_state=0)}],
+    "ConstantRegressor": [{}],
+    "IntervalCART": [{"random_state": 0}],
+}
+CLASSES = {entry.name: entry.cls for entry in REGISTERED} | {
+    "ConstantRegressor": ConstantRegressor, "IntervalCART": IntervalCART}
+SPARSE_ESTIMATORS = [CLASSES[name](**params) for name, cases in SPARSE_SETTINGS.items()
+                     for params in cases]
+# stored values, and values off the grid of halves (whose sums round)
+OFF_GRID = st.one_of(STORED, st.floats(-3.0, 3.0))
+# a row's weight: an integer (0 among them: a dropped row) or a fraction
+WEIGHT = st.one_of(st.integers(0, 3).map(float), st.floats(0.01, 4.0))
+MAX_ROWS = 30
+
+
+def test_every_estimator_that_takes_sparse_x_is_held_to_its_dense_fit():
+    takes_sparse = {name for name, cls in CLASSES.items()
+                    if cls().__sklearn_tags__().input_tags.sparse}
+    assert set(SPARSE_SETTINGS) == takes_sparse
+
+
+def fit_or_error(estimator, X, y, sample_weight):
+    """A fitted clone of ``estimator``, or the error its fit raised (a warning
+    among them: the tests turn warnings into errors)."""
+    try:
+        return clone(estimator).fit(X, y, sample_weight=sample_weight)
+    except Exception as error:
+        return error
+
+
+@pytest.mark.parametrize("estimator", SPARSE_ESTIMATORS, ids=lambda e: type(e).__name__)
+@settings(max_examples=12, deadline=None)
+@given(problem=sparse_problems(MAX_ROWS, OFF_GRID, empty_column=True),
+       weights=st.lists(WEIGHT, min_size=MAX_ROWS, max_size=MAX_ROWS))
+def test_a_sparse_fit_with_weights_predicts_as_the_dense_fit(estimator, problem, weights):
+    dense, sparse, lower, upper = problem
+    sample_weight = np.array(weights[:dense.shape[0]])
+    if not sample_weight.any():
+        sample_weight[0] = 1.0
+    if not estimator.__sklearn_tags__().input_tags.allow_nan:  # its missing values 0
+        dense = np.nan_to_num(dense, nan=0.0)
+        sparse.data = np.nan_to_num(sparse.data, nan=0.0)
+    y = np.column_stack([lower, upper])
+    if isinstance(estimator, SurvivalRegressor):
+        y = np.exp(y)  # times
+    expected = fit_or_error(estimator, dense, y, sample_weight)
+    fitted = fit_or_error(estimator, sparse, y, sample_weight)
+    if isinstance(expected, Exception):  # refused alike (a fold of weight 0, ...)
+        assert type(fitted) is type(expected)
+        return
+    if isinstance(fitted, Exception):
+        raise fitted
+    method = "transform" if isinstance(estimator, MeanImputer) else "predict"
+    prediction = getattr(expected, method)(dense)
+    for X in (sparse, dense):
+        found = getattr(fitted, method)(X)
+        found = found.toarray() if sp.issparse(found) else found
+        if isinstance(estimator, SUMMED_IN_ANOTHER_ORDER):
+            np.testing.assert_allclose(found, prediction, **ROUNDING)
+        else:
+            np.testing.assert_array_equal(found, prediction)
 
 
 def test_a_sparse_fit_s_distributions_shap_values_and_model_file(tmp_path):

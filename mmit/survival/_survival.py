@@ -379,8 +379,10 @@ default=None
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        model = survival_model(self)
-        tags.input_tags.allow_nan = model.__sklearn_tags__().input_tags.allow_nan
+        model_tags = survival_model(self).__sklearn_tags__().input_tags
+        # X goes to the model as it is given: it takes what its model takes
+        tags.input_tags.allow_nan = model_tags.allow_nan
+        tags.input_tags.sparse = model_tags.sparse
         return tags
 
     @_fit_context(prefer_skip_nested_validation=False)
