@@ -127,8 +127,13 @@ class Term:
         return self.n_basis + self.missing
 
     @property
+    def n_effects(self):
+        """The parameters of the basis (a spline's level is the intercept's)."""
+        return self.n_basis - (self.kind == SPLINE)
+
+    @property
     def n_parameters(self):
-        return self.n_basis - (self.kind == SPLINE) + self.missing
+        return self.n_effects + self.missing
 
     def columns(self, X):
         """The term's columns at the rows of ``X`` (CSR)."""
@@ -151,7 +156,7 @@ class Term:
         spline's cumulative sums, the categories' and the missing value's
         effects themselves."""
         block = np.zeros((self.n_columns, self.n_parameters))
-        width = self.n_basis - (self.kind == SPLINE)
+        width = self.n_effects
         block[:self.n_basis, :width] = (cumulative_map(self.n_basis) if self.kind == SPLINE
                                         else np.eye(width))
         if self.missing:
@@ -164,7 +169,7 @@ class Term:
         mean of its coefficient differences), the squares of the categorical
         effects; the missing-value effect free."""
         block = np.zeros((self.n_parameters, self.n_parameters))
-        width = self.n_basis - (self.kind == SPLINE)
+        width = self.n_effects
         block[:width, :width] = (shrunk_penalty(difference_penalty(width), shrinkage)
                                  if self.kind == SPLINE else np.eye(width))
         return block
@@ -205,15 +210,16 @@ class PairTerm:
         return (self.bases[0].n_splines - 1) * (self.bases[1].n_splines - 1)
 
     def margins(self, X):
-        """Each feature's basis at the rows of ``X`` (two CSR matrices)."""
+        """Each feature's basis at the rows of ``X`` (two CSR matrices: no
+        value in a row missing the feature)."""
         return tuple(basis.design(_column(X, feature))
                      for basis, feature in zip(self.bases, self.features, strict=True))
 
     def columns(self, X):
-        block = row_tensor(*self.margins(X))
-        if self.missing:
-            either = np.isnan(_column(X, self.features[0])) | np.isnan(
-                _column(X, self.features[1]))
+        margins = self.margins(X)
+        block = row_tensor(*margins)
+        if self.missing:  # the rows where a margin has no value
+            either = np.minimum(*(margin.getnnz(axis=1) for margin in margins)) == 0
             block = sp.hstack([block, sp.csr_matrix(either[:, np.newaxis],
                                                     dtype=np.float64)], format="csr")
         return block
@@ -340,7 +346,7 @@ class _AdditiveDesign:
         if constraints is not None:
             for term in self.terms:
                 if term.kind == SPLINE and constraints[term.feature]:
-                    signs[term.parameter:term.parameter + term.n_basis - 1] = \
+                    signs[term.parameter:term.parameter + term.n_effects] = \
                         constraints[term.feature]
         return signs
 
@@ -701,8 +707,13 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         self.coef_ = centring @ (problem.mapping @ parameters)
         self.coef_covariance_ = centring @ covariance @ centring.T
         self.intercept_ = float(self.coef_[0])
-        self.interaction_margin_means_ = np.concatenate(
-            [np.zeros(0)] + [mean for term in design.pairs for mean in term.means])
+
+    @property
+    def interaction_margin_means_(self):
+        """Each interaction's two margins' weighted mean basis rows over the
+        training rows, in turn (those of the design's terms)."""
+        return np.concatenate([np.zeros(0)] + [mean for term in self.design_.pairs
+                                               for mean in term.means])
 
     def _n_term_values(self):
         return self.n_features_in_ + len(self.design_.pairs)
@@ -838,8 +849,7 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
         if term is None:
             raise ValueError(f"features {features!r} have no interaction term (see "
                              "interactions).")
-        if term.features != features:
-            return self._interaction_shape(term.features, n_points, quantile)
+        features = term.features  # in the term's order
         grids = tuple(np.linspace(basis.low, basis.high, n_points) for basis in term.bases)
         rows = row_tensor(*(basis.design(np.repeat(grid, n_points) if first
                                          else np.tile(grid, n_points))
@@ -923,7 +933,6 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
             setattr(self, name, state["values"][name])
         self.design_ = design
         self.data_min_, self.data_max_, self.has_missing_effect_ = low, high, missing
-        self.interaction_margin_means_ = margin_means
         self.intercept_ = float(self.coef_[0])
 
 
