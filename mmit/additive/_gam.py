@@ -548,6 +548,27 @@ def _row_deviations(rows, covariance):
     return np.sqrt(np.maximum(variances, 0.0))
 
 
+def interaction_marginals(design, coef, X):
+    """For each interaction term ``g(a, b)`` of a fitted model's ``design``
+    (its centred coefficients ``coef``), its means over the training rows'
+    values of one of its features, at the rows of ``X`` as read: ``E_B g(a,
+    B)`` and ``E_A g(A, b)``, the rows by their weights."""
+    for term in design.pairs:
+        shape = tuple(basis.n_splines for basis in term.bases)
+        tensor = coef[term.column:term.column + term.n_basis].reshape(shape)
+        # the value of a row missing either feature (0 without such rows)
+        missing = coef[term.column + term.n_basis] if term.missing else 0.0
+        left_mean, right_mean = term.means
+        marginals = []
+        for margin, product, other_mean in zip(
+                term.margins(X), (tensor @ right_mean, tensor.T @ left_mean),
+                (right_mean, left_mean), strict=True):
+            present = np.asarray(margin.sum(axis=1)).ravel()  # 1, or 0 if missing
+            missing_share = present * (1.0 - other_mean.sum()) + (1.0 - present)
+            marginals.append(margin @ product + missing * missing_share)
+        yield term, *marginals
+
+
 @dataclass(frozen=True)
 class AdditiveTerms(Explainer):
     """A fitted additive model's prediction as its centred terms plus its
@@ -556,7 +577,7 @@ class AdditiveTerms(Explainer):
     prediction). A feature's own term is its own; an interaction ``g(a, b)``
     gives ``a`` the Shapley value of the two-player game, ``(E_B g(a, B) +
     g(a, b) - E_A g(A, b)) / 2`` (``AdditiveTerms`` of
-    ``_interaction_marginals``), and ``b`` the rest; as SHAP interaction
+    ``interaction_marginals``), and ``b`` the rest; as SHAP interaction
     values, ``E_B g(a, B)`` on ``a``'s diagonal and half of ``g - E_B g(a, B)
     - E_A g(A, b)`` on each side of it."""
 
@@ -567,12 +588,12 @@ class AdditiveTerms(Explainer):
 
     def contributions(self, X, interactions, n_threads):
         model = self.model
+        terms = model.term_values(X)
         X = self.rows(X)
-        terms = model._term_values(X)
         values = terms[:, :model.n_features_in_].copy()
         if interactions:
             values = np.einsum("ij,jk->ijk", values, np.eye(values.shape[1]))
-        for term, left, right in model._interaction_marginals(X):
+        for term, left, right in interaction_marginals(model.design_, model.coef_, X):
             a, b = term.features
             value = terms[:, term.slot]
             if interactions:
@@ -740,25 +761,6 @@ class _AdditiveModel(IntervalRegressorMixin, BaseEstimator):
             deviations[:, term.slot] = _row_deviations(
                 columns[:, block], self.coef_covariance_[block, block])
         return deviations
-
-    def _interaction_marginals(self, X):
-        """For each interaction term ``g(a, b)`` (centred), its means over the
-        training rows' values of one of its features, at the rows of ``X`` as
-        read: ``E_B g(a, B)`` and ``E_A g(A, b)``, the rows by their weights."""
-        for term in self.design_.pairs:
-            shape = tuple(basis.n_splines for basis in term.bases)
-            tensor = self.coef_[term.column:term.column + term.n_basis].reshape(shape)
-            # the value of a row missing either feature (0 without such rows)
-            missing = self.coef_[term.column + term.n_basis] if term.missing else 0.0
-            left_mean, right_mean = term.means
-            marginals = []
-            for margin, product, other_mean in zip(
-                    term.margins(X), (tensor @ right_mean, tensor.T @ left_mean),
-                    (right_mean, left_mean), strict=True):
-                present = np.asarray(margin.sum(axis=1)).ravel()  # 1, or 0 if missing
-                missing_share = present * (1.0 - other_mean.sum()) + (1.0 - present)
-                marginals.append(margin @ product + missing * missing_share)
-            yield term, *marginals
 
     def term_values(self, X, *, return_std=False):
         """Each feature's centred term at the rows of ``X``: ``predict(X)`` is
