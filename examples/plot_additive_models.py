@@ -26,7 +26,7 @@ linear = IntervalLinearRegressionCV(n_jobs=2).fit(data.data[train], data.target[
 for name, model in [("additive model", gam), ("linear model", linear)]:
     print(f"{name}: test interval MSE "
           f"{interval_mse(data.target[test], model.predict(data.data[test])):.4f}")
-print(f"chosen penalty: lam = {gam.lam_:.3g}")
+print(f"chosen penalties: lam = {gam.lam_.min():.3g} to {gam.lam_.max():.3g} per term")
 
 # %%
 # The strongest terms

@@ -96,6 +96,17 @@ ROUNDING = 1e-14
 #: diagonal (:func:`penalized_newton`).
 MIN_DAMPING = 1e-6
 
+#: The Fellner-Schall iteration's relative tolerance on the penalties, its
+#: updates at most and the range of its penalties around its start
+#: (:func:`fellner_schall_penalties`).
+FS_TOL, FS_MAX_ITER, FS_RANGE = 0.05, 10, 1e6
+#: The degrees of freedom below which a term's penalty no longer matters to
+#: the iteration's convergence.
+FS_NEGLIGIBLE_EDF = 0.01
+#: The penalty the Fellner-Schall iteration starts from, and the scales of
+#: its penalties that IntervalGAMCV cross-validates.
+FS_START, FS_SCALES = 1.0, np.geomspace(100.0, 0.01, 9)
+
 SPLINE, CATEGORICAL, TENSOR = "spline", "categorical", "tensor"
 
 
@@ -329,13 +340,15 @@ class _AdditiveDesign:
         return mapping
 
     def penalty(self, lam, shrinkage):
-        """The penalty's matrix on the parameters: ``lam`` times each term's
-        (:meth:`Term.penalty`, :meth:`PairTerm.penalty`, their null spaces
-        shrunk by ``shrinkage``); the intercept is free."""
+        """The penalty's matrix on the parameters: ``lam`` (one, or one per
+        term) times each term's (:meth:`Term.penalty`,
+        :meth:`PairTerm.penalty`, their null spaces shrunk by ``shrinkage``);
+        the intercept is free."""
         penalty = np.zeros((self.n_parameters, self.n_parameters))
-        for term in self.terms:
+        for term, term_lam in zip(self.terms, np.broadcast_to(lam, len(self.terms)),
+                                  strict=True):
             block = slice(term.parameter, term.parameter + term.n_parameters)
-            penalty[block, block] = lam * term.penalty(shrinkage)
+            penalty[block, block] = term_lam * term.penalty(shrinkage)
         return penalty
 
     def signs(self, constraints):
@@ -413,28 +426,91 @@ def box_quadratic(hessian, target, signs, start, max_iter):
     return x
 
 
+@dataclass(frozen=True)
+class Posterior:
+    """The penalized fit's Gaussian approximation at its parameters (module
+    doc): the inverse of ``X_A' W X_A + penalty`` (the raw weights of the
+    rows outside their intervals), ``X_A' W X_A`` itself (``gram``), the
+    effective degrees of freedom and the scale ``sigma^2`` (NaN where the
+    rows outside their intervals weigh no more than the degrees of
+    freedom)."""
+
+    inverse: np.ndarray
+    gram: np.ndarray
+    edf: float
+    scale: float
+
+    @classmethod
+    def of_fit(cls, design, problem, parameters, lam, shrinkage, weight_sum):
+        predictions = problem.predictions(parameters)
+        objective = problem.objective
+        # the raw weights of the rows outside their intervals (their curvature / 2)
+        active_weight = problem.curvature(predictions) / 2.0 * weight_sum
+        gram = active_gram(problem.parameter_columns, active_weight)
+        hessian = gram + design.penalty(lam, shrinkage)
+        hessian[1:, 1:] += REGULARISATION * weight_sum * np.eye(hessian.shape[0] - 1)
+        if hessian[0, 0] <= 0.0:  # no row outside its interval: the level is free
+            hessian[0, 0] = 1.0
+        inverse = scipy.linalg.solve(hessian, np.eye(hessian.shape[0]), assume_a="pos")
+        edf = float(np.sum(inverse * gram))  # trace(inverse @ gram), both symmetric
+        distance = (np.maximum(predictions - objective.upper, 0.0)
+                    + np.maximum(objective.lower - predictions, 0.0))
+        residual_weight = active_weight.sum() - edf
+        scale = (float(np.sum(active_weight * distance ** 2)) / residual_weight
+                 if residual_weight > 0 else np.nan)
+        return cls(inverse, gram, edf, scale)
+
+
 def coefficient_covariance(design, problem, parameters, lam, shrinkage, weight_sum):
     """The Bayesian covariance of the design's coefficients (n_columns,
-    n_columns) at the fitted ``parameters`` (module doc) and the effective
-    degrees of freedom; NaN where the rows outside their intervals weigh no
-    more than the degrees of freedom (the scale is then unknown)."""
-    predictions = problem.predictions(parameters)
-    objective = problem.objective
-    # the raw weights of the rows outside their intervals (their curvature / 2)
-    active_weight = problem.curvature(predictions) / 2.0 * weight_sum
-    gram = active_gram(problem.parameter_columns, active_weight)
-    hessian = gram + design.penalty(lam, shrinkage)
-    hessian[1:, 1:] += REGULARISATION * weight_sum * np.eye(hessian.shape[0] - 1)
-    if hessian[0, 0] <= 0.0:  # no row outside its interval: the level is free
-        hessian[0, 0] = 1.0
-    inverse = scipy.linalg.solve(hessian, np.eye(hessian.shape[0]), assume_a="pos")
-    edf = float(np.sum(inverse * gram))  # trace(inverse @ gram), both symmetric
-    distance = (np.maximum(predictions - objective.upper, 0.0)
-                + np.maximum(objective.lower - predictions, 0.0))
-    residual_weight = active_weight.sum() - edf
-    scale = (float(np.sum(active_weight * distance ** 2)) / residual_weight
-             if residual_weight > 0 else np.nan)
-    return scale * (problem.mapping @ inverse @ problem.mapping.T), edf
+    n_columns) at the fitted ``parameters`` (:class:`Posterior`) and the
+    effective degrees of freedom."""
+    posterior = Posterior.of_fit(design, problem, parameters, lam, shrinkage, weight_sum)
+    return (posterior.scale * (problem.mapping @ posterior.inverse @ problem.mapping.T),
+            posterior.edf)
+
+
+def fellner_schall_penalties(fit, design, problem, lam, shrinkage, weight_sum, start,
+                              tol=None, max_iter=None):
+    """Each term's penalty by the generalized Fellner-Schall iteration (Wood
+    and Fasiolo 2017), from ``lam`` and the parameters ``start``: with the
+    rows outside their intervals as Gaussian (:class:`Posterior`), each
+    update moves term ``j``'s penalty to ``sigma^2 (r_j - lam_j tr(H^-1
+    S_j)) / (beta_j' S_j beta_j)`` (``r_j`` the rank of its penalty ``S_j``,
+    ``H`` the penalized Hessian; the numerator is the term's degrees of
+    freedom), which raises the restricted likelihood (REML), until no term
+    of ``FS_NEGLIGIBLE_EDF`` degrees of freedom or more changes its penalty
+    by a share above ``tol``, or ``max_iter`` updates (None: ``FS_TOL``,
+    ``FS_MAX_ITER``; the cross-validated scale of the penalties makes a
+    coarse estimate enough). ``fit(lams, start)`` returns the parameters at the penalties
+    ``lams``. Returns the penalties (within ``FS_RANGE`` times ``lam``) and
+    the parameters at them."""
+    blocks = [(slice(term.parameter, term.parameter + term.n_parameters),
+               term.penalty(shrinkage)) for term in design.terms]
+    ranks = np.array([np.linalg.matrix_rank(penalty) for _, penalty in blocks])
+    lams = np.full(len(blocks), float(lam))
+    parameters = fit(lams, start)
+    for _ in range(FS_MAX_ITER if max_iter is None else max_iter):
+        posterior = Posterior.of_fit(design, problem, parameters, lams, shrinkage,
+                                     weight_sum)
+        if not np.isfinite(posterior.scale):
+            break
+        updated, freedom = np.empty_like(lams), np.empty_like(lams)
+        for j, (block, penalty) in enumerate(blocks):
+            size = float(parameters[block] @ penalty @ parameters[block])
+            trace = float(np.sum(posterior.inverse[block, block] * penalty))
+            freedom[j] = max(ranks[j] - lams[j] * trace, 0.0)
+            updated[j] = posterior.scale * freedom[j] / size if size > 0 else np.inf
+        updated = np.clip(updated, lam / FS_RANGE, lam * FS_RANGE)
+        # a term of almost no degree of freedom left is shrunk to nothing: its
+        # penalty's growth (slow, as the iteration's towards infinity) is moot
+        change = np.max(np.abs(np.log(updated / lams))[freedom >= FS_NEGLIGIBLE_EDF],
+                        initial=0.0)
+        lams = updated
+        parameters = fit(lams, parameters)
+        if change < (FS_TOL if tol is None else tol):
+            break
+    return lams, parameters
 
 
 @dataclass
@@ -972,11 +1048,12 @@ class IntervalGAM(_AdditiveModel):
 
     Parameters
     ----------
-    lam : float, default=1.0
+    lam : float or array-like of shape (n_terms,), default=1.0
         The penalty's strength (0: unpenalized splines; large: terms shrunk
         to 0, or with ``shrinkage=0`` straight lines, and constant
-        categorical terms). :class:`IntervalGAMCV` chooses it by
-        cross-validation.
+        categorical terms); one for every term, or one per term (the
+        features' terms in order, then the interactions'), as
+        :class:`IntervalGAMCV` chooses them (its ``lam_``).
     terms : "auto" or list of int or str, default="auto"
         The features with a term: "auto", every feature; else the listed
         ones (indices, or names of ``feature_names_in_``), the others left
@@ -1082,7 +1159,8 @@ class IntervalGAM(_AdditiveModel):
     True
     """
 
-    _parameter_constraints = {"lam": [Interval(Real, 0.0, None, closed="left")],
+    _parameter_constraints = {"lam": [Interval(Real, 0.0, None, closed="left"),
+                                      "array-like"],
                               **GAM_PARAMETER_CONSTRAINTS}
 
     def __init__(self, lam=1.0, *, terms="auto", interactions=None, n_splines=10,
@@ -1107,59 +1185,106 @@ class IntervalGAM(_AdditiveModel):
         """
         X, _, _, weight, _, design, problem, start, spread = self._training_problem(
             X, y, sample_weight)
+        lam = self._term_lams(design)
         with _single_threaded_blas():
             parameters, self.n_iter_, converged = self._fit_at(
-                design, problem, self.lam, weight.sum(), start, spread)
-        _report(self, self.lam, self.n_iter_, converged)
-        self._set_terms(design, problem, parameters, self.lam, X, weight)
+                design, problem, lam, weight.sum(), start, spread)
+        _report(self, lam, self.n_iter_, converged)
+        self._set_terms(design, problem, parameters, lam, X, weight)
         return self
+
+    def _term_lams(self, design):
+        """``lam``, one per term of ``design``, checked."""
+        lam = np.asarray(self.lam, dtype=np.float64)
+        if lam.ndim > 1 or (lam.ndim == 1 and lam.size != len(design.terms)):
+            raise ValueError(f"lam must be a number or one per term ({len(design.terms)}: "
+                             "the features' terms, then the interactions'), got shape "
+                             f"{lam.shape}.")
+        if not np.all(np.isfinite(lam) & (lam >= 0)):
+            raise ValueError(f"lam must be non-negative and finite, got {self.lam!r}.")
+        return np.broadcast_to(lam, len(design.terms)).copy()
 
 
 def _report(model, lam, n_iter, converged):
+    lam = np.unique(lam)
+    lam = (f"lam={lam[0]:.4g}" if lam.size == 1 else
+           f"lam per term from {lam[0]:.4g} to {lam[-1]:.4g}")
     if not converged:
         warnings.warn(f"{type(model).__name__} did not converge in max_iter="
-                      f"{model.max_iter} Newton steps (lam={lam:.3g}).", ConvergenceWarning,
+                      f"{model.max_iter} Newton steps ({lam}).", ConvergenceWarning,
                       stacklevel=3)
     if model.verbose:
-        print(f"[{type(model).__name__}] lam={lam:.4g}: {n_iter} Newton steps",
+        print(f"[{type(model).__name__}] {lam}: {n_iter} Newton steps",
               file=sys.stderr, flush=True)
 
 
-def _fold_path_scores(model, X, lower, upper, weight, constraints, train, test, lams):
-    """The test interval MSE of each of ``lams`` (large to small, each fit
-    started from the previous one's) fitted on the rows ``train`` of the
-    validated ``X`` (NaN when every test row weighs 0), the test rows'
-    predictions (n_lams, n_test) and the Newton steps taken."""
+def _fold_path_scores(model, X, lower, upper, weight, constraints, train, test, lams,
+                      scales):
+    """The test interval MSE of each penalty of the path fitted on the rows
+    ``train`` of the validated ``X`` (NaN when every test row weighs 0),
+    the test rows' predictions (n_penalties, n_test) and the Newton steps
+    taken. The path: ``lams`` (large to small, each fit started from the
+    previous one's), then each of ``scales`` (largest first; may be none)
+    times the training rows' per-term penalties
+    (:func:`fellner_schall_penalties`)."""
     design, problem, start, spread = model._problem(
         _safe_indexing(X, train), lower[train], upper[train], weight[train], constraints)
     test_columns = design.design(_safe_indexing(X, test))
-    predictions = np.empty((len(lams), test.size))
+    weight_sum = weight[train].sum()
     steps = 0
-    for k, lam in enumerate(lams):
-        start, n_iter, _ = model._fit_at(design, problem, lam, weight[train].sum(), start,
-                                         spread)
+
+    def fit(lam, start):
+        nonlocal steps
+        parameters, n_iter, _ = model._fit_at(design, problem, lam, weight_sum, start,
+                                              spread)
         steps += n_iter
-        predictions[k] = test_columns @ (problem.mapping @ start)
+        return parameters
+
+    penalties = list(lams)
+    predictions = []
+    for lam in lams:
+        start = fit(lam, start)
+        predictions.append(test_columns @ (problem.mapping @ start))
+    if scales.size:
+        term_lams, start = fellner_schall_penalties(fit, design, problem, FS_START,
+                                                    model.shrinkage, weight_sum, start)
+        for scale in scales:
+            start = fit(scale * term_lams, start)
+            predictions.append(test_columns @ (problem.mapping @ start))
+    predictions = np.array(predictions)
     if weight[test].sum() <= 0:
-        return np.full(len(lams), np.nan), predictions, steps
+        return np.full(len(predictions), np.nan), predictions, steps
     return interval_scores(lower[test], upper[test], predictions,
                            sample_weight=weight[test]), predictions, steps
 
 
 @fill_doc
 class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
-    """IntervalGAM with its penalty ``lam`` chosen by K-fold cross-validation.
+    """IntervalGAM with its terms' penalties chosen by K-fold cross-validation.
 
-    Each fold fits the path of ``lams`` from the largest down, each fit
-    started from the previous one's (warm starts), and scores each by the
-    test interval MSE; the best ``lam`` is refitted on all rows.
+    Each fold fits the path of ``lams`` (one penalty shared by every term)
+    from the largest down, each fit started from the previous one's (warm
+    starts), then (``term_penalties``) a penalty per term by the
+    Fellner-Schall iteration on the fold's training rows (a REML estimate:
+    the rows outside their intervals taken as Gaussian, as for the bands)
+    and the path of those penalties times 100 down to 0.01 (9 scales); it
+    scores each by the test interval MSE. The best penalties are refitted on
+    all rows (the per-term ones estimated again there, times the best
+    scale).
 
     Parameters
     ----------
     lams : array-like of float, default=None
-        The candidate penalties; None: 15 from 1e4 down to 1e-3, log-spaced.
+        The candidate shared penalties; None: 15 from 1e4 down to 1e-3,
+        log-spaced.
     cv : int, cross-validation generator or iterable, default=None
         Folds, as in scikit-learn (None: 5-fold ``KFold``).
+    term_penalties : {"best", "shared", "per_term"}, default="best"
+        Which penalties are candidates: "shared", the ``lams``; "per_term",
+        the per-term ones times each scale; "best", both. Per-term penalties
+        let a rough term keep its detail while a smooth or uninformative one
+        is shrunk. The default comes from the bundled interval data sets and
+        simulated shapes.
     terms, interactions, n_splines, spline_order, shrinkage, loss, margin
         As for :class:`IntervalGAM`.
     monotonic_cst
@@ -1186,12 +1311,19 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
 
     Attributes
     ----------
-    lam_ : float
-        The chosen penalty.
+    lam_ : ndarray of shape (n_terms,)
+        The chosen penalty of each term (the features' terms, then the
+        interactions'; all equal when a shared one won): ``IntervalGAM(
+        lam=lam_)`` fits the same model.
     lams_ : ndarray of shape (n_lams,)
-        The candidates, largest first.
+        The candidate shared penalties, largest first.
     mse_path_ : ndarray of shape (n_lams, n_folds)
-        Test interval MSE of every candidate and fold.
+        Test interval MSE of every shared candidate and fold.
+    per_term_scales_ : ndarray of shape (n_scales,)
+        The scales of the per-term penalties tried, largest first (none with
+        ``term_penalties="shared"``).
+    per_term_mse_path_ : ndarray of shape (n_scales, n_folds)
+        Test interval MSE of every scale and fold.
     intercept_, coef_, coef_covariance_, edf_, n_iter_
         Of the model refitted at ``lam_``, see :class:`IntervalGAM`.
     data_min_, data_max_, has_missing_effect_, interaction_margin_means_
@@ -1213,16 +1345,18 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
     (15, 3)
     """
 
-    _state_arrays = ("lams_", "mse_path_")
-    _state_values = ("n_iter_", "edf_", "lam_")
+    _state_arrays = ("lam_", "lams_", "mse_path_", "per_term_scales_",
+                     "per_term_mse_path_")
+    _state_values = ("n_iter_", "edf_")
     _parameter_constraints = {
         "lams": ["array-like", None], "cv": ["cv_object"],
+        "term_penalties": [StrOptions({"shared", "per_term", "best"})],
         "distribution": [StrOptions({"spread"}), SpreadDistribution, None],
         "n_jobs": [Integral, None], "random_state": ["random_state"],
         **GAM_PARAMETER_CONSTRAINTS}
 
-    def __init__(self, *, lams=None, cv=None, terms="auto", interactions=None,
-                 n_splines=10, spline_order=3, shrinkage=0.1,
+    def __init__(self, *, lams=None, cv=None, term_penalties="best", terms="auto",
+                 interactions=None, n_splines=10, spline_order=3, shrinkage=0.1,
                  loss="squared_hinge", margin=0.0, monotonic_cst=None,
                  categorical_features="from_dtype", tol=1e-6, max_iter=300,
                  distribution="spread", n_jobs=None, random_state=None, verbose=0):
@@ -1252,27 +1386,48 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
             The fitted estimator.
         """
         lams = self._candidate_lams()
+        scales = np.empty(0) if self.term_penalties == "shared" else FS_SCALES
         X_rows, lower, upper, weight, constraints, design, problem, start, spread = \
             self._training_problem(X, y, sample_weight)
         folds = list(check_cv(self.cv).split(np.zeros((X_rows.shape[0], 1))))
         with _single_threaded_blas():
             results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(_fold_path_scores)(self, X_rows, lower, upper, weight,
-                                           constraints, train, test, lams)
+                                           constraints, train, test, lams, scales)
                 for train, test in folds)
-        self.lams_ = lams
-        self.mse_path_ = np.column_stack([scores for scores, _, _ in results])
-        mean = (np.nanmean(self.mse_path_, axis=1) if np.isnan(self.mse_path_).any()
-                else self.mse_path_.mean(axis=1))
+        scores = np.column_stack([scores for scores, _, _ in results])
+        mean = (np.nanmean(scores, axis=1) if np.isnan(scores).any()
+                else scores.mean(axis=1))
+        if self.term_penalties == "per_term":
+            mean[:lams.size] = np.inf
         best = int(np.argmin(mean))
-        self.lam_ = float(lams[best])
-        # the refit walks the path down to the chosen lam, as the folds did
+        self.lams_ = lams
+        self.mse_path_ = scores[:lams.size]
+        self.per_term_scales_ = scales
+        self.per_term_mse_path_ = scores[lams.size:]
+        weight_sum = weight.sum()
+        steps = 0
+
+        def fit(lam, start):
+            nonlocal steps, converged
+            parameters, steps, converged = self._fit_at(design, problem, lam, weight_sum,
+                                                        start, spread)
+            return parameters
+
+        converged = True
+        # the refit walks the path down to the chosen penalty, as the folds did
         with _single_threaded_blas():
-            for lam in lams[:best + 1]:
-                start, n_iter, converged = self._fit_at(design, problem, lam,
-                                                        weight.sum(), start, spread)
-        self.n_iter_ = n_iter
-        _report(self, self.lam_, n_iter, converged)
+            for lam in lams[:min(best, lams.size - 1) + 1]:
+                start = fit(lam, start)
+            if best < lams.size:
+                self.lam_ = lams[best] * np.ones(len(design.terms))
+            else:
+                term_lams, start = fellner_schall_penalties(
+                    fit, design, problem, FS_START, self.shrinkage, weight_sum, start)
+                self.lam_ = scales[best - lams.size] * term_lams
+                start = fit(self.lam_, start)
+        self.n_iter_ = steps
+        _report(self, self.lam_, steps, converged)
         self._set_terms(design, problem, start, self.lam_, X_rows, weight)
         held_out = np.full(X_rows.shape[0], np.nan)
         for (_, test), (_, predictions, _) in zip(folds, results, strict=True):
