@@ -67,6 +67,7 @@ from ..ensemble._held_out_distributions import (
     HeldOutDistributionMixin,
     held_out_distribution,
 )
+from ..ensemble._predictive import PredictiveDistributionMixin
 from ..linear_model._linear import _single_threaded_blas
 from ._splines import (
     SplineBasis,
@@ -1193,6 +1194,14 @@ class IntervalGAM(_AdditiveModel):
         self._set_terms(design, problem, parameters, lam, X, weight)
         return self
 
+    def __getattr__(self, name):
+        if name.startswith("predict_") and hasattr(PredictiveDistributionMixin, name):
+            raise AttributeError(
+                f"IntervalGAM has no {name}: a fit at a fixed lam has no held-out "
+                "predictions to make predictive distributions of; IntervalGAMCV gives "
+                "them (from its folds' residuals).")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def _term_lams(self, design):
         """``lam``, one per term of ``design``, checked."""
         lam = np.asarray(self.lam, dtype=np.float64)
@@ -1240,7 +1249,6 @@ def _fold_path_scores(model, X, lower, upper, weight, constraints, train, test, 
         steps += n_iter
         return parameters
 
-    penalties = list(lams)
     predictions = []
     for lam in lams:
         start = fit(lam, start)

@@ -332,6 +332,16 @@ def test_bad_input_gets_a_clear_error(params, message):
         IntervalGAM(**params).fit(X, y)
 
 
+def test_a_fixed_lam_fit_has_no_distributions_and_says_so():
+    X, y = interval_data(8, n=50)
+    model = IntervalGAM().fit(X, y)
+    assert not hasattr(model, "predict_quantiles")
+    with pytest.raises(AttributeError, match="IntervalGAMCV gives them"):
+        model.predict_quantiles(X)
+    with pytest.raises(AttributeError, match="no attribute 'coef_typo_'"):
+        model.coef_typo_  # noqa: B018
+
+
 def test_unknown_names_and_bad_lams_get_a_clear_error():
     pd = pytest.importorskip("pandas")
     X, y = interval_data(8, n=50)
