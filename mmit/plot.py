@@ -227,6 +227,7 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95
                for feature in features]
     rows = model._validate_X_predict(X)
     terms = model._term_values(rows)
+    figure = None
     if axes is None:
         try:
             import matplotlib.pyplot as plt
@@ -240,7 +241,6 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95
         for extra in grid.ravel()[len(indices):]:
             figure.delaxes(extra)
         axes = grid.ravel()[:len(indices)]
-        figure.tight_layout()
     axes = np.asarray(axes, dtype=object).ravel()
     if axes.size != len(indices):
         raise ValueError(f"axes has {axes.size} panels for {len(indices)} features.")
@@ -280,6 +280,8 @@ def plot_terms(model, X, y=None, *, features=None, n_points=200, confidence=0.95
         ax.set_xlabel(names[j])
         ax.set_ylabel(f"f({names[j]})")
         ax.legend(loc="best", frameon=False)
+    if figure is not None:  # laid out once drawn, so that no label is cut
+        figure.tight_layout()
     return axes
 
 
