@@ -117,6 +117,15 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero=True):
     return np.ascontiguousarray(sample_weight)
 
 
+def check_fold_weights(folds, sample_weight):
+    """A clear error when some fold's training rows (``folds``: (train,
+    test) pairs) all weigh 0: no model is fitted on them."""
+    for k, (train, _) in enumerate(folds):
+        if not np.any(sample_weight[train] > 0):
+            raise ValueError(f"The training rows of fold {k} all have sample_weight 0: "
+                             "give some of them weight, or other folds.")
+
+
 def held_out_fold_of_rows(splits, n_samples):
     """The index of the test fold of each of ``n_samples`` rows, for
     ``splits`` of (train, test) whose test parts must partition the rows (as

@@ -60,7 +60,7 @@ from .._utils._docstrings import fill_doc
 from .._utils._protocols import Explainer
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
-from .._utils._validation import bounds_spread, validate_training_data
+from .._utils._validation import bounds_spread, check_fold_weights, validate_training_data
 from ..ensemble._distribution_strategies import SpreadDistribution
 from ..ensemble._distributions import ForestDistribution
 from ..ensemble._held_out_distributions import (
@@ -1398,6 +1398,7 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         X_rows, lower, upper, weight, constraints, design, problem, start, spread = \
             self._training_problem(X, y, sample_weight)
         folds = list(check_cv(self.cv).split(np.zeros((X_rows.shape[0], 1))))
+        check_fold_weights(folds, weight)
         with _single_threaded_blas():
             results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(_fold_path_scores)(self, X_rows, lower, upper, weight,

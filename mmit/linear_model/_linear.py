@@ -36,7 +36,12 @@ from .._utils._docstrings import fill_doc
 from .._utils._protocols import Explainer, OneFitFoldPredictions
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
-from .._utils._validation import bounds_spread, check_margin, validate_training_data
+from .._utils._validation import (
+    bounds_spread,
+    check_fold_weights,
+    check_margin,
+    validate_training_data,
+)
 from ._elastic_net_path import elastic_net_path
 from ._newton import NEWTON_LOSS, newton_scale
 from ._standardisation import StandardisedFeatures, transpose_dot
@@ -705,6 +710,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
                     for margin in margins]
         alphas = np.array([self._path_alphas(problem) for problem in problems])
         folds = list(check_cv(self.cv).split(X, np.column_stack([lower, upper])))
+        check_fold_weights(folds, sample_weight)
         keep_paths = self.store_cv_predictions and (
             alphas.size * (X.shape[1] + 1) * len(folds) <= MAX_KEPT_PATH_VALUES)
         parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")

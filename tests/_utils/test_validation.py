@@ -42,3 +42,17 @@ def test_one_check_of_times_for_samples_grids_and_domains():
     np.testing.assert_array_equal(check_times(2.0, domain=(1.0, 3.0)), [2.0])
     with pytest.raises(ValueError, match=r"times must lie within the domain \[1.0, 3.0\]"):
         check_times([1.0, 3.5], domain=(1.0, 3.0))
+
+
+@pytest.mark.parametrize("name", ["IntervalLinearRegressionCV", "IntervalGAMCV"])
+def test_a_fold_of_weightless_training_rows_gets_a_clear_error(name):
+    import mmit
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.column_stack([X[:, 0] - 0.1, X[:, 0] + 0.1])
+    weight = np.ones(60)
+    weight[:20] = 0.0
+    folds = [(np.arange(20), np.arange(20, 60)), (np.arange(20, 60), np.arange(20))]
+    with pytest.raises(ValueError, match="fold 0 all have sample_weight 0"):
+        getattr(mmit, name)(cv=folds).fit(X, y, sample_weight=weight)
