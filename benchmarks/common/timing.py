@@ -50,6 +50,28 @@ def xgboost_available(left_out):
     return True
 
 
+#: At most this many pairs of fits per case (:func:`paired_seconds`).
+MAX_PAIRS = 25
+
+
+def seconds_of(fit):
+    """The wall seconds of calling ``fit()``."""
+    start = time.perf_counter()
+    fit()
+    return time.perf_counter() - start
+
+
+def paired_seconds(fit_a, fit_b, repeats, min_seconds):
+    """The seconds of ``fit_a`` and ``fit_b`` timed in turn: at least
+    ``repeats`` pairs, more until the pairs took ``min_seconds`` (at most
+    MAX_PAIRS). Returns the arrays of seconds of each."""
+    pairs, start = [], time.perf_counter()
+    while len(pairs) < repeats or (time.perf_counter() - start < min_seconds
+                                   and len(pairs) < MAX_PAIRS):
+        pairs.append((seconds_of(fit_a), seconds_of(fit_b)))
+    return np.array(pairs).T
+
+
 def interleaved_medians(functions, repeats):
     """Median seconds of each function, timed in turn within every repeat.
 

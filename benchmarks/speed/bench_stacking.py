@@ -28,7 +28,6 @@ Usage: python benchmarks/speed/bench_stacking.py [--repeats 3] [--min-seconds 20
 import argparse
 import itertools
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +37,7 @@ from sklearn.utils import check_random_state
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from tables import Table, add_csv_argument, seconds, size
+from timing import paired_seconds, seconds_of
 
 from mmit import IntervalStackingRegressor, MMITForest
 from mmit.datasets import load_dataset, load_folder, make_interval_regression
@@ -48,29 +48,9 @@ from mmit.ensemble._stacking import (
     one_fit_plan,
 )
 
-# at most this many pairs of fits per case
-MAX_PAIRS = 25
-
-
-def seconds_of(fit):
-    start = time.perf_counter()
-    fit()
-    return time.perf_counter() - start
-
 
 def median_seconds(fit, repeats):
     return float(np.median([seconds_of(fit) for _ in range(repeats)]))
-
-
-def paired_seconds(fit_a, fit_b, repeats, min_seconds):
-    """The seconds of ``fit_a`` and ``fit_b`` timed in turn: at least
-    ``repeats`` pairs, more until the pairs took ``min_seconds`` (at most
-    MAX_PAIRS). Returns the arrays of seconds of each."""
-    pairs, start = [], time.perf_counter()
-    while len(pairs) < repeats or (time.perf_counter() - start < min_seconds
-                                   and len(pairs) < MAX_PAIRS):
-        pairs.append((seconds_of(fit_a), seconds_of(fit_b)))
-    return np.array(pairs).T
 
 
 def member_seconds(X, y, n_jobs, repeats, out_of_fold):
