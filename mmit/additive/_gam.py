@@ -34,6 +34,7 @@ rows (row blocks of the sparse design, dense products), O(M^3) for its
 solve (``M = p (n_splines - 1)`` parameters); a few to twenty steps.
 """
 
+import itertools
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -431,13 +432,11 @@ def box_quadratic(hessian, target, signs, start, max_iter):
 class Posterior:
     """The penalized fit's Gaussian approximation at its parameters (module
     doc): the inverse of ``X_A' W X_A + penalty`` (the raw weights of the
-    rows outside their intervals), ``X_A' W X_A`` itself (``gram``), the
-    effective degrees of freedom and the scale ``sigma^2`` (NaN where the
-    rows outside their intervals weigh no more than the degrees of
-    freedom)."""
+    rows outside their intervals), the effective degrees of freedom and the
+    scale ``sigma^2`` (NaN where the rows outside their intervals weigh no
+    more than the degrees of freedom)."""
 
     inverse: np.ndarray
-    gram: np.ndarray
     edf: float
     scale: float
 
@@ -459,7 +458,7 @@ class Posterior:
         residual_weight = active_weight.sum() - edf
         scale = (float(np.sum(active_weight * distance ** 2)) / residual_weight
                  if residual_weight > 0 else np.nan)
-        return cls(inverse, gram, edf, scale)
+        return cls(inverse, edf, scale)
 
 
 def coefficient_covariance(design, problem, parameters, lam, shrinkage, weight_sum):
@@ -483,8 +482,8 @@ def fellner_schall_penalties(fit, design, problem, lam, shrinkage, weight_sum, s
     of ``FS_NEGLIGIBLE_EDF`` degrees of freedom or more changes its penalty
     by a share above ``tol``, or ``max_iter`` updates (None: ``FS_TOL``,
     ``FS_MAX_ITER``; the cross-validated scale of the penalties makes a
-    coarse estimate enough). ``fit(lams, start)`` returns the parameters at the penalties
-    ``lams``. Returns the penalties (within ``FS_RANGE`` times ``lam``) and
+    coarse estimate enough). ``fit(lams, start)`` returns the parameters at
+    the penalties ``lams``. Returns the penalties (within ``FS_RANGE`` times ``lam``) and
     the parameters at them."""
     blocks = [(slice(term.parameter, term.parameter + term.n_parameters),
                term.penalty(shrinkage)) for term in design.terms]
@@ -1227,45 +1226,6 @@ def _report(model, lam, n_iter, converged):
               file=sys.stderr, flush=True)
 
 
-def _fold_path_scores(model, X, lower, upper, weight, constraints, train, test, lams,
-                      scales):
-    """The test interval MSE of each penalty of the path fitted on the rows
-    ``train`` of the validated ``X`` (NaN when every test row weighs 0),
-    the test rows' predictions (n_penalties, n_test) and the Newton steps
-    taken. The path: ``lams`` (large to small, each fit started from the
-    previous one's), then each of ``scales`` (largest first; may be none)
-    times the training rows' per-term penalties
-    (:func:`fellner_schall_penalties`)."""
-    design, problem, start, spread = model._problem(
-        _safe_indexing(X, train), lower[train], upper[train], weight[train], constraints)
-    test_columns = design.design(_safe_indexing(X, test))
-    weight_sum = weight[train].sum()
-    steps = 0
-
-    def fit(lam, start):
-        nonlocal steps
-        parameters, n_iter, _ = model._fit_at(design, problem, lam, weight_sum, start,
-                                              spread)
-        steps += n_iter
-        return parameters
-
-    predictions = []
-    for lam in lams:
-        start = fit(lam, start)
-        predictions.append(test_columns @ (problem.mapping @ start))
-    if scales.size:
-        term_lams, start = fellner_schall_penalties(fit, design, problem, FS_START,
-                                                    model.shrinkage, weight_sum, start)
-        for scale in scales:
-            start = fit(scale * term_lams, start)
-            predictions.append(test_columns @ (problem.mapping @ start))
-    predictions = np.array(predictions)
-    if weight[test].sum() <= 0:
-        return np.full(len(predictions), np.nan), predictions, steps
-    return interval_scores(lower[test], upper[test], predictions,
-                           sample_weight=weight[test]), predictions, steps
-
-
 @fill_doc
 class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
     """IntervalGAM with its terms' penalties chosen by K-fold cross-validation.
@@ -1289,7 +1249,8 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         Folds, as in scikit-learn (None: 5-fold ``KFold``).
     term_penalties : {"best", "shared", "per_term"}, default="best"
         Which penalties are candidates: "shared", the ``lams``; "per_term",
-        the per-term ones times each scale; "best", both. Per-term penalties
+        the per-term ones times each scale (estimated from the constant
+        model's start); "best", both. Per-term penalties
         let a rough term keep its detail while a smooth or uninformative one
         is shrunk. The default comes from the bundled interval data sets and
         simulated shapes.
@@ -1324,7 +1285,8 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         interactions'; all equal when a shared one won): ``IntervalGAM(
         lam=lam_)`` fits the same model.
     lams_ : ndarray of shape (n_lams,)
-        The candidate shared penalties, largest first.
+        The candidate shared penalties, largest first (none with
+        ``term_penalties="per_term"``).
     mse_path_ : ndarray of shape (n_lams, n_folds)
         Test interval MSE of every shared candidate and fold.
     per_term_scales_ : ndarray of shape (n_scales,)
@@ -1379,6 +1341,47 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
                              f"{self.lams!r}.")
         return lams
 
+    def _penalty_path(self, design, problem, weight_sum, start, spread, lams, scales):
+        """The fits of the candidate penalties in turn, each started from the
+        previous one's: each of ``lams`` shared by the terms (largest first),
+        then each of ``scales`` (largest first) times the per-term penalties of
+        :func:`fellner_schall_penalties` (from the last fit). Yields each
+        candidate's penalties (one per term), parameters, Newton steps and
+        whether the solver converged."""
+        for lam in lams:
+            start, n_iter, converged = self._fit_at(design, problem, lam, weight_sum, start,
+                                                     spread)
+            yield np.full(len(design.terms), lam), start, n_iter, converged
+        if scales.size:
+            def fit(lam, start):
+                return self._fit_at(design, problem, lam, weight_sum, start, spread)[0]
+
+            term_lams, start = fellner_schall_penalties(fit, design, problem, FS_START,
+                                                        self.shrinkage, weight_sum, start)
+            for scale in scales:
+                start, n_iter, converged = self._fit_at(design, problem, scale * term_lams,
+                                                         weight_sum, start, spread)
+                yield scale * term_lams, start, n_iter, converged
+
+    def _fold_path_scores(self, X, lower, upper, weight, constraints, train, test, lams,
+                          scales):
+        """The test interval MSE of each candidate penalty of the path
+        (:meth:`_penalty_path`) fitted on the rows ``train`` of the validated
+        ``X`` (NaN when every test row weighs 0), and the test rows'
+        predictions (n_candidates, n_test)."""
+        design, problem, start, spread = self._problem(
+            _safe_indexing(X, train), lower[train], upper[train], weight[train],
+            constraints)
+        test_columns = design.design(_safe_indexing(X, test))
+        path = self._penalty_path(design, problem, weight[train].sum(), start, spread,
+                                  lams, scales)
+        predictions = np.array([test_columns @ (problem.mapping @ parameters)
+                                for _, parameters, _, _ in path])
+        if weight[test].sum() <= 0:
+            return np.full(len(predictions), np.nan), predictions
+        return interval_scores(lower[test], upper[test], predictions,
+                               sample_weight=weight[test]), predictions
+
     @fill_doc
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -1393,7 +1396,8 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         self : IntervalGAMCV
             The fitted estimator.
         """
-        lams = self._candidate_lams()
+        lams = (np.empty(0) if self.term_penalties == "per_term"
+                else self._candidate_lams())
         scales = np.empty(0) if self.term_penalties == "shared" else FS_SCALES
         X_rows, lower, upper, weight, constraints, design, problem, start, spread = \
             self._training_problem(X, y, sample_weight)
@@ -1401,45 +1405,25 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         check_fold_weights(folds, weight)
         with _single_threaded_blas():
             results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(_fold_path_scores)(self, X_rows, lower, upper, weight,
+                delayed(self._fold_path_scores)(X_rows, lower, upper, weight,
                                            constraints, train, test, lams, scales)
                 for train, test in folds)
-        scores = np.column_stack([scores for scores, _, _ in results])
+        scores = np.column_stack([scores for scores, _ in results])
         mean = (np.nanmean(scores, axis=1) if np.isnan(scores).any()
                 else scores.mean(axis=1))
-        if self.term_penalties == "per_term":
-            mean[:lams.size] = np.inf
         best = int(np.argmin(mean))
-        self.lams_ = lams
-        self.mse_path_ = scores[:lams.size]
-        self.per_term_scales_ = scales
-        self.per_term_mse_path_ = scores[lams.size:]
-        weight_sum = weight.sum()
-        steps = 0
-
-        def fit(lam, start):
-            nonlocal steps, converged
-            parameters, steps, converged = self._fit_at(design, problem, lam, weight_sum,
-                                                        start, spread)
-            return parameters
-
-        converged = True
-        # the refit walks the path down to the chosen penalty, as the folds did
+        self.lams_, self.mse_path_ = lams, scores[:lams.size]
+        self.per_term_scales_, self.per_term_mse_path_ = scales, scores[lams.size:]
+        # the refit walks the path down to the chosen penalties, as the folds did
+        path = self._penalty_path(design, problem, weight.sum(), start, spread, lams,
+                                  scales)
         with _single_threaded_blas():
-            for lam in lams[:min(best, lams.size - 1) + 1]:
-                start = fit(lam, start)
-            if best < lams.size:
-                self.lam_ = lams[best] * np.ones(len(design.terms))
-            else:
-                term_lams, start = fellner_schall_penalties(
-                    fit, design, problem, FS_START, self.shrinkage, weight_sum, start)
-                self.lam_ = scales[best - lams.size] * term_lams
-                start = fit(self.lam_, start)
-        self.n_iter_ = steps
-        _report(self, self.lam_, steps, converged)
-        self._set_terms(design, problem, start, self.lam_, X_rows, weight)
+            self.lam_, parameters, self.n_iter_, converged = next(
+                itertools.islice(path, best, None))
+        _report(self, self.lam_, self.n_iter_, converged)
+        self._set_terms(design, problem, parameters, self.lam_, X_rows, weight)
         held_out = np.full(X_rows.shape[0], np.nan)
-        for (_, test), (_, predictions, _) in zip(folds, results, strict=True):
+        for (_, test), (_, predictions) in zip(folds, results, strict=True):
             held_out[test] = predictions[best]
         self.distribution_ = held_out_distribution(self.distribution, X, lower, upper,
                                                    weight, held_out,

@@ -311,6 +311,7 @@ def test_per_term_penalties_shrink_the_noise_features_terms():
     assert model.lam_[2:].min() > 100 * model.lam_[:2].max()
     assert np.abs(model.term_values(X)[:, 2:]).max() < 0.05
     assert model.per_term_mse_path_.shape == (model.per_term_scales_.size, 3)
+    assert model.mse_path_.shape == (0, 3)
     shared = IntervalGAMCV(term_penalties="shared", cv=3).fit(X, y)
     assert shared.per_term_mse_path_.shape == (0, 3)
     assert np.all(shared.lam_ == shared.lam_[0])
