@@ -20,8 +20,8 @@ transform of the training rows (one row per finite bound: a midpoint of
 each side of a finite interval, the finite bound of a censored one).
 Prints each data set's test interval MSE, the mean rank and the ratios to
 the best, then the fit seconds of each over ``GAM CV``'s (median over the
-splits), and on the monotone (interacting) shape the constrained (with the
-pair) / free test MSE.
+splits), and on 8 fresh draws of the monotone (interacting) shape at each
+size the constrained (with the pair) / free test MSE: median and range.
 
 Usage: python benchmarks/studies/additive.py DATA_DIR [--n-jobs 2] [--folds K]
        [--models NAME ...] [--no-simulated]
@@ -32,6 +32,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from variant_study import compare_models, model_study_parser, study_splits, timed_test_mse
@@ -99,7 +100,9 @@ MODELS = {
 }
 OPTIONAL = {"pygam": "pygam", "EBM": "interpret"}
 #: the variants fitted on one simulated shape only, against GAM CV there
-SHAPE_VARIANTS = {"GAM monotone": "sim.monotone", "GAM pair": "sim.interacting"}
+SHAPE_VARIANTS = {"GAM monotone": "monotone", "GAM pair": "interacting"}
+#: the fresh draws of a shape the variants are compared on, and their first seed
+REPLICATES, REPLICATE_SEED = 8, 100
 
 
 def available(name):
@@ -136,16 +139,26 @@ def main():
     names = [name for name in args.models if name not in SHAPE_VARIANTS and available(name)]
     named_splits = list(study_splits(args, simulated,
                                      ("additive", "monotone", "interacting")))
-    mse = compare_models(named_splits, MODELS, names, args.n_jobs, base="GAM CV")
+    compare_models(named_splits, MODELS, names, args.n_jobs, base="GAM CV")
     for variant, shape in SHAPE_VARIANTS.items():
-        if variant not in args.models or "GAM CV" not in names:
-            continue
-        for data_name, data_splits in named_splits:
-            if data_name.startswith(shape):
-                value = timed_test_mse(MODELS, variant, *data_splits[0])[0]
-                free = mse[data_name][names.index("GAM CV")]
-                print(f"{data_name}: {variant} / GAM CV test MSE {value / free:.3f}")
+        if variant in args.models and "GAM CV" in names and not args.no_simulated:
+            variant_ratios(variant, shape, args.n_jobs)
 
+
+def variant_ratios(variant, shape, n_jobs):
+    """The variant's test MSE over GAM CV's on REPLICATES fresh draws of its
+    shape at each training size (seeds apart from the comparison's): the
+    median and the range of the ratios."""
+    for n in (400, 2000):
+        splits = [simulated(shape, n, REPLICATE_SEED + seed) for seed in range(REPLICATES)]
+        results = Parallel(n_jobs=n_jobs)(delayed(timed_test_mse)(MODELS, name, *split)
+                                          for split in splits
+                                          for name in (variant, "GAM CV"))
+        values = np.array([mse for mse, _ in results]).reshape(REPLICATES, 2)
+        ratios = values[:, 0] / values[:, 1]
+        print(f"sim.{shape} n={n}: {variant} / GAM CV test MSE, median of {REPLICATES} "
+              f"draws {np.median(ratios):.4f} (range {ratios.min():.4f} - "
+              f"{ratios.max():.4f})")
 
 if __name__ == "__main__":
     main()
