@@ -33,6 +33,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy.stats import rankdata
 
+from mmit.baselines import interval_cart_rows
 from mmit.datasets import load_folder, make_interval_regression
 from mmit.metrics import interval_mse
 
@@ -168,6 +169,22 @@ def folder_splits(data_dir, n_folds=None):
         yield data.name, [(data.data[data.folds != k], data.target[data.folds != k],
                            data.data[data.folds == k], data.target[data.folds == k])
                           for k in folds]
+
+
+class IntervalCARTPeer:
+    """A peer for exact targets fitted on the Interval-CART transform of the
+    training rows (``mmit.baselines.interval_cart_rows``)."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def fit(self, X, y):
+        rows, targets = interval_cart_rows(y[:, 0], y[:, 1], 0.0)
+        self.model = self.make().fit(X[rows], targets)
+        return self
+
+    def predict(self, X):
+        return np.asarray(self.model.predict(X), dtype=float)
 
 
 def timed_test_mse(models, name, X_train, y_train, X_test, y_test):

@@ -35,7 +35,13 @@ import numpy as np
 from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
-from variant_study import compare_models, model_study_parser, study_splits, timed_test_mse
+from variant_study import (
+    IntervalCARTPeer,
+    compare_models,
+    model_study_parser,
+    study_splits,
+    timed_test_mse,
+)
 
 from mmit import (
     IntervalGAM,
@@ -44,25 +50,9 @@ from mmit import (
     MMITBoost,
     MMITForest,
 )
-from mmit.baselines import interval_cart_rows
 
 LAMS = np.geomspace(1e4, 1e-3, 15)
 MONOTONE = [1, 1, 1, 0, 0, 0]
-
-
-class IntervalCARTPeer:
-    """A peer for exact targets fitted on the Interval-CART transform."""
-
-    def __init__(self, make):
-        self.make = make
-
-    def fit(self, X, y):
-        rows, targets = interval_cart_rows(y[:, 0], y[:, 1], 0.0)
-        self.model = self.make().fit(X[rows], targets)
-        return self
-
-    def predict(self, X):
-        return np.asarray(self.model.predict(X), dtype=float)
 
 
 def pygam_gam():
