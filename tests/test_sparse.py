@@ -217,6 +217,7 @@ SPARSE_SETTINGS = {
     "IntervalGAM": [{"n_splines": 5}],
     "IntervalGAMCV": [{"n_splines": 5, "lams": [0.1, 10.0], "cv": 2,
                        "random_state": 0}],
+    "IntervalMARS": [{"max_terms": 7, "max_degree": 2}],
     "IntervalStackingRegressor": [{
         "estimators": [("tree", MMIT(max_depth=2)),
                        ("forest", MMITForest(n_estimators=3, random_state=0))],

@@ -25,6 +25,7 @@ from sklearn.model_selection import GridSearchCV
 
 from .._utils._validation import bounds_spread
 from ..additive._gam import IntervalGAM, IntervalGAMCV
+from ..additive._mars import IntervalMARS
 from ..ensemble._boosting import MMITBoost
 from ..ensemble._distribution_strategies import LocationDistribution, SpreadDistribution
 from ..ensemble._forest import MMITForest
@@ -141,6 +142,10 @@ def _gam_cv(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
     return IntervalGAMCV(cv=inner_cv, n_jobs=n_jobs)
 
 
+def _mars(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
+    return IntervalMARS(verbose=verbose)
+
+
 def _forest(y_train, inner_cv, margins, *, n_jobs, random_state, verbose):
     return MMITForest(n_jobs=n_jobs, random_state=random_state, verbose=verbose)
 
@@ -236,6 +241,13 @@ ESTIMATORS = (
                                      "by 5-fold CV)", cost=1),
     ), examples=(
         Example("IntervalGAMCV", lambda: IntervalGAMCV(lams=[100.0, 1.0, 0.01], cv=3)),
+    )),
+    Estimator(IntervalMARS, "Additive models", cli=(
+        CommandLineModel("MARS", _mars, "mars", fit_choice="mars",
+                         fit_summary="an IntervalMARS (hinge terms by a forward pass, "
+                                     "pruned by GCV)"),
+    ), examples=(
+        Example("IntervalMARS", lambda: IntervalMARS(max_degree=2)),
     )),
     Estimator(IntervalStackingRegressor, "Stacking and preprocessing", cli=(
         CommandLineModel("Stacking", _stack, "stack", fit_choice="stack",

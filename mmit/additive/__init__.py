@@ -2,8 +2,12 @@
 and :class:`IntervalGAMCV` (``_gam``: the additive design, its penalized
 Newton solver, the terms and their bands), fitted on P-spline bases
 (``_splines``), their predictive distributions from the folds' held-out
-residuals as the ensembles make them."""
+residuals as the ensembles make them; multivariate adaptive regression
+splines, :class:`IntervalMARS` (``_mars``: the forward pass' fast knot
+updates, the backward pass by GCV; ``_hinge_terms``: its terms, products
+of hinges, and their SHAP values)."""
 
 from ._gam import IntervalGAM, IntervalGAMCV
+from ._mars import IntervalMARS
 
-__all__ = ["IntervalGAM", "IntervalGAMCV"]
+__all__ = ["IntervalGAM", "IntervalGAMCV", "IntervalMARS"]
