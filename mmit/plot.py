@@ -1,4 +1,5 @@
-"""Plots of interval data and of trees (needs matplotlib: the ``plot`` extra)."""
+"""Plots of interval data, of trees, of additive terms and of PRIM's boxes
+(needs matplotlib: the ``plot`` extra)."""
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -7,7 +8,8 @@ from ._utils._validation import check_interval_target
 from .tree._export import parents_of, resolve_feature_names, split_conditions
 from .tree._tree import TREE_LEAF
 
-__all__ = ["plot_intervals", "plot_predictive_distribution", "plot_terms", "plot_tree"]
+__all__ = ["plot_intervals", "plot_predictive_distribution", "plot_prim_box",
+           "plot_prim_trajectory", "plot_terms", "plot_tree"]
 
 
 def _axes(ax):
@@ -369,4 +371,84 @@ def plot_tree(model, *, feature_names=None, ax=None, decimals=2):
     ax.set_xlim(-0.7, max(next_leaf - 0.3, 0.7))
     ax.set_ylim(-depth.max() - 0.6, 0.6)
     ax.set_axis_off()
+    return ax
+
+
+def plot_prim_trajectory(prim, *, ax=None):
+    """Draw a fitted :class:`~mmit.inspection.IntervalPRIM`'s trajectory: each
+    box's value against its mass (training rows, and validation rows where
+    there are some), one colour per covering round, the chosen boxes
+    circled.
+
+    Parameters
+    ----------
+    prim : IntervalPRIM
+        Fitted.
+    ax : matplotlib Axes, default=None
+        Where to draw (a new figure's if None).
+
+    Returns
+    -------
+    ax : matplotlib Axes
+    """
+    ax = _axes(ax)
+    trajectory = prim.peeling_trajectory_
+    for round_ in np.unique(trajectory.box):
+        rows = trajectory.box == round_
+        ax.plot(trajectory.mass[rows], trajectory.value[rows], marker=".",
+                label=f"box {round_}: training")
+        if np.any(trajectory.n_validation_rows[rows] > 0):
+            ax.plot(trajectory.mass[rows], trajectory.validation_value[rows], ls=":",
+                    label=f"box {round_}: validation")
+    ax.scatter(trajectory.mass[prim.chosen_], trajectory.value[prim.chosen_], s=80,
+               facecolors="none", edgecolors="black", label="chosen", zorder=3)
+    ax.set_xlabel("mass")
+    ax.set_ylabel("box value")
+    ax.invert_xaxis()  # peeling goes from large boxes to small
+    ax.legend()
+    return ax
+
+
+def plot_prim_box(prim, i=None, *, ax=None):
+    """Draw a box of a fitted :class:`~mmit.inspection.IntervalPRIM`: each
+    restricted numeric feature's limits as a bar over its training range
+    (scaled to [0, 1], the limits written at its ends), each restricted
+    categorical feature's allowed categories written beside it.
+
+    Parameters
+    ----------
+    prim : IntervalPRIM
+        Fitted.
+    i : int, default=None
+        The box's index in the trajectory (``IntervalPRIM.inspect``); None:
+        the first chosen box.
+    ax : matplotlib Axes, default=None
+        Where to draw (a new figure's if None).
+
+    Returns
+    -------
+    ax : matplotlib Axes
+    """
+    ax = _axes(ax)
+    box = prim.inspect(i)
+    names = list(box.limits)
+    feature_names = getattr(prim, "feature_names_in_", None)
+    for row, name in enumerate(names):
+        limit = box.limits[name]
+        if isinstance(limit, tuple):
+            j = name if feature_names is None else list(feature_names).index(name)
+            low, high = prim.data_min_[j], prim.data_max_[j]
+            span = (high - low) or 1.0
+            start = (max(limit[0], low) - low) / span
+            end = (min(limit[1], high) - low) / span
+            ax.barh(row, end - start, left=start, color="tab:blue", alpha=0.6)
+            ax.text(start, row, f"{max(limit[0], low):.3g} ", ha="right", va="center")
+            ax.text(end, row, f" {min(limit[1], high):.3g}", ha="left", va="center")
+        else:
+            ax.text(0.5, row, ", ".join(map(str, limit)), ha="center", va="center")
+    ax.set_yticks(range(len(names)), [str(name) for name in names])
+    ax.set_xlim(-0.2, 1.2)
+    ax.set_xlabel("share of the training range")
+    ax.set_title(f"box {i if i is not None else int(prim.chosen_[0])}: value "
+                 f"{box.value:.4g}, mass {box.mass:.3f}")
     return ax
