@@ -54,6 +54,20 @@ def xgboost_available(left_out):
 MAX_PAIRS = 25
 
 
+def add_pair_arguments(parser, min_seconds=10.0):
+    """The options of a bench that times fits in pairs (:func:`paired_seconds`):
+    ``--pairs`` (at least 5) and ``--min-seconds``."""
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--min-seconds", type=float, default=min_seconds,
+                        help="time pairs of fits until they took this long")
+
+
+def paired_ratios(mine, theirs):
+    """The median of the pairs' ratios and their range, as a table prints them."""
+    ratios = mine / theirs
+    return f"{np.median(ratios):.2f}", f"{ratios.min():.2f}-{ratios.max():.2f}"
+
+
 def seconds_of(fit):
     """The wall seconds of calling ``fit()``."""
     start = time.perf_counter()

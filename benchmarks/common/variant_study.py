@@ -171,6 +171,22 @@ def folder_splits(data_dir, n_folds=None):
                           for k in folds]
 
 
+def simulated_split(signal, n, seed, n_features=6, n_test=2000):
+    """A training and a test set of a simulated shape: ``n_features``
+    features uniform on [-2, 2], interval targets around ``signal(X)`` plus
+    noise of standard deviation 0.3 (half-widths uniform on [0, 0.3]; 10% of
+    the lower and 10% of the upper bounds censored), ``n`` training rows and
+    ``n_test`` test rows."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, size=(n + n_test, n_features))
+    center = signal(X) + 0.3 * rng.normal(size=X.shape[0])
+    width = rng.uniform(0, 0.3, X.shape[0])
+    y = np.column_stack([center - width, center + width])
+    y[rng.random(X.shape[0]) < 0.1, 0] = -np.inf
+    y[rng.random(X.shape[0]) < 0.1, 1] = np.inf
+    return X[:n], y[:n], X[n:], y[n:]
+
+
 class IntervalCARTPeer:
     """A peer for exact targets fitted on the Interval-CART transform of the
     training rows (``mmit.baselines.interval_cart_rows``)."""

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the h
 from models import XGBoostAFT, xgboost_aft_params
 from speed_data import MARGIN, benchmark_data
 from tables import Table, add_csv_argument, seconds, size
-from timing import paired_seconds, xgboost_available
+from timing import add_pair_arguments, paired_ratios, paired_seconds, xgboost_available
 
 from mmit import MMITBoost
 
@@ -48,9 +48,7 @@ def main():
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e4, 1e5, 1e6])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--stages", type=int, default=100)
-    parser.add_argument("--pairs", type=int, default=5)
-    parser.add_argument("--min-seconds", type=float, default=10.0,
-                        help="time pairs of fits until they took this long")
+    add_pair_arguments(parser)
     add_csv_argument(parser)
     args = parser.parse_args()
     if not xgboost_available("pairs"):
@@ -66,10 +64,8 @@ def main():
             mine, theirs = paired_seconds(partial(ours, X, y, args.stages, threads),
                                           partial(xgboost_aft, X, y, args.stages, threads),
                                           args.pairs, args.min_seconds)
-            ratios = mine / theirs
             table.add(size(n), threads, seconds(np.median(mine)),
-                      seconds(np.median(theirs)), f"{np.median(ratios):.2f}",
-                      f"{ratios.min():.2f}-{ratios.max():.2f}")
+                      seconds(np.median(theirs)), *paired_ratios(mine, theirs))
 
 
 if __name__ == "__main__":

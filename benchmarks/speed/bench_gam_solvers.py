@@ -49,9 +49,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the h
 from tables import Table, add_csv_argument, seconds, size
 
 from mmit import IntervalGAM
+from mmit._utils._blas import single_threaded_blas
 from mmit.additive._gam import REGULARISATION, PenalizedProblem, penalized_newton
 from mmit.datasets import load_folder, make_interval_regression
-from mmit.linear_model._linear import _single_threaded_blas
 
 #: Backfitting stops when a sweep lowers the objective by less than this share.
 SWEEP_TOLERANCE = 1e-10
@@ -174,7 +174,7 @@ def compared_cells(X, y, lam, repeats, max_sweeps):
     model = IntervalGAM(lam=lam)
     _, _, _, weight, _, design, problem, start, spread = model._training_problem(X, y, None)
     penalty = objective_penalty(design, lam, model.shrinkage, weight.sum())
-    with _single_threaded_blas():
+    with single_threaded_blas():
         newton_seconds, backfit_seconds, newton_result, backfit_result = paired_runs(
             partial(model._fit_at, design, problem, lam, weight.sum(), start, spread),
             partial(backfit, design, problem, penalty, start, model.tol, model.max_iter,

@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from speed_data import benchmark_data
 from tables import Table, add_csv_argument, seconds, size
-from timing import paired_seconds
+from timing import add_pair_arguments, paired_ratios, paired_seconds
 
 from mmit import IntervalLinearRegressionCV, IntervalMARS
 
@@ -36,9 +36,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e4])
     parser.add_argument("--features", type=int, default=20)
-    parser.add_argument("--pairs", type=int, default=5)
-    parser.add_argument("--min-seconds", type=float, default=10.0,
-                        help="time pairs of fits until they took this long")
+    add_pair_arguments(parser)
     add_csv_argument(parser)
     args = parser.parse_args()
     table = Table(["n", "p", "model", "MARS s", "linear CV s", "ratio", "ratio range",
@@ -52,10 +50,8 @@ def main():
                                           partial(fit, IntervalLinearRegressionCV, X, y),
                                           args.pairs, args.min_seconds)
             model = fit(mars, X, y)
-            ratios = mine / theirs
             table.add(size(n), args.features, f"degree {degree}", seconds(np.median(mine)),
-                      seconds(np.median(theirs)), f"{np.median(ratios):.2f}",
-                      f"{ratios.min():.2f}-{ratios.max():.2f}",
+                      seconds(np.median(theirs)), *paired_ratios(mine, theirs),
                       f"{len(model.forward_basis_)}, {len(model.basis_)}")
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
 from tables import Table, add_csv_argument, seconds, size
-from timing import paired_seconds
+from timing import add_pair_arguments, paired_ratios, paired_seconds
 
 from mmit.baselines import interval_cart_rows
 from mmit.inspection import IntervalPRIM
@@ -62,9 +62,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e4, 1e5])
     parser.add_argument("--features", type=int, default=20)
-    parser.add_argument("--pairs", type=int, default=5)
-    parser.add_argument("--min-seconds", type=float, default=10.0,
-                        help="time pairs of fits until they took this long")
+    add_pair_arguments(parser)
     add_csv_argument(parser)
     args = parser.parse_args()
     try:
@@ -94,10 +92,8 @@ def main():
         mine, theirs = paired_seconds(partial(ours, X, y),
                                       partial(ema_prim, frame, targets), args.pairs,
                                       args.min_seconds)
-        ratios = mine / theirs
         table.add(size(n), args.features, seconds(np.median(mine)),
-                  seconds(np.median(theirs)), f"{np.median(ratios):.2f}",
-                  f"{ratios.min():.2f}-{ratios.max():.2f}", limits)
+                  seconds(np.median(theirs)), *paired_ratios(mine, theirs), limits)
 
 
 if __name__ == "__main__":

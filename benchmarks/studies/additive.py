@@ -39,6 +39,7 @@ from variant_study import (
     IntervalCARTPeer,
     compare_models,
     model_study_parser,
+    simulated_split,
     study_splits,
     timed_test_mse,
 )
@@ -106,29 +107,23 @@ def available(name):
     return True
 
 
+#: The simulated shapes (module doc).
+SHAPES = {
+    "additive": lambda X: np.sin(2 * X[:, 0]) + X[:, 1] ** 2 / 2 + X[:, 2] / 2,
+    "monotone": lambda X: np.exp(X[:, 0]) / 3 + np.tanh(2 * X[:, 1]) + X[:, 2] / 2,
+    "interacting": lambda X: X[:, 0] * X[:, 1] + np.sin(X[:, 2]),
+}
+
+
 def simulated(shape, n, seed):
     """A simulated shape (module doc): training and test rows."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-2, 2, size=(n + 2000, 6))
-    if shape == "additive":
-        signal = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 / 2 + X[:, 2] / 2
-    elif shape == "monotone":
-        signal = np.exp(X[:, 0]) / 3 + np.tanh(2 * X[:, 1]) + X[:, 2] / 2
-    else:
-        signal = X[:, 0] * X[:, 1] + np.sin(X[:, 2])
-    center = signal + 0.3 * rng.normal(size=X.shape[0])
-    width = rng.uniform(0, 0.3, X.shape[0])
-    y = np.column_stack([center - width, center + width])
-    y[rng.random(X.shape[0]) < 0.1, 0] = -np.inf
-    y[rng.random(X.shape[0]) < 0.1, 1] = np.inf
-    return X[:n], y[:n], X[n:], y[n:]
+    return simulated_split(SHAPES[shape], n, seed)
 
 
 def main():
     args = model_study_parser(__doc__, MODELS).parse_args()
     names = [name for name in args.models if name not in SHAPE_VARIANTS and available(name)]
-    named_splits = list(study_splits(args, simulated,
-                                     ("additive", "monotone", "interacting")))
+    named_splits = list(study_splits(args, simulated, tuple(SHAPES)))
     compare_models(named_splits, MODELS, names, args.n_jobs, base="GAM CV")
     for variant, shape in SHAPE_VARIANTS.items():
         if variant in args.models and "GAM CV" in names and not args.no_simulated:

@@ -32,7 +32,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the helpers
-from variant_study import IntervalCARTPeer, compare_models, model_study_parser, study_splits
+from variant_study import (
+    IntervalCARTPeer,
+    compare_models,
+    model_study_parser,
+    simulated_split,
+    study_splits,
+)
 
 from mmit import MMITCV, IntervalLinearRegressionCV, IntervalMARS, MMITBoost
 
@@ -48,27 +54,23 @@ MODELS = {
 }
 
 
+#: The simulated shapes (module doc).
+SHAPES = {
+    "smooth": lambda X: np.sin(2 * X[:, 0]) + X[:, 1] ** 2 / 2,
+    "hinges": lambda X: 2 * np.maximum(0, X[:, 0] - 0.5) + np.maximum(0, -X[:, 1])
+    - X[:, 2] / 2,
+    "product": lambda X: X[:, 0] * X[:, 1] + np.maximum(0, X[:, 2]),
+}
+
+
 def simulated(shape, n, seed):
     """A simulated shape (module doc): training and test rows."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-2, 2, size=(n + 2000, 6))
-    if shape == "smooth":
-        signal = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 / 2
-    elif shape == "hinges":
-        signal = 2 * np.maximum(0, X[:, 0] - 0.5) + np.maximum(0, -X[:, 1]) - X[:, 2] / 2
-    else:
-        signal = X[:, 0] * X[:, 1] + np.maximum(0, X[:, 2])
-    center = signal + 0.3 * rng.normal(size=X.shape[0])
-    width = rng.uniform(0, 0.3, X.shape[0])
-    y = np.column_stack([center - width, center + width])
-    y[rng.random(X.shape[0]) < 0.1, 0] = -np.inf
-    y[rng.random(X.shape[0]) < 0.1, 1] = np.inf
-    return X[:n], y[:n], X[n:], y[n:]
+    return simulated_split(SHAPES[shape], n, seed)
 
 
 def main():
     args = model_study_parser(__doc__, MODELS).parse_args()
-    named_splits = study_splits(args, simulated, ("smooth", "hinges", "product"))
+    named_splits = study_splits(args, simulated, tuple(SHAPES))
     compare_models(named_splits, MODELS, args.models, args.n_jobs, base="MARS")
 
 

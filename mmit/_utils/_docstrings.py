@@ -147,6 +147,12 @@ for _name, _X in (("fit_parameters", "fit_X"), ("fit_parameters_numeric",
     SECTIONS[_name] = "\n".join(["Parameters", "----------", SECTIONS[_X],
                                  SECTIONS["fit_y"]])
 
+# a fit's Parameters section with plain sample weights
+SECTIONS["fit_weighted_parameters"] = "\n".join([
+    SECTIONS["fit_parameters"],
+    "sample_weight : array-like of shape (n_samples,), default=None",
+    "    Non-negative weights."])
+
 _PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.MULTILINE)
 
 

@@ -54,6 +54,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._loss._loss import LOSSES
 from .._utils._base import IntervalRegressorMixin, rows_as_read, set_init_parameters
+from .._utils._blas import single_threaded_blas
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encoding
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._dask_collections import by_partitions
@@ -69,7 +70,6 @@ from ..ensemble._held_out_distributions import (
     held_out_distribution,
 )
 from ..ensemble._predictive import PredictiveDistributionMixin
-from ..linear_model._linear import _single_threaded_blas
 from ._splines import (
     SplineBasis,
     cumulative_map,
@@ -1174,9 +1174,7 @@ class IntervalGAM(_AdditiveModel):
     def fit(self, X, y, sample_weight=None):
         """Fit the additive model on interval targets.
 
-        %(fit_parameters)s
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights.
+        %(fit_weighted_parameters)s
 
         Returns
         -------
@@ -1186,7 +1184,7 @@ class IntervalGAM(_AdditiveModel):
         X, _, _, weight, _, design, problem, start, spread = self._training_problem(
             X, y, sample_weight)
         lam = self._term_lams(design)
-        with _single_threaded_blas():
+        with single_threaded_blas():
             parameters, self.n_iter_, converged = self._fit_at(
                 design, problem, lam, weight.sum(), start, spread)
         _report(self, lam, self.n_iter_, converged)
@@ -1403,7 +1401,7 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
             self._training_problem(X, y, sample_weight)
         folds = list(check_cv(self.cv).split(np.zeros((X_rows.shape[0], 1))))
         check_fold_weights(folds, weight)
-        with _single_threaded_blas():
+        with single_threaded_blas():
             results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(self._fold_path_scores)(X_rows, lower, upper, weight,
                                            constraints, train, test, lams, scales)
@@ -1417,7 +1415,7 @@ class IntervalGAMCV(HeldOutDistributionMixin, _AdditiveModel):
         # the refit walks the path down to the chosen penalties, as the folds did
         path = self._penalty_path(design, problem, weight.sum(), start, spread, lams,
                                   scales)
-        with _single_threaded_blas():
+        with single_threaded_blas():
             self.lam_, parameters, self.n_iter_, converged = next(
                 itertools.islice(path, best, None))
         _report(self, self.lam_, self.n_iter_, converged)

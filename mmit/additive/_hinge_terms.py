@@ -112,13 +112,15 @@ class MARSTerms(Explainer):
     product of hinges shared among its features as the Shapley values of
     its game (``v(S)`` the term with the hinges of ``S`` at the row's values
     and the others averaged over the background, ``background_means_``),
-    the base value the mean training prediction."""
+    the base value the mean training prediction. ``read_rows(X)`` gives
+    the rows as the model reads them to predict."""
 
-    def __init__(self, model):
+    def __init__(self, model, read_rows):
         self.model = model
+        self.read_rows = read_rows
 
     def rows(self, X):
-        return self.model._validate_X_predict(X)
+        return self.read_rows(X)
 
     def contributions(self, X, interactions, n_threads):
         model = self.model

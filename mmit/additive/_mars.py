@@ -64,10 +64,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._loss._loss import LOSSES
 from .._utils._base import IntervalRegressorMixin, set_init_parameters
+from .._utils._blas import single_threaded_blas
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
 from .._utils._validation import bounds_spread, validate_training_data
-from ..linear_model._linear import _single_threaded_blas
 from ._gam import PenalizedProblem, penalized_newton
 from ._hinge_terms import (
     BasisTerm,
@@ -511,9 +511,7 @@ class IntervalMARS(IntervalRegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit the MARS model on interval targets.
 
-        %(fit_parameters)s
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights.
+        %(fit_weighted_parameters)s
 
         Returns
         -------
@@ -539,7 +537,7 @@ class IntervalMARS(IntervalRegressorMixin, BaseEstimator):
         spread = bounds_spread(lower, upper, weight) or 1.0
         Z = (X - center) / scale
         fitter = _BasisFitter(self, Z, objective, spread)
-        with _single_threaded_blas():
+        with single_threaded_blas():
             terms, fit = forward_pass(self, fitter, constraints, max_terms)
             path = backward_pass(fitter, fit)
         if not fitter.converged:
@@ -606,7 +604,7 @@ class IntervalMARS(IntervalRegressorMixin, BaseEstimator):
         """The explainer of :func:`~mmit.shap_values`: the terms' Shapley
         values."""
         check_is_fitted(self)
-        return MARSTerms(self)
+        return MARSTerms(self, self._validate_X_predict)
 
     def _export_state(self, writer):
         """The terms and coefficients, for a model file

@@ -386,9 +386,7 @@ class IntervalPRIM(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Find the boxes.
 
-        %(fit_parameters)s
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights.
+        %(fit_weighted_parameters)s
 
         Returns
         -------

@@ -21,9 +21,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
 from .._utils._base import IntervalRegressorMixin, rows_as_read, set_init_parameters
+from .._utils._blas import single_threaded_blas
 from .._utils._categorical import (
     CATEGORICAL_FEATURES_CONSTRAINT,
     fitted_encoding,
@@ -91,14 +91,6 @@ class StandardisedProblem:
             max_iter, self.constant, self.signs)
         coefs, intercepts = self.features.original_scale(coefs, intercepts)
         return coefs, intercepts, sweeps, list(alphas[~converged])
-
-
-def _single_threaded_blas():
-    """The solver's BLAS calls are small (rank-k updates of G, vector
-    operations): a second BLAS thread costs more than it gives, and folds
-    may already run in parallel threads. Set around a whole fit, not in the
-    fold threads (the limit is the process's)."""
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _warn_unconverged(alphas, max_iter):
@@ -468,7 +460,7 @@ class IntervalLinearRegression(_LinearPredictor):
         problem = StandardisedProblem(StandardisedFeatures(X, sample_weight), lower, upper,
                                       self.margin, sample_weight,
                                       signs=column_signs(self))
-        with _single_threaded_blas():
+        with single_threaded_blas():
             coefs, intercepts, self.n_iter_, unconverged = problem.path(
                 [self.alpha], self.l1_ratio, self.tol, self.max_iter)
         _warn_unconverged(unconverged, self.max_iter)
@@ -714,7 +706,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         keep_paths = self.store_cv_predictions and (
             alphas.size * (X.shape[1] + 1) * len(folds) <= MAX_KEPT_PATH_VALUES)
         parallel = Parallel(n_jobs=self.n_jobs, prefer="threads")
-        with _single_threaded_blas():
+        with single_threaded_blas():
             results = parallel(
                 delayed(_fold_mse)(X, lower, upper, sample_weight, train, test, margins,
                                    alphas, self.l1_ratio, self.tol, self.max_iter,

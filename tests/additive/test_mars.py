@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from brute_force import breakpoints
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import lsq_linear, minimize
@@ -17,7 +18,6 @@ from mmit import IntervalMARS, load_model, save_model, shap_values
 from mmit.additive import _mars as mars
 from mmit.additive._hinge_terms import basis_matrix
 from mmit.additive._mars import candidate_knots, candidate_scores, gcv
-from tests.brute_force import breakpoints
 
 
 def interval_data(seed, n=200, p=3, censored=0.2):

@@ -5,11 +5,11 @@ bad input."""
 
 import numpy as np
 import pytest
+from brute_force import conventional_minimiser, minimum, objective
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmit.inspection import IntervalPRIM
-from tests.brute_force import conventional_minimiser, minimum, objective
 
 
 def planted(seed, n=3000, censored=0.2):
