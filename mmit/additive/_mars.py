@@ -65,6 +65,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._loss._loss import LOSSES
 from .._utils._base import IntervalRegressorMixin, set_init_parameters
 from .._utils._blas import single_threaded_blas
+from .._utils._categorical import non_numeric_columns
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
 from .._utils._validation import bounds_spread, validate_training_data
@@ -518,6 +519,11 @@ class IntervalMARS(IntervalRegressorMixin, BaseEstimator):
         self : IntervalMARS
             The fitted estimator.
         """
+        not_numeric = non_numeric_columns(X)
+        if not_numeric is not None:
+            raise ValueError(f"IntervalMARS takes numeric features only; the columns "
+                             f"{list(np.asarray(X.columns)[not_numeric])} are categories "
+                             "or labels: one-hot encode them (pandas.get_dummies) first.")
         X, lower, upper, weight = validate_training_data(self, X, y, sample_weight,
                                                          allow_nan=False)
         X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X)

@@ -245,6 +245,15 @@ def test_summary_names_the_features():
     assert "h(age - " in model.summary() or "age)" in model.summary()
 
 
+def test_categorical_columns_are_refused_by_name():
+    pd = pytest.importorskip("pandas")
+    X, y = interval_data(9)
+    for site in (["a", "b", "c", "d"], [1, 2, 3, 4]):  # labels, and numbers as categories
+        frame = pd.DataFrame({"site": pd.Categorical(np.resize(site, 200)), "x": X[:, 0]})
+        with pytest.raises(ValueError, match=r"\['site'\] are categories"):
+            IntervalMARS().fit(frame, y)
+
+
 def test_sparse_input_is_made_dense():
     X, y = interval_data(6)
     dense = IntervalMARS().fit(X, y)

@@ -8,6 +8,7 @@ import pytest
 from brute_force import conventional_minimiser, minimum, objective
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mmit.inspection import IntervalPRIM
 
@@ -193,3 +194,8 @@ def test_bad_input_gets_a_clear_error():
         prim.apply(X[:, :2])
     with pytest.raises(ValueError, match="requires y"):
         IntervalPRIM().fit(X, None)
+
+
+@parametrize_with_checks([IntervalPRIM(random_state=0)])
+def test_scikit_learn_conventions(estimator, check):
+    check(estimator)
