@@ -73,9 +73,9 @@ from ..ensemble._predictive import PredictiveDistributionMixin
 from ._splines import (
     SplineBasis,
     cumulative_map,
-    difference_penalty,
     row_tensor,
     shrunk_penalty,
+    spline_penalty,
     tensor_map,
     tensor_penalty,
 )
@@ -183,7 +183,7 @@ class Term:
         effects; the missing-value effect free."""
         block = np.zeros((self.n_parameters, self.n_parameters))
         width = self.n_effects
-        block[:width, :width] = (shrunk_penalty(difference_penalty(width), shrinkage)
+        block[:width, :width] = (spline_penalty(width, float(shrinkage))
                                  if self.kind == SPLINE else np.eye(width))
         return block
 
@@ -610,8 +610,9 @@ def _newton_direction(hessian, gradient, damping, parameters, signs):
     signs when given."""
     if damping:
         hessian = hessian + damping * np.mean(np.diag(hessian)) * np.eye(hessian.shape[0])
-    if signs is None:
-        return -scipy.linalg.solve(hessian, gradient, assume_a="pos")
+    if signs is None:  # Cholesky factor and solve (LAPACK's posv, without its
+        # condition estimate, a third of the solve's time on small systems)
+        return -scipy.linalg.cho_solve(scipy.linalg.cho_factor(hessian), gradient)
     target = hessian @ parameters - gradient
     return box_quadratic(hessian, target, signs, parameters,
                          10 * hessian.shape[0]) - parameters

@@ -32,6 +32,7 @@ Cost: O(n d^2) a design matrix (``d + 1`` values a row, Cox-de Boor on
 equal knots); O(n d^2) a tensor product's (``(d + 1)^2`` values a row).
 """
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,6 +100,17 @@ def difference_penalty(n_parameters):
     second-difference penalty of the coefficients, on their differences)."""
     difference = np.diff(np.eye(n_parameters), axis=0)
     return difference.T @ difference
+
+
+@functools.lru_cache(maxsize=64)
+def spline_penalty(n_parameters, shrinkage):
+    """A spline's penalty block: :func:`difference_penalty` of its
+    ``n_parameters`` differences, its null space shrunk by ``shrinkage``
+    (:func:`shrunk_penalty`); computed once for each (made read-only: every
+    penalty of a fit's path and its folds reuses it)."""
+    block = shrunk_penalty(difference_penalty(n_parameters), shrinkage)
+    block.flags.writeable = False
+    return block
 
 
 def second_difference_penalty(n_coefficients):
