@@ -77,10 +77,12 @@ class WeightedExplainer(Explainer):
 
     Parameters
     ----------
-    model : estimator
+    model : estimator or None
         The model of models; the rows of an array ``X`` are checked as it
         reads them once, before its members read them (a data frame goes to
-        the members as it is).
+        the members as it is). None: the rows come read by the model around
+        it (a tree of predictors' node combination, whose first member may
+        be a pipeline that refuses NaN).
     members : list of (float, estimator)
         The weights and the fitted members (each explained by
         :func:`explainer_of`).
@@ -94,7 +96,7 @@ class WeightedExplainer(Explainer):
         return self.members[0][1].rows(X)
 
     def contributions(self, X, interactions, n_threads):
-        if not is_dataframe(X):
+        if self.model is not None and not is_dataframe(X):
             X = rows_as_read(self.model, X)
         total, base = 0.0, 0.0
         for weight, member in self.members:

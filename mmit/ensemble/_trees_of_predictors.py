@@ -103,10 +103,11 @@ class MemberMix:
                    for weight, estimator in zip(self.weights, self.estimators, strict=True))
 
     def __mmit_shap__(self):
-        """The weighted sum of the members' explanations (the rows as the
-        first member reads them)."""
-        return WeightedExplainer(self.estimators[0],
-                                 list(zip(self.weights, self.estimators, strict=True)))
+        """The weighted sum of the members' explanations, of rows the tree of
+        predictors has read (its first member, a pipeline of an imputer say,
+        may refuse the NaN the tree takes)."""
+        return WeightedExplainer(None, list(zip(self.weights, self.estimators,
+                                                strict=True)))
 
 
 @dataclass

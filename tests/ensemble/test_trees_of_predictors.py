@@ -247,6 +247,19 @@ def test_shap_values_add_up_to_the_predictions():
                                model.predict(X[:20]), atol=1e-9)
 
 
+def test_shap_values_of_rows_with_nan_when_a_member_imputes_them():
+    # a linear member first: the library fits it behind a MeanImputer, a
+    # pipeline that refuses NaN, inside the nodes' mixes of members
+    X, y = interval_data(9, n=150)
+    X[::4, 1] = np.nan
+    model = TreeOfPredictors([("linear", IntervalLinearRegression(alpha=0.01)),
+                              ("tree", MMIT(max_depth=2, random_state=0))],
+                             max_depth=1, min_samples_leaf=10, random_state=0).fit(X, y)
+    explanation = shap_values(model, X[:30])
+    np.testing.assert_allclose(explanation.values.sum(axis=1) + explanation.base_values,
+                               model.predict(X[:30]), atol=1e-9)
+
+
 def test_missing_values_follow_the_recorded_side():
     X, y = interval_data(7, n=150)
     X[::5, 0] = np.nan
