@@ -35,6 +35,7 @@ WORKLOADS = {
         "n_estimators": 100, "splitter": "hist", "n_jobs": 2, "early_stopping": False,
         "random_state": 0}, None),
     "IntervalLinearRegressionCV": (10_000, 50, "IntervalLinearRegressionCV", {}, None),
+    "IntervalGAMCV": (2_000, 10, "IntervalGAMCV", {}, None),
     "IntervalStackingRegressor": (5_000, 20, "IntervalStackingRegressor", {
         "n_jobs": 2, "random_state": 0}, None),
     "shap_values (MMITForest)": (5_000, 20, "MMITForest", {
