@@ -240,7 +240,8 @@ ESTIMATORS = (
                          fit_summary="an IntervalGAMCV (penalized splines, their penalty "
                                      "by 5-fold CV)", cost=1),
     ), examples=(
-        Example("IntervalGAMCV", lambda: IntervalGAMCV(lams=[100.0, 1.0, 0.01], cv=3)),
+        Example("IntervalGAMCV", lambda: IntervalGAMCV(lams=[100.0, 1.0, 0.01], cv=3,
+                                                       random_state=0)),
     )),
     Estimator(IntervalMARS, "Additive models", cli=(
         CommandLineModel("MARS", _mars, "mars", fit_choice="mars",
