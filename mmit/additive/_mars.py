@@ -152,7 +152,7 @@ def quadratic_gain(g, H, signs):
 
 
 def candidate_scores(X, columns, parent, feature, weight, residual, orthonormal, knots,
-                     signs=(0, 0)):
+                     order, signs=(0, 0)):
     """The decrease of ``sum_i a_i (r_i - (B delta + C c)_i)^2`` that adding the
     hinges of ``feature`` at each of ``knots`` times column ``parent`` of
     ``columns`` (``C``, beside the current columns ``B``) allows, ``a``
@@ -160,6 +160,7 @@ def candidate_scores(X, columns, parent, feature, weight, residual, orthonormal,
     ``orthonormal`` spans ``sqrt(a) B`` with orthonormal columns. The
     first knot is the linear term's, ``B_m (x - t_0)``, the least value of
     the parent's rows (only its first column), the others the pairs';
+    ``order`` sorts the rows by the feature (stably; made once per fit);
     ``signs`` constrain the pair's coefficients. Returns the gains and the
     columns each one adds (from :func:`quadratic_gain`), in O(n M) for all
     the knots.
@@ -169,10 +170,9 @@ def candidate_scores(X, columns, parent, feature, weight, residual, orthonormal,
     weighted residual and basis, so that each knot's inner products are
     differences of two prefix sums."""
     parent_values = columns[:, parent]
-    rows = np.flatnonzero((weight > 0) & (parent_values != 0))
+    rows = order[((weight > 0) & (parent_values != 0))[order]]
     if rows.size == 0:
         return np.zeros(knots.size), np.zeros((knots.size, 2), dtype=bool)
-    rows = rows[np.argsort(X[rows, feature], kind="stable")]
     x = X[rows, feature]
     scale = np.sqrt(weight[rows]) * parent_values[rows]
     targets = np.column_stack([np.sqrt(weight[rows]) * residual[rows], orthonormal[rows]])
@@ -215,14 +215,21 @@ def candidate_scores(X, columns, parent, feature, weight, residual, orthonormal,
 
 @dataclass
 class _Fit:
-    """A fitted subset of the basis: its columns' indices, coefficients, loss
-    (the objective's mean loss, without the solver's ridge) and rows the
-    loss sees (of positive weight, on or outside their breakpoints)."""
+    """A fitted subset of the basis: its columns' indices, coefficients, the
+    predictions and the curvature of the loss in them, and its loss (the
+    objective's mean loss, without the solver's ridge)."""
 
     columns: list
     parameters: np.ndarray
+    predictions: np.ndarray
+    curvature: np.ndarray
     loss: float
-    n_active: int
+
+    @property
+    def n_active(self):
+        """The rows the loss sees: of positive weight, on or outside their
+        breakpoints."""
+        return int(np.count_nonzero(self.curvature))
 
 
 class _BasisFitter:
@@ -255,20 +262,19 @@ class _BasisFitter:
         self.converged &= converged
         self.most_steps = max(self.most_steps, steps)
         predictions = problem.predictions(parameters)
-        n_active = int(np.count_nonzero(problem.curvature(predictions)))
-        return _Fit(list(columns), parameters, float(self.objective(predictions)), n_active)
+        return _Fit(list(columns), parameters, predictions, problem.curvature(predictions),
+                    float(self.objective(predictions)))
 
     def quadratic(self, fit):
         """The local quadratic of the loss at ``fit`` (module doc): each row's
         weight (half its curvature), residual (to the bound it crosses) and an
         orthonormal basis of the weighted columns."""
-        problem = self.problem(fit.columns)
-        predictions = problem.predictions(fit.parameters)
-        curvature = problem.curvature(predictions)
+        curvature = fit.curvature
         weight = curvature / 2.0
         residual = np.zeros_like(weight)
         active = curvature > 0
-        residual[active] = -self.objective.gradient(predictions)[active] / curvature[active]
+        residual[active] = (-self.objective.gradient(fit.predictions)[active]
+                            / curvature[active])
         weighted = np.sqrt(weight)[:, None] * self.columns[:, fit.columns]
         left, values, _ = np.linalg.svd(weighted, full_matrices=False)
         kept = values > COLLINEAR * values.max(initial=0.0)
@@ -284,6 +290,7 @@ def forward_pass(model, fitter, constraints, max_terms):
     start = np.array([LOSSES[model.loss].optimal_constant(
         fitter.objective.lower, fitter.objective.upper, 0.0, fitter.objective.weight)])
     fit = fitter.fit([0], start)
+    orders = [np.argsort(Z[:, j], kind="stable") for j in range(n_features)]
     while len(terms) + 2 <= max_terms and fit.loss > 0.0:
         weight, residual, orthonormal = fitter.quadratic(fit)
         least_decrease = model.forward_tol * fit.loss
@@ -296,12 +303,13 @@ def forward_pass(model, fitter, constraints, max_terms):
                 direction = constraints[feature]
                 if feature in term.features or (direction and term.degree):
                     continue
-                values = np.sort(Z[support, feature])
+                order = orders[feature]
+                values = Z[order[support[order]], feature]
                 knots = np.concatenate([values[:1], candidate_knots(
                     values, *span_rules(values.size, n_features, model.min_span,
                                         model.end_span))])
                 gains, used = candidate_scores(Z, fitter.columns, parent, feature, weight,
-                                               residual, orthonormal, knots,
+                                               residual, orthonormal, knots, order,
                                                (direction, -direction))
                 k = int(np.argmax(gains))
                 if gains[k] > best[0]:

@@ -69,7 +69,8 @@ def test_fast_knot_updates_equal_refitting_every_candidate(seed, direction):
         values = np.unique(X[columns[:, parent] != 0, feature])
         knots = np.concatenate([values[:1], candidate_knots(values, 1, 0)])
         gains, used = candidate_scores(X, columns, parent, feature, weight, residual,
-                                       orthonormal, knots, signs)
+                                       orthonormal, knots,
+                                       np.argsort(X[:, feature], kind="stable"), signs)
         for k, knot in enumerate(knots):
             plus = columns[:, parent] * np.maximum(0, X[:, feature] - knot)
             minus = columns[:, parent] * np.maximum(0, knot - X[:, feature])
