@@ -169,11 +169,17 @@ CANCELLING_CURVATURE = [
 ]
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(interval_problems(nice_weights=False))
-@example(CANCELLING_CURVATURE[0])
-@example(CANCELLING_CURVATURE[1])
+def arbitrary_weight_problems(test):
+    """Run ``test(problem)`` on problems of arbitrary weights, the cancelling
+    curvatures among them."""
+    for problem in reversed(CANCELLING_CURVATURE):
+        test = example(problem)(test)
+    return settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])(
+        given(interval_problems(nice_weights=False))(test))
+
+
+@arbitrary_weight_problems
 def test_cost_is_minimal_with_arbitrary_weights(problem):
     lower, upper, weight, margin, loss = problem
     _check_against_oracle(lower, upper, weight, margin, loss, check_conventions=False)
@@ -253,11 +259,7 @@ def test_sorted_pass_agrees_with_brute_force(problem):
     assert prediction == pytest.approx(conventional_minimiser(left, right), abs=1e-9)
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(interval_problems(nice_weights=False))
-@example(CANCELLING_CURVATURE[0])
-@example(CANCELLING_CURVATURE[1])
+@arbitrary_weight_problems
 def test_sorted_pass_agrees_with_the_incremental_solver(problem):
     lower, upper, weight, margin, loss = problem
     prediction, cost = _sorted_pass_optimum(lower, upper, weight, margin, loss)

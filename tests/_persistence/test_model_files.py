@@ -317,21 +317,25 @@ def test_a_search_is_saved_whole(tmp_path, search):
         save_model(ConstantRegressor().fit(X, y), tmp_path / "c.npz")
 
 
+def metadata_edit(change):
+    """An edit of a model file's arrays (for ``rewrite``) that applies
+    ``change`` to its metadata document."""
+    def edit(arrays):
+        document = json.loads(bytes(arrays["metadata"]).decode())
+        change(document)
+        arrays["metadata"] = np.frombuffer(json.dumps(document).encode(), np.uint8)
+    return edit
+
+
 def test_a_damaged_search_is_refused(tmp_path):
     X, y = make_interval_regression(60, 2, random_state=1)
     save_model(MMITCV(cv=3, random_state=0).fit(X, y), tmp_path / "m.npz")
 
-    def edit(change):
-        def rewrite_metadata(arrays):
-            document = json.loads(bytes(arrays["metadata"]).decode())
-            change(document)
-            arrays["metadata"] = np.frombuffer(json.dumps(document).encode(), np.uint8)
-        return rewrite_metadata
-
     for name, change in {"index": lambda d: d.update(best_index=10_000),
                          "columns": lambda d: d["cv_results"]["params"].pop()}.items():
         with pytest.raises(ValueError, match="damaged"):
-            load_model(rewrite(tmp_path / "m.npz", tmp_path / f"{name}.npz", edit(change)))
+            load_model(rewrite(tmp_path / "m.npz", tmp_path / f"{name}.npz",
+                               metadata_edit(change)))
 
 
 def survival_records(n, seed):
@@ -417,13 +421,6 @@ def test_foreign_and_damaged_files_are_rejected(tmp_path):
     path = tmp_path / "model.npz"
     save_model(MMIT(max_depth=3).fit(X, y), path)
 
-    def metadata(change):
-        def edit(arrays):
-            document = json.loads(bytes(arrays["metadata"]).decode())
-            change(document)
-            arrays["metadata"] = np.frombuffer(json.dumps(document).encode(), np.uint8)
-        return edit
-
     def bad_child(arrays):
         arrays["tree0_nodes"]["left_child"][0] = 10_000
 
@@ -432,9 +429,10 @@ def test_foreign_and_damaged_files_are_rejected(tmp_path):
 
     cases = {
         "foreign.npz": (lambda arrays: arrays.pop("metadata"), "not an mmit model"),
-        "format.npz": (metadata(lambda d: d.update(format="other")), "not an mmit model"),
-        "version.npz": (metadata(lambda d: d.update(version=99)), "version"),
-        "params.npz": (metadata(lambda d: d["params"].update(depth=3)), "damaged"),
+        "format.npz": (metadata_edit(lambda d: d.update(format="other")),
+                       "not an mmit model"),
+        "version.npz": (metadata_edit(lambda d: d.update(version=99)), "version"),
+        "params.npz": (metadata_edit(lambda d: d["params"].update(depth=3)), "damaged"),
         "child.npz": (bad_child, "damaged"),
         "cycle.npz": (cycle, "damaged"),
         "dtype.npz": (lambda a: a.update(tree0_values=a["tree0_values"].astype(np.float32)),

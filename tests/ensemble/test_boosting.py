@@ -151,11 +151,12 @@ def test_progress_is_reported_on_stderr(capsys):
     assert len(err.splitlines()) == 10  # a line every tenth of the stages
 
 
-def test_bad_parameters():
+@pytest.mark.parametrize("params, match", [
+    ({"early_stopping": True, "validation_fraction": 0.99}, "validation_fraction"),
+    ({"learning_rate": 0.0}, "learning_rate"),
+    ({"subsample": 1.5}, "subsample"),
+])
+def test_bad_parameters(params, match):
     X, y = problem(n=20)
-    with pytest.raises(ValueError, match="validation_fraction"):
-        MMITBoost(early_stopping=True, validation_fraction=0.99).fit(X, y)
-    with pytest.raises(ValueError, match="learning_rate"):
-        MMITBoost(learning_rate=0.0).fit(X, y)
-    with pytest.raises(ValueError, match="subsample"):
-        MMITBoost(subsample=1.5).fit(X, y)
+    with pytest.raises(ValueError, match=match):
+        MMITBoost(**params).fit(X, y)

@@ -260,16 +260,16 @@ def test_progress_is_reported_on_stderr(capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_bad_parameters():
+@pytest.mark.parametrize("params, match", [
+    ({"bootstrap": False, "oob_score": True}, "bootstrap"),
+    ({"bootstrap": False, "max_samples": 0.5}, "bootstrap"),
+    ({"max_samples": 10_000}, "max_samples"),
+    ({"n_estimators": 0}, "n_estimators"),
+])
+def test_bad_parameters(params, match):
     X, y = small_problem()
-    with pytest.raises(ValueError, match="bootstrap"):
-        MMITForest(bootstrap=False, oob_score=True).fit(X, y)
-    with pytest.raises(ValueError, match="bootstrap"):
-        MMITForest(bootstrap=False, max_samples=0.5).fit(X, y)
-    with pytest.raises(ValueError, match="max_samples"):
-        MMITForest(max_samples=10_000).fit(X, y)
-    with pytest.raises(ValueError, match="n_estimators"):
-        MMITForest(n_estimators=0).fit(X, y)
+    with pytest.raises(ValueError, match=match):
+        MMITForest(**params).fit(X, y)
 
 
 @pytest.mark.parametrize("name", ["servo", "H3K4me3_TDH_other_FPOP"])

@@ -91,6 +91,12 @@ def brute_force_interactions(tree, x):
     return phi
 
 
+# the draws of small_tree's trees but their number of features
+SMALL_TREES = {"seed": st.integers(0, 10_000), "max_depth": st.integers(1, 4),
+               "missing": st.sampled_from([0.0, 0.2]),
+               "leaf_model": st.sampled_from(["constant", "linear"])}
+
+
 def small_tree(seed, n_features, max_depth, missing, leaf_model):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(120, n_features))
@@ -102,9 +108,7 @@ def small_tree(seed, n_features, max_depth, missing, leaf_model):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), n_features=st.integers(1, 6),
-       max_depth=st.integers(1, 4), missing=st.sampled_from([0.0, 0.2]),
-       leaf_model=st.sampled_from(["constant", "linear"]))
+@given(n_features=st.integers(1, 6), **SMALL_TREES)
 def test_tree_values_equal_the_brute_force_shapley_values(seed, n_features, max_depth,
                                                           missing, leaf_model):
     model, X = small_tree(seed, n_features, max_depth, missing, leaf_model)
@@ -117,9 +121,7 @@ def test_tree_values_equal_the_brute_force_shapley_values(seed, n_features, max_
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), n_features=st.integers(2, 4),
-       max_depth=st.integers(1, 4), missing=st.sampled_from([0.0, 0.2]),
-       leaf_model=st.sampled_from(["constant", "linear"]))
+@given(n_features=st.integers(2, 4), **SMALL_TREES)
 def test_interaction_values_equal_the_brute_force_ones(seed, n_features, max_depth,
                                                        missing, leaf_model):
     model, X = small_tree(seed, n_features, max_depth, missing, leaf_model)
