@@ -10,15 +10,14 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._loss._loss import LOSSES, breakpoints
 from ._utils._base import IntervalRegressorMixin, set_init_parameters
-from ._utils._dask_collections import by_partitions
-from ._utils._docstrings import fill_doc
-from ._utils._sparse import by_row_blocks, dense_rows
+from ._utils._methods import fit_method, predict_method
+from ._utils._sparse import dense_rows
 from ._utils._validation import validate_training_data
 
 __all__ = ["ConstantRegressor", "IntervalCART", "interval_cart_rows"]
@@ -79,7 +78,7 @@ class ConstantRegressor(IntervalRegressorMixin, BaseEstimator):
     def __init__(self, *, margin=0.0, loss="linear_hinge"):
         set_init_parameters(self, locals())
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Find the best constant.
 
@@ -91,18 +90,14 @@ class ConstantRegressor(IntervalRegressorMixin, BaseEstimator):
             Target intervals, or exact values.
         sample_weight : array-like of shape (n_samples,), default=None
 
-        Returns
-        -------
-        self : ConstantRegressor
+        %(fit_returns)s
         """
         _, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         self.constant_ = LOSSES[self.loss].optimal_constant(lower, upper, self.margin,
                                                             sample_weight)
         return self
 
-    @fill_doc
-    @by_partitions
-    @by_row_blocks
+    @predict_method
     def predict(self, X):
         """The constant, once per sample.
 
@@ -163,7 +158,7 @@ class IntervalCART(IntervalRegressorMixin, BaseEstimator):
                  min_samples_leaf=1, ccp_alpha=0.0, random_state=None):
         set_init_parameters(self, locals())
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Fit the regression tree on one row per finite bound.
 
@@ -180,9 +175,7 @@ class IntervalCART(IntervalRegressorMixin, BaseEstimator):
         sample_weight : array-like of shape (n_samples,), default=None
             Weight of each sample, given to each of its rows.
 
-        Returns
-        -------
-        self : IntervalCART
+        %(fit_returns)s
         """
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         rows, targets = interval_cart_rows(lower, upper, float(self.margin))
@@ -195,9 +188,7 @@ class IntervalCART(IntervalRegressorMixin, BaseEstimator):
         ).fit(dense_rows(X, rows), targets, sample_weight=sample_weight[rows])
         return self
 
-    @fill_doc
-    @by_partitions
-    @by_row_blocks
+    @predict_method
     def predict(self, X):
         """Predictions of the regression tree.
 

@@ -68,3 +68,18 @@ def test_old_module_paths_name_the_moved_classes():
     assert old.MMIT is mmit.MMIT
     tree = mmit.MMIT(max_depth=1).fit([[0.0], [1.0]], [0.0, 1.0]).tree_
     assert importlib.import_module("mmit._tree").Tree is type(tree)
+
+
+def test_the_modules_split_by_job_still_name_what_their_pickles_hold():
+    # the additive models' design and the tree of predictors' fitted tree
+    # moved to modules of their own; pickles written before name them in the
+    # estimators' modules
+    from mmit.additive import _additive_design
+    from mmit.ensemble import _predictor_tree
+
+    gam = importlib.import_module("mmit.additive._gam")
+    assert gam._AdditiveDesign is _additive_design.AdditiveDesign
+    assert (gam.Term, gam.PairTerm) == (_additive_design.Term, _additive_design.PairTerm)
+    tops = importlib.import_module("mmit.ensemble._trees_of_predictors")
+    assert tops.PredictorTree is _predictor_tree.PredictorTree
+    assert tops.MemberMix is _predictor_tree.MemberMix

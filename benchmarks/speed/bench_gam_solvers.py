@@ -50,7 +50,11 @@ from tables import Table, add_csv_argument, seconds, size
 
 from mmit import IntervalGAM
 from mmit._utils._blas import single_threaded_blas
-from mmit.additive._gam import REGULARISATION, PenalizedProblem, penalized_newton
+from mmit.additive._penalized_newton import (
+    REGULARISATION,
+    PenalizedProblem,
+    penalized_newton,
+)
 from mmit.datasets import load_folder, make_interval_regression
 
 #: Backfitting stops when a sweep lowers the objective by less than this share.

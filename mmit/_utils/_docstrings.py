@@ -147,11 +147,18 @@ for _name, _X in (("fit_parameters", "fit_X"), ("fit_parameters_numeric",
     SECTIONS[_name] = "\n".join(["Parameters", "----------", SECTIONS[_X],
                                  SECTIONS["fit_y"]])
 
-# a fit's Parameters section with plain sample weights
-SECTIONS["fit_weighted_parameters"] = "\n".join([
+# a fit's Returns section, and a fit's whole sections with plain weights
+SECTIONS["fit_returns"] = """\
+Returns
+-------
+self : object
+    The fitted estimator."""
+SECTIONS["fit_weighted"] = "\n".join([
     SECTIONS["fit_parameters"],
     "sample_weight : array-like of shape (n_samples,), default=None",
-    "    Non-negative weights."])
+    "    Non-negative weights.",
+    "",
+    SECTIONS["fit_returns"]])
 
 _PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.MULTILINE)
 

@@ -10,7 +10,7 @@ prediction outside its margin-shrunk interval.
 hinges at a knot ``t`` of a feature ``j`` times a parent term ``B_m``
 (``B_m (x_j - t)_+`` and ``B_m (t - x_j)_+``) that lowers the loss most,
 then refits every coefficient exactly (the generalised Newton method of the
-additive models, ``_gam.penalized_newton``). A candidate is scored on the
+additive models, ``_penalized_newton``). A candidate is scored on the
 local quadratic of the loss at the current fit (:func:`candidate_scores`):
 the rows outside their intervals with their curvature as weights and the
 bound they cross as target, a weighted least-squares problem in which the
@@ -57,7 +57,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -68,8 +68,8 @@ from .._utils._blas import single_threaded_blas
 from .._utils._categorical import non_numeric_columns
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method
 from .._utils._validation import bounds_spread, validate_training_data
-from ._gam import PenalizedProblem, penalized_newton
 from ._hinge_terms import (
     BasisTerm,
     Hinge,
@@ -79,6 +79,7 @@ from ._hinge_terms import (
     decode_terms,
     encode_terms,
 )
+from ._penalized_newton import PenalizedProblem, penalized_newton
 
 #: A candidate column whose part orthogonal to the basis keeps less than
 #: this share of its squared norm lies in the basis: it adds nothing.
@@ -515,17 +516,11 @@ class IntervalMARS(IntervalRegressorMixin, BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
-    @fill_doc
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Fit the MARS model on interval targets.
 
-        %(fit_weighted_parameters)s
-
-        Returns
-        -------
-        self : IntervalMARS
-            The fitted estimator.
+        %(fit_weighted)s
         """
         not_numeric = non_numeric_columns(X)
         if not_numeric is not None:

@@ -11,15 +11,18 @@ read-outs); :class:`MMITBoost` (``_boosting``);
 what the tree ensembles share (``_base``); and
 :class:`IntervalStackingRegressor` (``_stacking``) with its convex combiner
 (``_combiner``); :class:`TreeOfPredictors` (``_trees_of_predictors``), a
-tree whose nodes hold the members that predict their regions best.
+tree whose nodes hold the members that predict their regions best (its
+search, ``_predictor_tree_search``; its fitted tree,
+:class:`PredictorTree`, ``_predictor_tree``).
 """
 
 from ._boosting import MMITBoost
 from ._distribution_strategies import LocationDistribution, SpreadDistribution
 from ._forest import MMITForest
 from ._forest_cv import MMITForestCV
+from ._predictor_tree import PredictorTree
 from ._stacking import IntervalStackingRegressor
-from ._trees_of_predictors import PredictorTree, TreeOfPredictors
+from ._trees_of_predictors import TreeOfPredictors
 
 __all__ = ["IntervalStackingRegressor", "LocationDistribution", "MMITBoost", "MMITForest",
            "MMITForestCV", "PredictorTree", "SpreadDistribution", "TreeOfPredictors"]

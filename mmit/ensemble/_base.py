@@ -18,10 +18,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils._base import IntervalRegressorMixin
 from .._utils._categorical import check_warm_start_encoding, fitted_encoding
-from .._utils._dask_collections import by_partitions
-from .._utils._docstrings import fill_doc
+from .._utils._methods import predict_method
 from .._utils._protocols import ReadRowsExplainer
-from .._utils._sparse import by_row_blocks
 from ..tree._additive import AdditiveTrees
 from ..tree._classes import MMIT
 
@@ -88,9 +86,7 @@ class TreeEnsemble(IntervalRegressorMixin, BaseEstimator):
         return AdditiveTrees([tree.tree_ for tree in self.estimators_],
                              np.full(len(self.estimators_), scale), offset, divisor)
 
-    @fill_doc
-    @by_partitions
-    @by_row_blocks
+    @predict_method
     def predict(self, X):
         """Predicted value of each sample: the ensemble's sum of trees.
 

@@ -25,7 +25,6 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
@@ -38,6 +37,7 @@ from .._utils._categorical import (
 )
 from .._utils._dask_collections import is_dask_collection
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method
 from .._utils._sparse import dense_rows, walk_rows
 from .._utils._validation import (
     bounds_spread,
@@ -349,8 +349,7 @@ class MMITBoost(TreeEnsemble):
         held_out[random_state.permutation(n_samples)[:n_held_out]] = True
         return held_out
 
-    @fill_doc
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None,
             sample_weight_val=None):
         """Fit the boosting stages on interval targets.
@@ -375,10 +374,7 @@ class MMITBoost(TreeEnsemble):
         sample_weight_val : array-like of shape (n_val_samples,), default=None
             Weights of the held-out rows.
 
-        Returns
-        -------
-        self : MMITBoost
-            The fitted estimator.
+        %(fit_returns)s
         """
         if (X_val is None) != (y_val is None):
             raise ValueError("X_val and y_val are given together.")

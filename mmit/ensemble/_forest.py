@@ -6,7 +6,6 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
-from sklearn.base import _fit_context
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
@@ -18,6 +17,7 @@ from .._utils._categorical import (
     n_categories,
 )
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method
 from .._utils._protocols import OneFitFoldPredictions
 from .._utils._scores import interval_mse
 from .._utils._validation import held_out_fold_of_rows, validate_training_data
@@ -287,8 +287,7 @@ LocationDistribution or None, default="auto"
         """The trees' mean: each at scale 1, their sum divided by their number."""
         return 0.0, 1.0, len(self.estimators_)
 
-    @fill_doc
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Grow the forest on interval targets.
 
@@ -299,10 +298,7 @@ LocationDistribution or None, default="auto"
             by its count, so an integer weight acts like repeated samples (as
             in scikit-learn >= 1.9); without, each tree uses the weights.
 
-        Returns
-        -------
-        self : MMITForest
-            The fitted estimator.
+        %(fit_returns)s
         """
         previous = fitted_encoding(self)
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)

@@ -8,7 +8,6 @@ from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
@@ -20,6 +19,7 @@ from .._utils._constraints import (
     monotonic_constraints,
 )
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method
 from .._utils._scores import distance_outside
 from .._utils._search import IntervalSearch
 from .._utils._validation import bounds_spread, validate_training_data
@@ -182,8 +182,7 @@ class MMITForestCV(ChosenForestDistributionMixin, IntervalSearch):
             check_leaf_model_growth(tree_params(forest.get_params()), lower.shape[0])
         return candidates
 
-    @fill_doc
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Grow one forest per candidate and keep the one chosen out of bag.
 
@@ -192,10 +191,7 @@ class MMITForestCV(ChosenForestDistributionMixin, IntervalSearch):
             Weights of the rows in the bootstrap samples (see
             :class:`MMITForest`) and in the out-of-bag MSE.
 
-        Returns
-        -------
-        self : MMITForestCV
-            The fitted estimator.
+        %(fit_returns)s
         """
         X_input = X
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)

@@ -9,7 +9,7 @@ from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import _fit_context, clone
+from sklearn.base import clone
 from sklearn.model_selection import KFold, check_cv
 from sklearn.pipeline import Pipeline
 from sklearn.utils import Bunch, _safe_indexing, check_random_state
@@ -22,6 +22,7 @@ from .._utils._categorical import is_dataframe
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
 from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method
 from .._utils._protocols import WeightedExplainer
 from .._utils._scores import interval_scores
 from .._utils._sparse import by_row_blocks
@@ -446,8 +447,7 @@ default=None
         held_out_fold_of_rows(splits, X.shape[0])
         return splits, cv if type(cv) is KFold else splits
 
-    @fill_doc
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_method(nested_validation=True)
     def fit(self, X, y, sample_weight=None, groups=None):
         """Fit the members on every fold and on all rows, and their weights.
 
@@ -458,10 +458,7 @@ default=None
         groups : array-like of shape (n_samples,), default=None
             Group labels for a group-aware ``cv``.
 
-        Returns
-        -------
-        self : IntervalStackingRegressor
-            The fitted estimator.
+        %(fit_returns)s
         """
         # a DataFrame goes to the members as given (column names and types
         # for their own pipelines), other X as a checked array

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -48,6 +48,7 @@ from .._loss._loss import LOSSES
 from .._utils._base import rows_as_read, set_init_parameters
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, fitted_encoding
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method
 from .._utils._validation import validate_training_data
 
 #: The bootstrap draws of the standard error of the best validation value.
@@ -381,17 +382,11 @@ class IntervalPRIM(BaseEstimator):
                  categorical_features="from_dtype", random_state=None, verbose=0):
         set_init_parameters(self, locals())
 
-    @fill_doc
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Find the boxes.
 
-        %(fit_weighted_parameters)s
-
-        Returns
-        -------
-        self : IntervalPRIM
-            The fitted object.
+        %(fit_weighted)s
         """
         X, lower, upper, weight = validate_training_data(self, X, y, sample_weight,
                                                          allow_nan=False)

@@ -11,11 +11,12 @@ arrays, which model files store.
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils._categorical import non_numeric_columns, numeric_values
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method
 from .._utils._validation import check_sample_weight
 
 
@@ -63,7 +64,7 @@ class MeanImputer(TransformerMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y=None, sample_weight=None):
         """Learn the fill values and the features that get an indicator.
 
@@ -75,9 +76,7 @@ class MeanImputer(TransformerMixin, BaseEstimator):
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the means.
 
-        Returns
-        -------
-        self : MeanImputer
+        %(fit_returns)s
         """
         passed = non_numeric_columns(X)
         X = numeric_values(self, X, passed, reset=True)

@@ -16,7 +16,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval
@@ -31,11 +31,10 @@ from .._utils._categorical import (
     numeric_values,
 )
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT, monotonic_constraints
-from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method, predict_method
 from .._utils._protocols import Explainer, OneFitFoldPredictions
 from .._utils._scores import interval_scores
-from .._utils._sparse import by_row_blocks
 from .._utils._validation import (
     bounds_spread,
     check_fold_weights,
@@ -326,9 +325,7 @@ class _LinearPredictor(IntervalRegressorMixin, BaseEstimator):
             raise ValueError("a linear model's arrays are not finite")
         self.intercept_ = float(self.intercept_)
 
-    @fill_doc
-    @by_partitions
-    @by_row_blocks
+    @predict_method
     def predict(self, X):
         """Predicted value of each sample.
 
@@ -442,8 +439,7 @@ class IntervalLinearRegression(_LinearPredictor):
                  positive=False, monotonic_cst=None):
         set_init_parameters(self, locals())
 
-    @fill_doc
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Fit the linear model on interval targets.
 
@@ -451,10 +447,7 @@ class IntervalLinearRegression(_LinearPredictor):
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights.
 
-        Returns
-        -------
-        self : IntervalLinearRegression
-            The fitted estimator.
+        %(fit_returns)s
         """
         X, lower, upper, sample_weight = self._training_columns(X, y, sample_weight)
         problem = StandardisedProblem(StandardisedFeatures(X, sample_weight), lower, upper,
@@ -679,8 +672,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         margin."""
         return OneFitFoldPredictions({"cv": cv, "store_cv_predictions": True})
 
-    @fill_doc
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Cross-validate the paths and refit the best model on all data.
 
@@ -688,10 +680,7 @@ class IntervalLinearRegressionCV(_LinearPredictor):
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights, for fitting and for the test MSE.
 
-        Returns
-        -------
-        self : IntervalLinearRegressionCV
-            The fitted estimator.
+        %(fit_returns)s
         """
         X, lower, upper, sample_weight = self._training_columns(X, y, sample_weight)
         margins = self._candidate_margins(lower, upper, sample_weight)

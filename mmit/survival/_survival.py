@@ -5,7 +5,7 @@ from math import sqrt
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted
@@ -14,6 +14,7 @@ from .._utils._base import set_init_parameters
 from .._utils._constraints import MONOTONIC_CST_CONSTRAINT
 from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import check_times
 from ..ensemble._boosting import MMITBoost
@@ -385,7 +386,7 @@ default=None
         tags.input_tags.sparse = model_tags.sparse
         return tags
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_method(nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the estimator on the survival targets as intervals.
 
@@ -397,9 +398,7 @@ default=None
             times (lower, upper; inf for a right-censored time).
         sample_weight : array-like of shape (n_samples,), default=None
 
-        Returns
-        -------
-        self : SurvivalRegressor
+        %(fit_returns)s
         """
         target, times = survival_target(y, self.log)
         check_consistent_length(X, target)

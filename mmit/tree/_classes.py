@@ -1,7 +1,7 @@
 """The Maximum Margin Interval Tree estimator."""
 
 import numpy as np
-from sklearn.base import BaseEstimator, _fit_context, clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -11,8 +11,8 @@ from .._utils._base import (
     set_init_parameters,
 )
 from .._utils._categorical import CATEGORICAL_FEATURES_CONSTRAINT, n_categories
-from .._utils._dask_collections import by_partitions
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method, predict_method
 from .._utils._protocols import ReadRowsExplainer
 from .._utils._sparse import by_row_blocks
 from .._utils._validation import validate_training_data
@@ -176,8 +176,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
     ):
         set_init_parameters(self, locals())
 
-    @fill_doc
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on interval targets.
 
@@ -185,10 +184,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; samples of weight 0 do not take part.
 
-        Returns
-        -------
-        self : MMIT
-            The fitted estimator.
+        %(fit_returns)s
         """
         data, sample_weight = mmit_training_data(self, X, y, sample_weight)
         params = resolve_constraints(self, self.get_params())
@@ -260,9 +256,7 @@ class MMIT(IntervalRegressorMixin, BaseEstimator):
             raise ValueError("the number of trees does not match")
         hold_tree(self, trees[0], getattr(self, "feature_names_in_", None))
 
-    @fill_doc
-    @by_partitions
-    @by_row_blocks
+    @predict_method
     def predict(self, X):
         """Predicted value (of the leaf reached) for each sample.
 

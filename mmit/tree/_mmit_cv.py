@@ -8,7 +8,7 @@ from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
@@ -21,6 +21,7 @@ from .._utils._categorical import (
     n_categories,
 )
 from .._utils._docstrings import fill_doc
+from .._utils._methods import fit_method
 from .._utils._scores import interval_scores
 from .._utils._search import IntervalSearch
 from .._utils._sparse import dense_rows
@@ -308,8 +309,7 @@ interaction_cst
         return [{"loss": loss, "margin": float(margin), **leaf}
                 for loss in self.losses for margin in margins for leaf in leaves]
 
-    @fill_doc
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None, groups=None):
         """Cross-validate the candidates and keep the best tree on all data.
 
@@ -319,10 +319,7 @@ interaction_cst
         groups : array-like of shape (n_samples,), default=None
             Group labels for a group-aware ``cv``.
 
-        Returns
-        -------
-        self : MMITCV
-            The fitted estimator.
+        %(fit_returns)s
         """
         X, lower, upper, sample_weight = validate_training_data(self, X, y, sample_weight)
         candidates = self._candidate_grid(lower, upper)

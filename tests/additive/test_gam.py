@@ -22,7 +22,7 @@ from mmit import (
     shap_values,
 )
 from mmit._loss._loss import LOSSES, breakpoints
-from mmit.additive._gam import box_quadratic, fellner_schall_penalties
+from mmit.additive._penalized_newton import box_quadratic, fellner_schall_penalties
 from mmit.additive._splines import SplineBasis
 
 

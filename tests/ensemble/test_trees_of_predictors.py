@@ -18,7 +18,7 @@ from mmit import (
 )
 from mmit._loss._loss import LOSSES
 from mmit.baselines import ConstantRegressor
-from mmit.ensemble._trees_of_predictors import _HoldoutRows
+from mmit.ensemble._predictor_tree_search import HoldoutRows
 from mmit.tree._growing import draw_seed
 
 
@@ -71,7 +71,7 @@ def test_the_split_is_the_brute_force_best_of_held_out_loss(seed):
     model = TreeOfPredictors(constant_library(), max_depth=1,
                              min_samples_leaf=8, n_candidates=None, validation="holdout",
                              refit=False, random_state=seed).fit(X, y)
-    roles = _HoldoutRows(X.shape[0], draw_seed(np.random.RandomState(seed))).role
+    roles = HoldoutRows(X.shape[0], draw_seed(np.random.RandomState(seed))).role
     every = np.arange(X.shape[0])
 
     def constant(rows):
@@ -239,12 +239,16 @@ def test_survival_regressor_takes_a_tree_of_predictors():
     assert curves.shape[0] == 4 and np.all(np.diff(curves, axis=1) <= 1e-12)
 
 
+def assert_shap_values_add_up(model, X):
+    explanation = shap_values(model, X)
+    np.testing.assert_allclose(explanation.values.sum(axis=1) + explanation.base_values,
+                               model.predict(X), atol=1e-9)
+
+
 def test_shap_values_add_up_to_the_predictions():
     X, y = interval_data(6, n=150)
     model = small_model().fit(X, y)
-    explanation = shap_values(model, X[:20])
-    np.testing.assert_allclose(explanation.values.sum(axis=1) + explanation.base_values,
-                               model.predict(X[:20]), atol=1e-9)
+    assert_shap_values_add_up(model, X[:20])
 
 
 def test_shap_values_of_rows_with_nan_when_a_member_imputes_them():
@@ -255,9 +259,7 @@ def test_shap_values_of_rows_with_nan_when_a_member_imputes_them():
     model = TreeOfPredictors([("linear", IntervalLinearRegression(alpha=0.01)),
                               ("tree", MMIT(max_depth=2, random_state=0))],
                              max_depth=1, min_samples_leaf=10, random_state=0).fit(X, y)
-    explanation = shap_values(model, X[:30])
-    np.testing.assert_allclose(explanation.values.sum(axis=1) + explanation.base_values,
-                               model.predict(X[:30]), atol=1e-9)
+    assert_shap_values_add_up(model, X[:30])
 
 
 def test_missing_values_follow_the_recorded_side():
