@@ -48,7 +48,8 @@ cdef class Criterion:
     cdef void row_costs(self, const int32_t* rows, intp_t count, double value,
                         double* costs) noexcept nogil
     cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
-                                  const unsigned char* goes_left) noexcept nogil
+                                  const unsigned char* goes_left,
+                                  int n_threads) noexcept nogil
     cdef bint targets_minimum(self, intp_t target_start, intp_t target_end,
                               double* value, double* cost) noexcept nogil
     cdef void gradients(self, double* gradient, double* curvature,

@@ -47,7 +47,7 @@ from .._utils._parallel cimport PARALLEL_MIN_ROWS, threads_for
 import numpy as np
 
 from .._loss._loss cimport LossTag, check_loss_tag, tagged_derivatives, tagged_interval_loss
-from ._partition cimport stable_partition
+from ._partition cimport stable_partition_parallel
 from ._stages cimport merge_moved_leaves
 from .._loss._pieces cimport NO_SLOT
 from .._loss._solver cimport HingeEntry, Interval, SolverWorkspace, solver_insert
@@ -185,9 +185,11 @@ cdef class Criterion:
         ``costs[row]`` (a node's rows at one of its bounds). O(count)."""
 
     cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
-                                  const unsigned char* goes_left) noexcept nogil:
-        """Partition the node's targets stably by ``goes_left[row]``; return
-        how many go left. O(target_end - target_start)."""
+                                  const unsigned char* goes_left,
+                                  int n_threads) noexcept nogil:
+        """Partition the node's targets stably by ``goes_left[row]`` (on up to
+        ``n_threads`` threads, the same result); return how many go left.
+        O(target_end - target_start)."""
         return 0
 
     cdef bint targets_minimum(self, intp_t target_start, intp_t target_end,
@@ -333,10 +335,13 @@ cdef class HingeCriterion(Criterion):
         solver_reset(self.solver, self.slot_pos, self.n_slots)
 
     cdef intp_t partition_targets(self, intp_t target_start, intp_t target_end,
-                                  const unsigned char* goes_left) noexcept nogil:
+                                  const unsigned char* goes_left,
+                                  int n_threads) noexcept nogil:
         # hinge 2 * row + is_upper follows its row
-        return stable_partition(self.hinges + target_start, target_end - target_start,
-                                goes_left, 1, self.scratch, self.n_samples)
+        cdef intp_t count = target_end - target_start
+        return stable_partition_parallel(
+            self.hinges + target_start, count, goes_left, 1, self.scratch + target_start,
+            self.n_samples, threads_for(count, PARALLEL_MIN_ROWS, n_threads))
 
     cdef bint targets_minimum(self, intp_t target_start, intp_t target_end,
                               double* value, double* cost) noexcept nogil:

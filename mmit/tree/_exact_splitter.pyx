@@ -785,7 +785,7 @@ cdef class ExactSplitter(Splitter):
                 stable_partition(self.samples + j * self.n_active + node.start, m,
                                  self.goes_left, 0, self.scratch, self.n_samples)
         left.presorted = right.presorted = keep_presorted
-        self.partition(node, n_left, left, right)
+        self.partition(node, n_left, left, right, 1)
         self.evaluate_child(node, left, split.left_value)
         self.evaluate_child(node, right, split.right_value)
         if self.monotonic != NULL:

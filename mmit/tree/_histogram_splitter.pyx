@@ -481,7 +481,7 @@ cdef class HistogramSplitter(Splitter):
             right_weight += blocks[k].right_weight
         free(blocks)
         left.presorted = right.presorted = False
-        self.partition(node, n_left, left, right)
+        self.partition(node, n_left, left, right, self.n_threads)
         left.weight = left_weight
         right.weight = right_weight
         # each child's value from its sorted hinges, and the cost there (the

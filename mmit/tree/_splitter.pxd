@@ -129,7 +129,7 @@ cdef class Splitter:
                         NodeRecord* left, NodeRecord* right) except -1 nogil
     cdef void settle_leaf(self, const NodeRecord* node) noexcept nogil
     cdef void partition(self, const NodeRecord* node, intp_t n_left, NodeRecord* left,
-                        NodeRecord* right) noexcept nogil
+                        NodeRecord* right, int n_threads) noexcept nogil
     cdef void evaluate_child(self, const NodeRecord* parent, NodeRecord* child,
                              double value) noexcept nogil
     cdef int constrain(self, const signed char[::1] monotonic, int bounds_from) except -1

@@ -70,7 +70,8 @@ from .._utils._checks import check_same_length
 
 from ._criterion cimport Criterion
 from ._monotone cimport BOUNDS_MIDPOINTS, MonotoneBounds
-from ._partition cimport stable_partition
+from ._partition cimport stable_partition_parallel
+from .._utils._parallel cimport PARALLEL_MIN_ROWS, threads_for
 from .._utils._typedefs cimport check_index
 from ._tree cimport Tree
 
@@ -189,16 +190,18 @@ cdef class Splitter:
                 self.row_values[self.node_rows[k]] = node.value
 
     cdef void partition(self, const NodeRecord* node, intp_t n_left, NodeRecord* left,
-                        NodeRecord* right) noexcept nogil:
+                        NodeRecord* right, int n_threads) noexcept nogil:
         """With ``goes_left`` set for the node's rows (``n_left`` of them go
-        left): partition its rows and targets, and give the children's
-        records their ranges. O(m)."""
+        left): partition its rows and targets (on up to ``n_threads``
+        threads, the same result), and give the children's records their
+        ranges. O(m)."""
         cdef intp_t m = node.end - node.start, n_left_targets
         # the rows in row order, whichever way the children find feature orders
-        stable_partition(self.node_rows + node.start, m, self.goes_left, 0, self.scratch,
-                         self.n_samples)
+        stable_partition_parallel(self.node_rows + node.start, m, self.goes_left, 0,
+                                  self.scratch + node.start, self.n_samples,
+                                  threads_for(m, PARALLEL_MIN_ROWS, n_threads))
         n_left_targets = self.criterion.partition_targets(
-            node.target_start, node.target_end, self.goes_left)
+            node.target_start, node.target_end, self.goes_left, n_threads)
         left.start = node.start
         left.end = node.start + n_left
         left.target_start = node.target_start
@@ -407,3 +410,25 @@ cdef int compare_groups(const void* a, const void* b) noexcept nogil:
     if x.value != y.value:
         return -1 if x.value < y.value else 1
     return -1 if x.code < y.code else (1 if x.code > y.code else 0)
+
+
+def stable_partition_rows(int32_t[::1] rows, const unsigned char[::1] goes_left,
+                          int n_threads):
+    """Partition ``rows`` in place, stably: those with ``goes_left[row]``
+    first, each side in its order, on up to ``n_threads`` threads (the
+    splitter's partition of a node's rows, for its tests). Returns how many
+    go left."""
+    cdef intp_t k, count = rows.shape[0]
+    if n_threads < 1:
+        raise ValueError(f"n_threads must be at least 1, got {n_threads}.")
+    for k in range(count):
+        if rows[k] < 0 or rows[k] >= goes_left.shape[0]:
+            raise ValueError(f"row {rows[k]} is not a row of goes_left.")
+    if count == 0:
+        return 0
+    scratch = np.empty(count, dtype=np.int32)
+    cdef int32_t[::1] scratch_view = scratch
+    with nogil:
+        count = stable_partition_parallel(&rows[0], count, &goes_left[0], 0,
+                                          &scratch_view[0], goes_left.shape[0], n_threads)
+    return count

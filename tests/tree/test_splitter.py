@@ -21,6 +21,7 @@ from mmit._loss._loss import LOSSES as LOSS_ENTRIES
 from mmit.tree._builder import TreeBuilder
 from mmit.tree._criterion import HingeTargets
 from mmit.tree._features import Features
+from mmit.tree._splitter import stable_partition_rows
 
 LOSSES = sorted(LOSS_ENTRIES)
 INF = np.inf
@@ -184,3 +185,22 @@ def test_presort_orders_like_a_stable_argsort():
                 values = np.unique(column[present])
                 np.testing.assert_array_equal(rank[present],
                                               np.searchsorted(values, column[present]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(sides=st.lists(st.booleans(), max_size=300), n_threads=st.integers(1, 5),
+       seed=st.integers(0, 2**32 - 1))
+def test_the_parallel_partition_is_the_stable_partition(sides, n_threads, seed):
+    """On any number of threads: the rows going left first, each side in its
+    order (the brute force: two filters of the rows)."""
+    goes_left = np.array(sides, dtype=np.uint8)
+    rows = np.random.default_rng(seed).permutation(len(sides)).astype(np.int32)
+    expected = np.concatenate([rows[goes_left[rows] == 1], rows[goes_left[rows] == 0]])
+    n_left = stable_partition_rows(rows, goes_left, n_threads)
+    assert n_left == goes_left.sum()
+    np.testing.assert_array_equal(rows, expected)
+
+
+def test_a_partition_refuses_rows_out_of_range():
+    with pytest.raises(ValueError, match="not a row"):
+        stable_partition_rows(np.array([0, 3], dtype=np.int32), np.zeros(3, np.uint8), 2)
