@@ -77,7 +77,7 @@ cdef inline intp_t stable_partition_parallel(PartitionItem* items, intp_t count,
     items copied after all the left ones."""
     cdef intp_t n_blocks = min(n_threads, MAX_PARTITION_BLOCKS), block, start, end
     cdef intp_t lefts[MAX_PARTITION_BLOCKS]
-    cdef intp_t left_ends[MAX_PARTITION_BLOCKS]
+    cdef intp_t lefts_before[MAX_PARTITION_BLOCKS]
     cdef intp_t n_left = 0
     if n_blocks <= 1 or count < 2 * n_blocks:
         return stable_partition(items, count, goes_left, shift, scratch, n_rows)
@@ -90,15 +90,15 @@ cdef inline intp_t stable_partition_parallel(PartitionItem* items, intp_t count,
     # overwrites items already moved or its own)
     for block in range(n_blocks):
         start = block * count // n_blocks
+        lefts_before[block] = n_left
         if n_left != start:
             memmove(items + n_left, items + start, lefts[block] * sizeof(PartitionItem))
         n_left += lefts[block]
-        left_ends[block] = n_left
-    # block b's right items follow the right items of the blocks before it:
-    # start - (the left items before it) of them
+    # a block's right items follow the right items of the blocks before it,
+    # start - lefts_before[block] of them
     for block in prange(n_blocks, num_threads=n_blocks, schedule="static"):
         start = block * count // n_blocks
         end = (block + 1) * count // n_blocks
-        memcpy(items + n_left + start - (left_ends[block] - lefts[block]),
+        memcpy(items + n_left + start - lefts_before[block],
                scratch + start, (end - start - lefts[block]) * sizeof(PartitionItem))
     return n_left
