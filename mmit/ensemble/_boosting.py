@@ -10,7 +10,7 @@ residual targets: one criterion serves every stage (``TreeBuilder.
 stage_criterion``), each stage's tree moving every leaf's breakpoints by
 its shrunk value, which keeps them in order, and a merge of the leaves'
 lists making the next stage's sorted list (O(n log leaves), not a sort).
-The merge's tournament costs more per breakpoint than a sort's pass, so it
+The merge's rounds cost more per breakpoint than a sort's pass, so it
 serves trees of at most ``STAGE_MERGE_MAX_LEAVES`` leaves (the boosting
 regime of shallow trees); deeper stages, and stages on ``subsample``'s
 differing rows, sort their own.

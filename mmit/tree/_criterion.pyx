@@ -473,7 +473,8 @@ cdef class HingeCriterion(Criterion):
         for block in range(n_blocks):
             total += sums[block]
         if merge_moved_leaves(self.hinges, self.scratch, self.leaves.data(), n_leaves,
-                              self.n_targets, &row_shifts[0] if n else NULL, n, n_threads):
+                              self.n_targets, &row_shifts[0] if n else NULL, n,
+                              threads_for(self.n_targets, PARALLEL_MIN_ROWS, n_threads)):
             # the merged list becomes the targets
             self.hinges, self.scratch = self.scratch, self.hinges
         self.leaves.clear()

@@ -12,4 +12,4 @@ ctypedef struct TargetRange:
 
 cdef int merge_moved_leaves(HingeEntry* hinges, HingeEntry* scratch,
                             const TargetRange* leaves, intp_t n_leaves, intp_t n_targets,
-                            const double* row_shifts, intp_t n, int n_threads) except -1
+                            const double* row_shifts, intp_t n, int n_parts) except -1

@@ -23,6 +23,7 @@ from mmit.tree._growing import (
     resolve_constraints,
     tree_builder,
 )
+from mmit.tree._stages import merge_moved_lists
 
 
 def builder_of(loss, max_depth, n_features, max_leaf_nodes=-1):
@@ -175,3 +176,50 @@ def test_a_booster_grows_the_trees_of_fresh_residual_targets(splitter, max_depth
         assert_same_tree(stage.tree_, tree)
         prediction += booster.learning_rate * tree.predict(np.ascontiguousarray(X))
     np.testing.assert_allclose(booster.predict(X), prediction, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(leaf_sizes=st.lists(st.integers(0, 12), min_size=1, max_size=9),
+       data=st.data(), n_parts=st.integers(1, 4))
+def test_the_merge_orders_by_moved_breakpoint_then_leaf(leaf_sizes, data, n_parts):
+    """The merge of the leaves' lists, moved, in any number of parts: the
+    brute force is a stable sort of the moved breakpoints, the leaves one
+    after another (ties to the earlier leaf, then to the earlier entry); few
+    distinct breakpoints and shifts make ties."""
+    count = sum(leaf_sizes)
+    leaf_of = np.repeat(np.arange(len(leaf_sizes)), leaf_sizes)
+    n_rows = max(count, 1)
+    rows = np.array(data.draw(st.permutations(range(n_rows))), dtype=np.int64)[:count]
+    hinges = (2 * rows + data.draw(st.lists(st.integers(0, 1), min_size=count,
+                                            max_size=count))).astype(np.int32)
+    leaf_shift = np.array(data.draw(st.lists(st.sampled_from([-1.0, 0.0, 0.5, 2.0]),
+                                             min_size=len(leaf_sizes),
+                                             max_size=len(leaf_sizes))))
+    row_shifts = np.zeros(n_rows)
+    row_shifts[rows] = leaf_shift[leaf_of]
+    drawn = np.array(data.draw(st.lists(st.integers(-3, 3), min_size=count,
+                                        max_size=count)), dtype=np.float64)
+    positions = np.concatenate([np.sort(drawn[leaf_of == k])
+                                for k in range(len(leaf_sizes))] + [np.empty(0)])
+    moved = positions - leaf_shift[leaf_of]
+    order = np.argsort(moved, kind="stable")
+    merged_positions, merged_hinges = merge_moved_lists(
+        positions, hinges, np.cumsum(leaf_sizes), row_shifts, n_parts)
+    np.testing.assert_array_equal(merged_positions, moved[order])
+    np.testing.assert_array_equal(merged_hinges, hinges[order])
+
+
+def test_the_merge_refuses_lists_it_cannot_merge():
+    positions, hinges = np.array([1.0, 0.0]), np.array([0, 2], dtype=np.int32)
+    with pytest.raises(ValueError, match="must increase"):
+        merge_moved_lists(positions, hinges, np.array([2]), np.zeros(2), 1)
+    with pytest.raises(ValueError, match="shifts"):
+        merge_moved_lists(positions[::-1].copy(), hinges, np.array([2]),
+                          np.array([0.0, 1.0]), 1)
+    with pytest.raises(ValueError, match="leaf_ends"):
+        merge_moved_lists(positions, hinges, np.array([1]), np.zeros(2), 1)
+    with pytest.raises(ValueError, match="not one of the rows"):
+        merge_moved_lists(positions, np.array([0, 4], dtype=np.int32), np.array([1, 2]),
+                          np.zeros(2), 1)
+    with pytest.raises(ValueError, match="n_parts"):
+        merge_moved_lists(positions, hinges, np.array([1, 2]), np.zeros(2), 0)
