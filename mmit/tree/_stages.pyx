@@ -21,7 +21,6 @@ leaves either way, the rounds' entries independent of each other
 from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t
-from libc.string cimport memcpy
 
 import numpy as np
 
@@ -125,11 +124,8 @@ cdef void merge_later_rounds(HingeEntry* lists, HingeEntry* other, intp_t count,
         for g in range(0, count, 2):
             n_first = lengths[g]
             n_second = lengths[g + 1] if g + 1 < count else 0
-            if n_second:
-                merge_two(lists + at, n_first, 0.0, lists + at + n_first, n_second, 0.0,
-                          other + at)
-            else:
-                memcpy(other + at, lists + at, n_first * sizeof(HingeEntry))
+            merge_two(lists + at, n_first, 0.0, lists + at + n_first, n_second, 0.0,
+                      other + at)
             lengths[g // 2] = n_first + n_second
             at += n_first + n_second
         count = (count + 1) // 2
