@@ -13,6 +13,8 @@
 # (``rank_keys``). The order is that of a stable argsort (by value, ties by
 # index). Used by the presort (_features), the on-demand sort of a node's
 # rows (_exact_splitter) and the ranks of the hinge breakpoints (_solver).
+# A value's bits can also carry a payload through a stable radix sort
+# (``radix_sort_with``: the bin edges of _binning, weights in row order).
 #
 # Everything is inline: each module that sorts compiles it in, and the
 # callers' constant arguments specialise it. Also here: the binary search of
@@ -22,7 +24,7 @@
 from libc.math cimport isnan
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from libcpp.algorithm cimport sort as std_sort
 
 from ._typedefs cimport check_index, intp_t
@@ -38,6 +40,9 @@ cdef extern from *:
 
 cdef enum:
     PREFETCH_KEYS = 16      # sorted keys looked ahead when ranking
+    RADIX_BITS = 8          # the bits of a key one pass of the radix sort orders
+    RADIX = 1 << RADIX_BITS
+    KEY_DIGITS = 64 // RADIX_BITS
 
 # Bit scans of 64-bit words: bitsets read in order (_solver's active slots,
 # _forest_readout's ranks of interval ends)
@@ -131,6 +136,39 @@ cdef inline int sort_key_array(object keys) except -1:
     vectorised sort (with the GIL: the fastest way for many keys at once)."""
     keys.sort(axis=-1)
     return 0
+
+
+cdef inline bint radix_sort_with(uint64_t* keys, double* payload, intp_t count,
+                                 uint64_t* spare_keys, double* spare_payload,
+                                 intp_t* counts) noexcept nogil:
+    """Sort ``count`` keys with their payload, stably (equal keys in their
+    order): a pass per digit of RADIX_BITS that the keys do not all share,
+    from the lowest. ``spare_keys`` and ``spare_payload`` hold as many
+    entries, ``counts`` KEY_DIGITS * RADIX. Returns whether the sorted keys
+    and payload ended in the spare buffers (else in the first ones)."""
+    cdef intp_t i, digit, shift, place, k
+    cdef bint in_spare = False
+    memset(counts, 0, KEY_DIGITS * RADIX * sizeof(intp_t))
+    for i in range(count):
+        for digit in range(KEY_DIGITS):
+            counts[digit * RADIX + ((keys[i] >> (digit * RADIX_BITS)) & (RADIX - 1))] += 1
+    for digit in range(KEY_DIGITS):
+        shift = digit * RADIX_BITS
+        k = digit * RADIX + ((keys[0] >> shift) & (RADIX - 1)) if count else 0
+        if count == 0 or counts[k] == count:
+            continue  # every key has this digit
+        place = 0  # each digit's first place
+        for k in range(digit * RADIX, (digit + 1) * RADIX):
+            place, counts[k] = place + counts[k], place
+        for i in range(count):
+            k = digit * RADIX + ((keys[i] >> shift) & (RADIX - 1))
+            spare_keys[counts[k]] = keys[i]
+            spare_payload[counts[k]] = payload[i]
+            counts[k] += 1
+        keys, spare_keys = spare_keys, keys
+        payload, spare_payload = spare_payload, payload
+        in_spare = not in_spare
+    return in_spare
 
 
 # ---------------------------------------------------------------------------

@@ -9,21 +9,21 @@ weight 0 take no part, and an integer weight counts as repeated rows. A
 missing value (NaN) goes to bin 255. Codes are uint8, row-major: 1 byte per
 value.
 
-The edges come from numpy (a sort of at most ``SUBSAMPLE`` values per
-feature); a categorical feature's codes are its bins (at most ``max_bins``
-categories, as scikit-learn's histogram gradient boosting takes). The codes
-of all rows come from a compiled pass, blocks of rows shared
-between threads, each value placed by a branch-free binary search of its
-feature's edges (8 steps): O(n p) in all. A sparse X (compressed
-columns) is binned a column at a time, its stored values only: its codes
-are kept sparse (compressed rows), the codes other than each feature's bin
-of 0, so that they take memory in proportion to the stored values; they
-are the dense X's codes.
+The edges come from a stable radix sort of at most ``SUBSAMPLE`` values
+per feature, the features shared between threads; a categorical feature's
+codes are its bins (at most ``max_bins`` categories, as scikit-learn's
+histogram gradient boosting takes). The codes of all rows come from a
+compiled pass, blocks of rows shared between threads, each value placed
+by a branch-free binary search of its feature's edges (8 steps): O(n p) in
+all. A sparse X (compressed columns) is binned a column at a time, its
+stored values only: its codes are kept sparse (compressed rows), the
+codes other than each feature's bin of 0, so that they take memory in
+proportion to the stored values; they are the dense X's codes.
 """
 
-from cython.parallel cimport prange
-from libc.math cimport isnan
-from libc.stdint cimport uint8_t
+from cython.parallel cimport prange, threadid
+from libc.math cimport INFINITY, isfinite, isnan
+from libc.stdint cimport int32_t, uint8_t, uint64_t
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,34 +33,13 @@ from ._features import BinnedFeatures, checked_categories, stored_values, zero_b
 
 from ._features cimport MISSING_BIN as MISSING_CODE
 from .._utils._parallel cimport PARALLEL_MIN_WORK, threads_for
+from .._utils._sorting cimport KEY_DIGITS, RADIX, radix_sort_with
+from .._utils._sorting cimport sortable_bits, value_of_bits
 from .._utils._typedefs cimport intp_t
 
 MISSING_BIN = MISSING_CODE
 # rows the quantiles of a feature are taken from
 SUBSAMPLE = 200_000
-
-
-def midpoints(low, high):
-    """Thresholds ``low <= t < high`` between consecutive distinct values (as
-    the exact split search places them)."""
-    threshold = low / 2.0 + high / 2.0
-    keep = (threshold != high) & np.isfinite(threshold)
-    return np.where(keep, threshold, low)
-
-
-def bin_thresholds(values, weight, max_bins):
-    """Upper edges of at most ``max_bins`` bins of the present ``values`` of
-    positive ``weight`` (the last one +inf)."""
-    present = ~np.isnan(values) & (weight > 0.0)
-    distinct, inverse = np.unique(values[present], return_inverse=True)
-    if distinct.size <= max_bins:
-        cut = np.arange(distinct.size - 1)
-    else:
-        cumulative = np.cumsum(np.bincount(inverse, weights=weight[present]))
-        targets = cumulative[-1] * np.arange(1, max_bins) / max_bins
-        cut = np.unique(np.searchsorted(cumulative, targets))
-        cut = cut[cut < distinct.size - 1]
-    return np.r_[midpoints(distinct[cut], distinct[cut + 1]), np.inf]
 
 
 def binning_sample(n_samples):
@@ -107,23 +86,29 @@ def bin_features(X, sample_weight=None, max_bins=255, n_threads=1, n_categories=
                          f"the histogram splitter takes at most max_bins={max_bins} "
                          "(raise max_bins up to 255, or use splitter='exact', which "
                          "takes any number).")
-    weight = np.ones(n_samples) if sample_weight is None else sample_weight
-    sample = binning_sample(n_samples)
+    weight = (np.ones(n_samples) if sample_weight is None
+              else np.ascontiguousarray(sample_weight, dtype=np.float64))
+    sample = binning_sample(n_samples).astype(np.intp)
     thresholds = np.full((n_features, MISSING_BIN), np.inf)
     n_bins = np.ones(n_features, dtype=np.int32)
-    for j in range(n_features):
-        if n_categories[j]:  # bin c holds category c
-            edges = np.arange(n_categories[j], dtype=np.float64) + 0.5
-            edges[-1] = np.inf
-        else:
-            edges = bin_thresholds(column(X, j)[sample], weight[sample], max_bins)
-        thresholds[j, :edges.size] = edges
-        n_bins[j] = edges.size
+    for j in np.flatnonzero(n_categories):  # bin c holds category c
+        thresholds[j, :n_categories[j] - 1] = np.arange(n_categories[j] - 1) + 0.5
+        n_bins[j] = n_categories[j]
+    numeric = np.flatnonzero(n_categories == 0).astype(np.intp)
+    n_threads = max(int(n_threads), 1)
+    if sp.issparse(X):
+        for j in numeric:
+            numeric_edges(column(X, j)[:, None], sample, weight, max_bins,
+                          np.zeros(1, dtype=np.intp), thresholds[j:j + 1],
+                          n_bins[j:j + 1], n_threads)
+    else:
+        numeric_edges(X, sample, weight, max_bins, numeric, thresholds, n_bins,
+                      n_threads)
     if sp.issparse(X):
         return BinnedFeatures(sparse_codes(X, thresholds), thresholds, n_bins,
                               n_categories)
     codes = np.empty((n_samples, n_features), dtype=np.uint8)
-    place_values(np.ascontiguousarray(X), thresholds, codes, max(int(n_threads), 1))
+    place_values(np.ascontiguousarray(X), thresholds, codes, n_threads)
     return BinnedFeatures(codes, thresholds, n_bins, n_categories)
 
 
@@ -189,3 +174,99 @@ def place_values(const double[:, ::1] X, const double[:, ::1] thresholds,
                         position = position + step
                     step = step >> 1
                 codes[i, j] = <uint8_t> position
+
+
+def numeric_edges(const double[:, :] X, const intp_t[::1] rows, const double[::1] weight,
+                  int max_bins, const intp_t[::1] features, double[:, ::1] thresholds,
+                  int32_t[::1] n_bins, int n_threads):
+    """The edges of the numeric ``features`` of ``X`` from its ``rows``
+    (increasing): ``thresholds[j]`` and ``n_bins[j]`` of each feature ``j``,
+    the features shared between threads.
+
+    A feature's present values of positive weight are sorted with their
+    weights, stably (ties in row order), by a radix sort of their bits; the
+    weight of each distinct value is the sum of its rows' weights in row
+    order, so the edges are those of a weighted quantile search by
+    ``numpy.unique`` and ``numpy.bincount``, bit for bit."""
+    cdef intp_t n_rows = rows.shape[0], n_features = features.shape[0], f
+    cdef int threads = threads_for(n_rows * n_features, PARALLEL_MIN_WORK, n_threads)
+    if max_bins < 2 or max_bins > thresholds.shape[1]:
+        raise ValueError(f"max_bins must be in [2, {thresholds.shape[1]}], got {max_bins}.")
+    if n_bins.shape[0] != thresholds.shape[0] or (
+            n_features and (np.min(features) < 0 or np.max(features) >= X.shape[1]
+                            or np.max(features) >= thresholds.shape[0])):
+        raise ValueError("features must be columns of X with rows of thresholds.")
+    if n_rows and (rows[0] < 0 or np.any(np.diff(rows) <= 0)
+                   or rows[n_rows - 1] >= X.shape[0] or X.shape[0] > weight.shape[0]):
+        raise ValueError("rows must be increasing rows of X, with weights.")
+    # per thread: keys and weights and their sorted copies, the digits' counts
+    cdef double[:, ::1] scratch = np.empty((threads, 4 * n_rows + 1))
+    cdef intp_t[:, ::1] counts = np.empty((threads, KEY_DIGITS * RADIX), dtype=np.intp)
+    for f in prange(n_features, nogil=True, num_threads=threads, schedule="dynamic"):
+        n_bins[features[f]] = feature_edges(X, rows, weight, features[f], max_bins,
+                                            &thresholds[features[f], 0],
+                                            thresholds.shape[1], &scratch[threadid(), 0],
+                                            &counts[threadid(), 0])
+
+
+cdef inline double midpoint(double low, double high) noexcept nogil:
+    """The threshold ``low <= t < high`` between consecutive distinct values
+    (as the exact split search places it)."""
+    cdef double threshold = low / 2.0 + high / 2.0
+    return threshold if threshold != high and isfinite(threshold) else low
+
+
+cdef int32_t feature_edges(const double[:, :] X, const intp_t[::1] rows,
+                           const double[::1] weight, intp_t j, int max_bins,
+                           double* edges, intp_t n_edges, double* scratch,
+                           intp_t* counts) noexcept nogil:
+    """Writes the edges of feature ``j`` to ``edges`` (+inf past the last
+    used one) and returns their number: every distinct value its own bin up
+    to ``max_bins`` of them, else bins of about equal weight."""
+    cdef intp_t n_rows = rows.shape[0], m = 0, i, d, cut, last_cut, k
+    cdef uint64_t* keys = <uint64_t*> scratch
+    cdef double* weights = scratch + n_rows
+    cdef uint64_t* distinct = <uint64_t*> (scratch + 2 * n_rows)
+    cdef double* sums = scratch + 3 * n_rows
+    cdef double x, w, total, target
+    cdef int32_t used = 0
+    for i in range(n_rows):
+        x = X[rows[i], j]
+        w = weight[rows[i]]
+        if not isnan(x) and w > 0.0:
+            keys[m] = sortable_bits(x)
+            weights[m] = w
+            m += 1
+    if radix_sort_with(keys, weights, m, distinct, sums, counts):
+        keys, distinct = distinct, keys
+        weights, sums = sums, weights
+    # the distinct values and their weights (summed in row order)
+    d = 0
+    for i in range(m):
+        if d == 0 or keys[i] != distinct[d - 1]:
+            distinct[d] = keys[i]
+            sums[d] = 0.0
+            d += 1
+        sums[d - 1] += weights[i]
+    if d <= max_bins:
+        for k in range(d - 1):
+            edges[k] = midpoint(value_of_bits(distinct[k]), value_of_bits(distinct[k + 1]))
+        used = max(d - 1, 0)
+    else:  # cuts where the cumulative weight reaches each k / max_bins of the total
+        for k in range(1, d):
+            sums[k] = sums[k - 1] + sums[k]
+        total = sums[d - 1]
+        cut = 0
+        last_cut = -1
+        for k in range(1, max_bins):
+            target = total * k / max_bins
+            while cut < d and sums[cut] < target:
+                cut += 1
+            if cut != last_cut and cut < d - 1:
+                edges[used] = midpoint(value_of_bits(distinct[cut]),
+                                       value_of_bits(distinct[cut + 1]))
+                used += 1
+                last_cut = cut
+    for k in range(used, n_edges):
+        edges[k] = INFINITY
+    return used + 1

@@ -1,16 +1,39 @@
 """Binning the features for the histogram split search: codes against a
 plain binary search of the edges, every distinct value its own bin up to
 max_bins, bins of about equal weight above, missing values last, rows of
-weight 0 and integer weights, threads, pickles."""
+weight 0 and integer weights, the edges against numpy's weighted quantiles,
+threads, pickles."""
 
 import pickle
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mmit.tree import _binning
 from mmit.tree._binning import MISSING_BIN, bin_features
+
+
+def quantile_edges(values, weight, max_bins):
+    """The oracle of a feature's edges: numpy's sort of its distinct present
+    values of positive weight, their weights summed by ``numpy.bincount``
+    (in row order), the cuts where the cumulative weight reaches each
+    ``k / max_bins`` of the total, and the midpoints there."""
+    present = ~np.isnan(values) & (weight > 0.0)
+    distinct, inverse = np.unique(values[present], return_inverse=True)
+    if distinct.size <= max_bins:
+        cut = np.arange(distinct.size - 1)
+    else:
+        cumulative = np.cumsum(np.bincount(inverse, weights=weight[present]))
+        targets = cumulative[-1] * np.arange(1, max_bins) / max_bins
+        cut = np.unique(np.searchsorted(cumulative, targets))
+        cut = cut[cut < distinct.size - 1]
+    low, high = distinct[cut], distinct[cut + 1]
+    threshold = low / 2.0 + high / 2.0
+    threshold = np.where((threshold != high) & np.isfinite(threshold), threshold, low)
+    return np.r_[threshold, np.inf]
 
 
 @settings(max_examples=60, deadline=None)
@@ -44,6 +67,58 @@ def test_codes_are_the_bins_whose_edges_hold_each_value(seed, n_distinct, max_bi
             assert np.unique(np.searchsorted(edges, counted)).size == counted.size
         else:
             assert 2 <= n_bins[j] <= max_bins
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**16), n_rows=st.integers(0, 400), max_bins=st.integers(2, 255),
+       scale=st.sampled_from([1e-300, 1e-3, 1.0, 1e300]), ties=st.booleans(),
+       weights=st.sampled_from(["none", "integer", "real"]), sparse=st.booleans(),
+       subsample=st.booleans())
+def test_edges_are_numpys_weighted_quantiles_bit_for_bit(seed, n_rows, max_bins, scale,
+                                                         ties, weights, sparse, subsample):
+    """The radix sort's edges are the oracle's, bit for bit: values of every
+    sign and magnitude (-0.0 and 0.0 one value), ties, weights of 0, integer
+    or real weights (summed in row order), NaN, sparse columns, and the
+    subsample of the rows above SUBSAMPLE."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n_rows, 3)) * scale
+    if ties:
+        X = np.round(X / scale, 1) * scale
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[rng.random(X.shape) < 0.1] = -0.0
+    weight = {"none": None, "integer": rng.integers(0, 4, n_rows).astype(float),
+              "real": rng.random(n_rows) * (rng.random(n_rows) > 0.2)}[weights]
+    if sparse:
+        X[np.isnan(X)] = 0.0
+        X[rng.random(X.shape) < 0.5] = 0.0
+    with pytest.MonkeyPatch.context() as patch:
+        if subsample:
+            patch.setattr(_binning, "SUBSAMPLE", max(n_rows // 3, 1))
+        rows = _binning.binning_sample(n_rows)
+        binned = bin_features(sp.csc_matrix(X) if sparse else X, weight, max_bins=max_bins)
+    thresholds, n_bins = np.asarray(binned.thresholds), np.asarray(binned.n_bins)
+    for j in range(X.shape[1]):
+        expected = quantile_edges(X[rows, j], np.ones(n_rows)[rows] if weight is None
+                                  else weight[rows], max_bins)
+        assert n_bins[j] == expected.size
+        np.testing.assert_array_equal(thresholds[j, :expected.size], expected)
+        assert np.all(thresholds[j, expected.size:] == np.inf)
+
+
+def test_edges_refuse_features_and_rows_outside_x():
+    X, weight = np.zeros((4, 2)), np.ones(4)
+    thresholds, n_bins = np.full((2, MISSING_BIN), np.inf), np.ones(2, dtype=np.int32)
+    rows = np.arange(4, dtype=np.intp)
+    with pytest.raises(ValueError, match="features"):
+        _binning.numeric_edges(X, rows, weight, 255, np.array([2], dtype=np.intp),
+                               thresholds, n_bins, 1)
+    for bad in ([0, 4], [1, 1], [-1, 2]):
+        with pytest.raises(ValueError, match="rows"):
+            _binning.numeric_edges(X, np.array(bad, dtype=np.intp), weight, 255,
+                                   np.array([0], dtype=np.intp), thresholds, n_bins, 1)
+    with pytest.raises(ValueError, match="max_bins"):
+        _binning.numeric_edges(X, rows, weight, 256, np.array([0], dtype=np.intp),
+                               thresholds, n_bins, 1)
 
 
 def test_binning_keeps_distinct_values_apart_and_missing_values_last():
