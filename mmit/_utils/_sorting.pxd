@@ -41,8 +41,9 @@ cdef extern from *:
 cdef enum:
     PREFETCH_KEYS = 16      # sorted keys looked ahead when ranking
     RADIX_BITS = 8          # the bits of a key one pass of the radix sort orders
-    RADIX = 1 << RADIX_BITS
-    KEY_DIGITS = 64 // RADIX_BITS
+    # literals: Cython's compiler fails on // in an enum when cdivision is off
+    RADIX = 256             # 1 << RADIX_BITS, the values of a digit
+    KEY_DIGITS = 8          # 64 // RADIX_BITS, the digits of a key
 
 # Bit scans of 64-bit words: bitsets read in order (_solver's active slots,
 # _forest_readout's ranks of interval ends)
@@ -146,8 +147,10 @@ cdef inline bint radix_sort_with(uint64_t* keys, double* payload, intp_t count,
     from the lowest. ``spare_keys`` and ``spare_payload`` hold as many
     entries, ``counts`` KEY_DIGITS * RADIX. Returns whether the sorted keys
     and payload ended in the spare buffers (else in the first ones)."""
-    cdef intp_t i, digit, shift, place, k
+    cdef intp_t i, digit, shift, place, first, k
     cdef bint in_spare = False
+    cdef uint64_t* swap_keys
+    cdef double* swap_payload
     memset(counts, 0, KEY_DIGITS * RADIX * sizeof(intp_t))
     for i in range(count):
         for digit in range(KEY_DIGITS):
@@ -159,14 +162,20 @@ cdef inline bint radix_sort_with(uint64_t* keys, double* payload, intp_t count,
             continue  # every key has this digit
         place = 0  # each digit's first place
         for k in range(digit * RADIX, (digit + 1) * RADIX):
-            place, counts[k] = place + counts[k], place
+            first = place
+            place += counts[k]
+            counts[k] = first
         for i in range(count):
             k = digit * RADIX + ((keys[i] >> shift) & (RADIX - 1))
             spare_keys[counts[k]] = keys[i]
             spare_payload[counts[k]] = payload[i]
             counts[k] += 1
-        keys, spare_keys = spare_keys, keys
-        payload, spare_payload = spare_payload, payload
+        swap_keys = keys
+        keys = spare_keys
+        spare_keys = swap_keys
+        swap_payload = payload
+        payload = spare_payload
+        spare_payload = swap_payload
         in_spare = not in_spare
     return in_spare
 
