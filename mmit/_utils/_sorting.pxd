@@ -151,14 +151,15 @@ cdef inline bint radix_sort_with(uint64_t* keys, double* payload, intp_t count,
     cdef bint in_spare = False
     cdef uint64_t* swap_keys
     cdef double* swap_payload
+    if count == 0:
+        return False
     memset(counts, 0, KEY_DIGITS * RADIX * sizeof(intp_t))
     for i in range(count):
         for digit in range(KEY_DIGITS):
             counts[digit * RADIX + ((keys[i] >> (digit * RADIX_BITS)) & (RADIX - 1))] += 1
     for digit in range(KEY_DIGITS):
         shift = digit * RADIX_BITS
-        k = digit * RADIX + ((keys[0] >> shift) & (RADIX - 1)) if count else 0
-        if count == 0 or counts[k] == count:
+        if counts[digit * RADIX + ((keys[0] >> shift) & (RADIX - 1))] == count:
             continue  # every key has this digit
         place = 0  # each digit's first place
         for k in range(digit * RADIX, (digit + 1) * RADIX):

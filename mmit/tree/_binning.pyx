@@ -22,7 +22,7 @@ proportion to the stored values; they are the dense X's codes.
 """
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport INFINITY, isfinite, isnan
+from libc.math cimport INFINITY, isnan
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 
 import numpy as np
@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from .._utils._checks import canonical_sparse
 from ._features import BinnedFeatures, checked_categories, stored_values, zero_bins_of
 
-from ._features cimport MISSING_BIN as MISSING_CODE
+from ._features cimport MISSING_BIN as MISSING_CODE, midpoint
 from .._utils._parallel cimport PARALLEL_MIN_WORK, threads_for
 from .._utils._sorting cimport KEY_DIGITS, RADIX, radix_sort_with
 from .._utils._sorting cimport sortable_bits, value_of_bits
@@ -101,12 +101,9 @@ def bin_features(X, sample_weight=None, max_bins=255, n_threads=1, n_categories=
             numeric_edges(column(X, j)[:, None], sample, weight, max_bins,
                           np.zeros(1, dtype=np.intp), thresholds[j:j + 1],
                           n_bins[j:j + 1], n_threads)
-    else:
-        numeric_edges(X, sample, weight, max_bins, numeric, thresholds, n_bins,
-                      n_threads)
-    if sp.issparse(X):
         return BinnedFeatures(sparse_codes(X, thresholds), thresholds, n_bins,
                               n_categories)
+    numeric_edges(X, sample, weight, max_bins, numeric, thresholds, n_bins, n_threads)
     codes = np.empty((n_samples, n_features), dtype=np.uint8)
     place_values(np.ascontiguousarray(X), thresholds, codes, n_threads)
     return BinnedFeatures(codes, thresholds, n_bins, n_categories)
@@ -207,13 +204,6 @@ def numeric_edges(const double[:, :] X, const intp_t[::1] rows, const double[::1
                                             &thresholds[features[f], 0],
                                             thresholds.shape[1], &scratch[threadid(), 0],
                                             &counts[threadid(), 0])
-
-
-cdef inline double midpoint(double low, double high) noexcept nogil:
-    """The threshold ``low <= t < high`` between consecutive distinct values
-    (as the exact split search places it)."""
-    cdef double threshold = low / 2.0 + high / 2.0
-    return threshold if threshold != high and isfinite(threshold) else low
 
 
 cdef int32_t feature_edges(const double[:, :] X, const intp_t[::1] rows,

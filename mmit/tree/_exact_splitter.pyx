@@ -76,7 +76,7 @@ import numpy as np
 from .._utils._buffers import empty
 
 from ._criterion cimport Criterion
-from ._features cimport Features
+from ._features cimport Features, midpoint
 from ._monotone cimport BOUNDS_MIDPOINTS
 from ._partition cimport stable_partition
 from .._utils._typedefs cimport check_index
@@ -84,14 +84,6 @@ from .._utils._sorting cimport dropped_bits, index_mask_for, key_index, order_ke
 from .._utils._sorting cimport first_at_least, sort_keys, sortable_bits
 from ._splitter cimport SPLIT_RTOL, NodeRecord, SplitRecord, Splitter, sort_categories
 from ._tree cimport Tree
-
-
-cdef inline double midpoint(double left_x, double right_x) noexcept nogil:
-    """Threshold between two distinct values: ``left_x <= t < right_x``."""
-    cdef double threshold = left_x / 2.0 + right_x / 2.0
-    if threshold == right_x or not isfinite(threshold):
-        return left_x
-    return threshold
 
 
 cdef inline void key_value(uint64_t* keys, int32_t* dropped, double x, intp_t position,

@@ -2,6 +2,7 @@
 # reads, with each feature's rows presorted once, or binned once. See
 # _features.pyx.
 
+from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libcpp.vector cimport vector
 
@@ -52,3 +53,11 @@ cdef class BinnedFeatures:
     cdef readonly const double[:, ::1] thresholds  # (features, 255): bin b: x <= [j, b]
     cdef readonly const int32_t[::1] n_bins    # per feature: bins of present values
     cdef readonly const int32_t[::1] n_categories  # per feature: categories (0: numeric)
+
+
+cdef inline double midpoint(double low, double high) noexcept nogil:
+    """The threshold between two consecutive distinct values, ``low <= t <
+    high``: their midpoint, else ``low`` (the split searches' thresholds and
+    the bin edges)."""
+    cdef double threshold = low / 2.0 + high / 2.0
+    return threshold if threshold != high and isfinite(threshold) else low
